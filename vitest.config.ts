@@ -1,0 +1,9 @@
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'relay/**/*.test.ts', 'test/**/*.test.ts'],
+    setupFiles: ['./scripts/node-preload.mjs'],
+    testTimeout: 20_000,
+  },
+})

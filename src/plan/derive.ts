@@ -1,0 +1,326 @@
+/**
+ * Everything a peer believes about the plan, derived from the record set by
+ * pure rules. Two peers with the same records derive the same plan, whatever
+ * order the records arrived in: every choice below sorts by a total order
+ * (ids, epochs, rendezvous ranks), never by arrival.
+ *
+ * The plan is a tree grown top-down from root goals: a goal's winning
+ * accept names its split; each subgoal of the split has at most one
+ * counting node (classification); a composite node is a child goal whose id
+ * is the node id; an atomic node is a leaf with an execute task; a goal whose
+ * subgoals have all settled gets a roll-up task.
+ */
+import { nodeId } from '../protocol/ids'
+import type {
+  AcceptRecord,
+  Capability,
+  FailureRecord,
+  GoalRecord,
+  NodeRecord,
+  ProposalRecord,
+  ScoreRecord,
+} from '../protocol/records'
+import { QUORUM_SCORE, QUORUM_VOTES } from '../protocol/rules'
+import type { PlanState } from './state'
+import { bestOutput, deriveTask, type TaskState } from './tasks'
+
+export type GoalStatus = 'awaiting-proposals' | 'scoring' | 'accepted' | 'done' | 'failed' | 'cancelled'
+
+export interface DerivedGoal {
+  id: string
+  text: string
+  depth: number
+  maxDepth: number
+  root: string
+  /** the goal and subgoal this goal was split from; null for a root goal */
+  parent: { goal: string; index: number } | null
+  /** goal texts from the root down to this goal */
+  path: string[]
+  createdBy: string
+  cancelled: boolean
+  proposals: ProposalRecord[]
+  /** per proposal id: one vote per scorer (its lowest-id score), sorted by scorer */
+  votes: Map<string, ScoreRecord[]>
+  decide: TaskState
+  accept: AcceptRecord | null
+  accepted: ProposalRecord | null
+  /** one per subgoal of the accepted proposal */
+  slots: DerivedSlot[]
+  rollup: TaskState
+  status: GoalStatus
+}
+
+export type SlotStatus = 'unclassified' | 'waiting' | 'open' | 'claimed' | 'active' | 'done' | 'failed'
+
+export interface DerivedSlot {
+  goal: string
+  index: number
+  text: string
+  dependsOn: number[]
+  node: NodeRecord | null
+  /** node id; for a composite node also its child goal's id */
+  id: string | null
+  atomic: boolean
+  capability: Capability | null
+  classifyFailure: FailureRecord | null
+  /** atomic nodes only */
+  execute: TaskState | null
+  /** composite nodes only */
+  child: string | null
+  /** a dependency failed: this subgoal cannot run */
+  blocked: boolean
+  status: SlotStatus
+  /** the output that settles this subgoal (leaf result or child roll-up) */
+  output: string | null
+}
+
+export interface DerivedPlan {
+  version: number
+  goals: Map<string, DerivedGoal>
+  /** root goal ids, oldest first */
+  roots: string[]
+  /** every exclusive task that exists, by task id */
+  tasks: Map<string, TaskState>
+}
+
+export function meanScore(votes: readonly ScoreRecord[]): number {
+  if (votes.length === 0) return 0
+  return votes.reduce((sum, vote) => sum + vote.score, 0) / votes.length
+}
+
+/** One vote per scorer per proposal: if a scorer scored twice, its lowest-id score counts. */
+function collectVotes(proposals: readonly ProposalRecord[], scores: readonly ScoreRecord[]) {
+  const votes = new Map<string, Map<string, ScoreRecord>>()
+  for (const proposal of proposals) votes.set(proposal.id, new Map())
+  for (const score of scores) {
+    const byScorer = votes.get(score.proposal)
+    if (!byScorer) continue
+    const existing = byScorer.get(score.from)
+    if (!existing || score.id < existing.id) byScorer.set(score.from, score)
+  }
+  const result = new Map<string, ScoreRecord[]>()
+  for (const [proposal, byScorer] of votes) {
+    result.set(
+      proposal,
+      [...byScorer.values()].sort((a, b) => (a.from < b.from ? -1 : 1)),
+    )
+  }
+  return result
+}
+
+/** Does an accept's evidence hold: cited votes present, for its proposal, from distinct scorers? */
+function acceptHolds(accept: AcceptRecord, votes: Map<string, ScoreRecord[]>): boolean {
+  const counted = votes.get(accept.proposal)
+  if (!counted) return false
+  const cited = new Set(accept.votes)
+  const scorers = new Set<string>()
+  const qualifying = new Set<string>()
+  for (const vote of counted) {
+    if (!cited.has(vote.id)) continue
+    scorers.add(vote.from)
+    if (vote.score >= QUORUM_SCORE) qualifying.add(vote.from)
+  }
+  if (accept.basis === 'quorum') return qualifying.size >= QUORUM_VOTES
+  return scorers.size >= QUORUM_VOTES
+}
+
+interface GoalSeed {
+  id: string
+  text: string
+  depth: number
+  maxDepth: number
+  root: GoalRecord
+  parent: DerivedGoal | null
+  index: number
+}
+
+export function derivePlan(plan: PlanState): DerivedPlan {
+  const goals = new Map<string, DerivedGoal>()
+  const tasks = new Map<string, TaskState>()
+  const roots = [...plan.roots.values()].sort(
+    (a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1),
+  )
+  const queue: GoalSeed[] = roots.map((root) => ({
+    id: root.id,
+    text: root.text,
+    depth: 0,
+    maxDepth: root.maxDepth,
+    root,
+    parent: null,
+    index: -1,
+  }))
+  // breadth-first, so a parent is always derived before its children
+  for (let next = queue.shift(); next; next = queue.shift()) {
+    if (goals.has(next.id)) continue
+    const goal = deriveGoal(plan, next, tasks)
+    goals.set(goal.id, goal)
+    for (const slot of goal.slots) {
+      if (slot.child) {
+        queue.push({
+          id: slot.child,
+          text: slot.text,
+          depth: goal.depth + 1,
+          maxDepth: goal.maxDepth,
+          root: next.root,
+          parent: goal,
+          index: slot.index,
+        })
+      }
+    }
+  }
+  // statuses need children first: settle bottom-up
+  const ordered = [...goals.values()].sort((a, b) => b.depth - a.depth)
+  for (const goal of ordered) settleGoal(goal, goals)
+  return { version: plan.version, goals, roots: roots.map((root) => root.id), tasks }
+}
+
+function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskState>): DerivedGoal {
+  const records = plan.goalRecords(seed.id)
+  const proposals = records.proposals
+    .filter((proposal) => proposal.goal === seed.id)
+    .sort((a, b) => (a.id < b.id ? -1 : 1))
+  const votes = collectVotes(proposals, records.scores)
+  const decide = deriveTask(plan, 'decide', seed.id)
+  const rollup = deriveTask(plan, 'rollup', seed.id)
+  tasks.set(decide.id, decide)
+  tasks.set(rollup.id, rollup)
+  const proposalById = new Map(proposals.map((proposal) => [proposal.id, proposal]))
+  const accept = bestOutput(
+    decide,
+    records.accepts.filter((a) => proposalById.has(a.proposal) && acceptHolds(a, votes)),
+  )
+  const accepted = accept ? (proposalById.get(accept.proposal) ?? null) : null
+  const cancelled = (seed.parent?.cancelled ?? false) || records.cancels.length > 0
+  const goal: DerivedGoal = {
+    id: seed.id,
+    text: seed.text,
+    depth: seed.depth,
+    maxDepth: seed.maxDepth,
+    root: seed.root.id,
+    parent: seed.parent ? { goal: seed.parent.id, index: seed.index } : null,
+    path: [...(seed.parent?.path ?? []), seed.text],
+    createdBy: seed.root.from,
+    cancelled,
+    proposals,
+    votes,
+    decide,
+    accept,
+    accepted,
+    slots: [],
+    rollup,
+    status: 'awaiting-proposals',
+  }
+  if (accepted) {
+    const classifyFailures = plan.failures(decide.id).filter((f) => f.stage === 'classify')
+    goal.slots = accepted.subgoals.map((subgoal, index) => {
+      const atCap = seed.depth + 1 >= seed.maxDepth
+      const node = bestOutput(
+        decide,
+        records.nodes.filter(
+          (n) => n.proposal === accepted.id && n.index === index && (n.atomic || !atCap),
+        ),
+      )
+      const slot: DerivedSlot = {
+        goal: seed.id,
+        index,
+        text: subgoal.text,
+        dependsOn: subgoal.dependsOn,
+        node,
+        id: null,
+        atomic: node?.atomic ?? false,
+        capability: node?.capability ?? null,
+        classifyFailure: node
+          ? null
+          : bestOutput(
+              decide,
+              classifyFailures.filter((f) => f.index === index),
+            ),
+        execute: null,
+        child: null,
+        blocked: false,
+        status: 'unclassified',
+        output: null,
+      }
+      if (node) {
+        slot.id = nodeId(seed.id, accepted.id, index, subgoal.text, node.atomic)
+        if (node.atomic) {
+          slot.execute = deriveTask(plan, 'execute', slot.id)
+          tasks.set(slot.execute.id, slot.execute)
+        } else {
+          slot.child = slot.id
+        }
+      }
+      return slot
+    })
+  }
+  return goal
+}
+
+/** Statuses of a goal's slots and of the goal itself; its children are already settled. */
+function settleGoal(goal: DerivedGoal, goals: Map<string, DerivedGoal>): void {
+  for (const slot of goal.slots) {
+    const blockedBy = slot.dependsOn.some((dep) => goal.slots[dep]?.status === 'failed')
+    const waiting = slot.dependsOn.some((dep) => goal.slots[dep]?.status !== 'done')
+    if (slot.classifyFailure) {
+      slot.status = 'failed'
+    } else if (!slot.node) {
+      slot.status = 'unclassified'
+    } else if (slot.execute) {
+      const task = slot.execute
+      slot.output = task.result?.output ?? null
+      if (task.status === 'done') slot.status = 'done'
+      else if (task.status === 'failed') slot.status = 'failed'
+      else if (blockedBy) {
+        slot.blocked = true
+        slot.status = 'failed'
+      } else if (waiting) slot.status = 'waiting'
+      else slot.status = task.status === 'claimed' ? 'claimed' : 'open'
+    } else if (slot.child) {
+      const child = goals.get(slot.child)
+      slot.output = child?.rollup.result?.output ?? null
+      // a cancelled child will never roll up: for its parent it is settled, unsuccessfully
+      slot.status =
+        child?.status === 'done'
+          ? 'done'
+          : child?.status === 'failed' || child?.status === 'cancelled'
+            ? 'failed'
+            : 'active'
+    }
+  }
+  goal.status = goal.cancelled
+    ? 'cancelled'
+    : goal.rollup.status === 'done'
+      ? 'done'
+      : goal.rollup.status === 'failed'
+        ? 'failed'
+        : goal.accepted
+          ? 'accepted'
+          : goal.proposals.length > 0
+            ? 'scoring'
+            : 'awaiting-proposals'
+}
+
+/** Every subgoal settled (done or failed): the goal can be rolled up. */
+export function readyToRollUp(goal: DerivedGoal): boolean {
+  return (
+    goal.accepted !== null &&
+    !goal.cancelled &&
+    goal.slots.length > 0 &&
+    goal.slots.every((slot) => slot.status === 'done' || slot.status === 'failed')
+  )
+}
+
+/** Dependencies of a leaf, with their outputs, once all are done; null while any is not. */
+export function dependencyOutputs(
+  goal: DerivedGoal,
+  slot: DerivedSlot,
+): { text: string; output: string }[] | null {
+  const outputs: { text: string; output: string }[] = []
+  for (const dep of slot.dependsOn) {
+    const sibling = goal.slots[dep]
+    if (!sibling || sibling.status !== 'done' || sibling.output === null) return null
+    outputs.push({ text: sibling.text, output: sibling.output })
+  }
+  return outputs
+}
+

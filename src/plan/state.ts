@@ -1,0 +1,167 @@
+/**
+ * Plan state: grow-only sets of records keyed by content id.
+ *
+ * Adding a record twice is a no-op and merging is set union, so any order
+ * of delivery, with duplicates, yields the same state. Nothing is ever
+ * removed or overwritten: everything a peer believes about the plan (which
+ * split won, who holds a leaf, which result counts) is derived from this set
+ * by the pure rules in derive.ts.
+ *
+ * The indexes below only speed up those rules; they hold nothing that the
+ * record set does not.
+ */
+import type {
+  AcceptRecord,
+  CancelRecord,
+  ClaimRecord,
+  FailureRecord,
+  GoalRecord,
+  NodeRecord,
+  PlanRecord,
+  ProposalRecord,
+  ReannounceRecord,
+  ResultRecord,
+  ScoreRecord,
+} from '../protocol/records'
+
+/** Everything recorded about one goal id (a root goal or a composite node). */
+export interface GoalIndex {
+  proposals: ProposalRecord[]
+  scores: ScoreRecord[]
+  accepts: AcceptRecord[]
+  nodes: NodeRecord[]
+  cancels: CancelRecord[]
+}
+
+/** Everything recorded about one task id. */
+export interface TaskIndex {
+  claims: ClaimRecord[]
+  results: ResultRecord[]
+  reannounces: ReannounceRecord[]
+}
+
+export class PlanState {
+  private readonly byId = new Map<string, PlanRecord>()
+  readonly roots = new Map<string, GoalRecord>()
+  readonly proposals = new Map<string, ProposalRecord>()
+  readonly scores = new Map<string, ScoreRecord>()
+  private readonly goalIndex = new Map<string, GoalIndex>()
+  private readonly taskIndex = new Map<string, TaskIndex>()
+  /** failures by subject (task id, goal id or proposal id) */
+  private readonly failureIndex = new Map<string, FailureRecord[]>()
+  /** grows by one with every record added: a cheap key for caching derived views */
+  version = 0
+
+  get size(): number {
+    return this.byId.size
+  }
+
+  has(id: string): boolean {
+    return this.byId.has(id)
+  }
+
+  get(id: string): PlanRecord | undefined {
+    return this.byId.get(id)
+  }
+
+  records(): IterableIterator<PlanRecord> {
+    return this.byId.values()
+  }
+
+  ids(): IterableIterator<string> {
+    return this.byId.keys()
+  }
+
+  /** Add a validated record. Returns false when it was already present. */
+  add(record: PlanRecord): boolean {
+    if (this.byId.has(record.id)) return false
+    this.byId.set(record.id, record)
+    this.version++
+    switch (record.kind) {
+      case 'goal':
+        this.roots.set(record.id, record)
+        break
+      case 'proposal':
+        this.proposals.set(record.id, record)
+        this.goal(record.goal).proposals.push(record)
+        break
+      case 'score':
+        this.scores.set(record.id, record)
+        this.goal(record.goal).scores.push(record)
+        break
+      case 'accept':
+        this.goal(record.goal).accepts.push(record)
+        break
+      case 'node':
+        this.goal(record.goal).nodes.push(record)
+        break
+      case 'cancel':
+        this.goal(record.goal).cancels.push(record)
+        break
+      case 'claim':
+        this.task(record.task).claims.push(record)
+        break
+      case 'result':
+        this.task(record.task).results.push(record)
+        break
+      case 'reannounce':
+        this.task(record.task).reannounces.push(record)
+        break
+      case 'failure': {
+        const list = this.failureIndex.get(record.subject)
+        if (list) list.push(record)
+        else this.failureIndex.set(record.subject, [record])
+        break
+      }
+    }
+    return true
+  }
+
+  /** Union: add every record of `other`. */
+  merge(other: PlanState): void {
+    for (const record of other.records()) this.add(record)
+  }
+
+  goalRecords(goal: string): GoalIndex {
+    return this.goalIndex.get(goal) ?? EMPTY_GOAL
+  }
+
+  taskRecords(task: string): TaskIndex {
+    return this.taskIndex.get(task) ?? EMPTY_TASK
+  }
+
+  failures(subject: string): readonly FailureRecord[] {
+    return this.failureIndex.get(subject) ?? []
+  }
+
+  private goal(id: string): GoalIndex {
+    let entry = this.goalIndex.get(id)
+    if (!entry) {
+      entry = { proposals: [], scores: [], accepts: [], nodes: [], cancels: [] }
+      this.goalIndex.set(id, entry)
+    }
+    return entry
+  }
+
+  private task(id: string): TaskIndex {
+    let entry = this.taskIndex.get(id)
+    if (!entry) {
+      entry = { claims: [], results: [], reannounces: [] }
+      this.taskIndex.set(id, entry)
+    }
+    return entry
+  }
+}
+
+const EMPTY_GOAL: GoalIndex = Object.freeze({
+  proposals: [],
+  scores: [],
+  accepts: [],
+  nodes: [],
+  cancels: [],
+}) as unknown as GoalIndex
+const EMPTY_TASK: TaskIndex = Object.freeze({
+  claims: [],
+  results: [],
+  reannounces: [],
+}) as unknown as TaskIndex

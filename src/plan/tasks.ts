@@ -1,0 +1,124 @@
+/**
+ * Exclusive tasks: work that exactly one peer should do at a time (decide a
+ * goal, execute a leaf, roll up a goal). Claims form epochs: a first claim is
+ * epoch 0, a takeover or a retry after a failure claims the next epoch.
+ *
+ * Every rule here is a pure function of the record set:
+ * - the current epoch is the highest claimed; its holder is the claimant with
+ *   the highest rendezvous weight for the task (so clocks never decide);
+ * - an output (result, accept, node, failure) counts only if its author
+ *   claimed the task in the epoch the output names;
+ * - for each output slot, the output of the lowest epoch counts (the first
+ *   decision stands), then the highest-ranked author, then the lowest id.
+ */
+import { compareRank } from '../protocol/hash'
+import { taskId } from '../protocol/ids'
+import type {
+  ClaimRecord,
+  FailureRecord,
+  ResultRecord,
+  TaskType,
+  WireRecord,
+} from '../protocol/records'
+import { MAX_TASK_ATTEMPTS } from '../protocol/rules'
+import type { PlanState } from './state'
+
+export type TaskStatus = 'open' | 'claimed' | 'done' | 'failed'
+
+export interface TaskState {
+  id: string
+  type: TaskType
+  subject: string
+  claims: readonly ClaimRecord[]
+  /** highest claimed epoch; -1 when never claimed */
+  epoch: number
+  /** winning claim of the current epoch */
+  holder: ClaimRecord | null
+  /** the holder of the current epoch gave the task back (published a failure) */
+  released: boolean
+  result: ResultRecord | null
+  /** failures by claimants, each for the epoch it held */
+  failures: readonly FailureRecord[]
+  failedBy: ReadonlySet<string>
+  /** a capability-gap notice, counted only while nobody has claimed the epoch it names or a later one */
+  gap: FailureRecord | null
+  status: TaskStatus
+}
+
+/** Is `record` (with an epoch) the output of someone who claimed `task` in that epoch? */
+export function authorised(task: TaskState, record: WireRecord & { epoch: number }): boolean {
+  return task.claims.some((claim) => claim.from === record.from && claim.epoch === record.epoch)
+}
+
+/** Order outputs of one slot: lowest epoch first, then best-ranked author, then lowest id. */
+export function compareOutputs<R extends WireRecord & { epoch: number }>(taskKey: string) {
+  return (a: R, b: R): number =>
+    a.epoch - b.epoch || compareRank(taskKey, a.from, b.from) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+}
+
+export function bestOutput<R extends WireRecord & { epoch: number }>(
+  task: TaskState,
+  outputs: readonly R[],
+): R | null {
+  let best: R | null = null
+  const compare = compareOutputs<R>(task.id)
+  for (const output of outputs) {
+    if (!authorised(task, output)) continue
+    if (best === null || compare(output, best) < 0) best = output
+  }
+  return best
+}
+
+export function deriveTask(plan: PlanState, type: TaskType, subject: string): TaskState {
+  const id = taskId(type, subject)
+  const records = plan.taskRecords(id)
+  const claims = records.claims.filter((claim) => claim.taskType === type && claim.subject === subject)
+  let epoch = -1
+  for (const claim of claims) epoch = Math.max(epoch, claim.epoch)
+  let holder: ClaimRecord | null = null
+  for (const claim of claims) {
+    if (claim.epoch !== epoch) continue
+    if (holder === null || compareRank(id, claim.from, holder.from) < 0) holder = claim
+  }
+  const task: TaskState = {
+    id,
+    type,
+    subject,
+    claims,
+    epoch,
+    holder,
+    released: false,
+    result: null,
+    failures: [],
+    failedBy: new Set(),
+    gap: null,
+    status: 'open',
+  }
+  task.result = bestOutput(task, records.results)
+  const failures: FailureRecord[] = []
+  const failedBy = new Set<string>()
+  let gap: FailureRecord | null = null
+  for (const failure of plan.failures(id)) {
+    if (failure.stage === 'capability-gap') {
+      if (gap === null || failure.epoch > gap.epoch || (failure.epoch === gap.epoch && failure.id < gap.id)) {
+        gap = failure
+      }
+    } else if (failure.index === -1 && authorised(task, failure)) {
+      failures.push(failure)
+      failedBy.add(failure.from)
+    }
+  }
+  task.failures = failures
+  task.failedBy = failedBy
+  task.gap = gap !== null && gap.epoch > epoch ? gap : null
+  task.released =
+    holder !== null && failures.some((f) => f.from === holder.from && f.epoch === holder.epoch)
+  task.status = task.result
+    ? 'done'
+    : failedBy.size >= MAX_TASK_ATTEMPTS || task.gap
+      ? 'failed'
+      : holder && !task.released
+        ? 'claimed'
+        : 'open'
+  return task
+}

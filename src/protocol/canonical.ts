@@ -1,0 +1,51 @@
+/**
+ * Canonical JSON: the one byte encoding every peer signs and hashes.
+ *
+ * Objects have their keys sorted by UTF-16 code unit order (JavaScript's
+ * default sort), there is no whitespace, strings use JSON.stringify's
+ * escaping, and only these values are allowed: strings, booleans, null,
+ * finite numbers (integers print without exponent up to 2^53) and arrays and
+ * plain objects of them. Because the encoding is unique, a receiver can
+ * re-encode what it parsed and insist on byte equality: two peers never
+ * disagree about the bytes of one record, so ids and signatures agree.
+ */
+
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json }
+
+export class NonCanonicalValueError extends Error {
+  override name = 'NonCanonicalValueError'
+}
+
+export function canonicalJson(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value)
+    case 'boolean':
+      return value ? 'true' : 'false'
+    case 'number':
+      if (!Number.isFinite(value)) throw new NonCanonicalValueError('non-finite number')
+      // -0 and 0 must print the same; JSON.stringify(-0) is already "0"
+      return JSON.stringify(value)
+    case 'object': {
+      if (value === null) return 'null'
+      if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+      const proto = Object.getPrototypeOf(value)
+      if (proto !== Object.prototype && proto !== null) {
+        throw new NonCanonicalValueError('only plain objects can be encoded')
+      }
+      const entries = Object.keys(value)
+        .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+        .sort()
+        .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
+      return `{${entries.join(',')}}`
+    }
+    default:
+      throw new NonCanonicalValueError(`cannot encode a ${typeof value}`)
+  }
+}
+
+const encoder = new TextEncoder()
+
+export function canonicalBytes(value: unknown): Uint8Array {
+  return encoder.encode(canonicalJson(value))
+}

@@ -1,0 +1,119 @@
+/**
+ * Bytes ⇄ records. `decodeRecord` is the one door through which network
+ * bytes become domain objects: it never throws, and answers either a typed
+ * record or a typed rejection with its reason.
+ *
+ * Wire format of one record:
+ *
+ *     byte 0        format version, 0x01
+ *     bytes 1..64   Ed25519 signature by `from` over SIGNING_PREFIX ‖ body
+ *     bytes 65..    body: the record as canonical JSON, UTF-8
+ */
+import { peerIdFromString } from '@libp2p/peer-id'
+import { canonicalJson } from './canonical'
+import { MAX_RECORD_BYTES } from './limits'
+import { recordId, type WireRecord } from './records'
+import { wireRecordSchema } from './schemas'
+
+export const WIRE_FORMAT = 0x01
+export const SIGNATURE_BYTES = 64
+/** Domain separation: a record signature can never be mistaken for a signature of anything else. */
+export const SIGNING_PREFIX = new TextEncoder().encode('murmuration/record/1\n')
+const HEADER_BYTES = 1 + SIGNATURE_BYTES
+
+export interface Signer {
+  /** this peer's PeerId, the `from` of everything it signs */
+  readonly peerId: string
+  sign(data: Uint8Array): Uint8Array | Promise<Uint8Array>
+}
+
+export type RejectReason =
+  | 'too-short'
+  | 'too-large'
+  | 'bad-format'
+  | 'not-utf8'
+  | 'not-json'
+  | 'schema'
+  | 'not-canonical'
+  | 'bad-id'
+  | 'wrong-room'
+  | 'wrong-sender'
+  | 'bad-signature'
+
+export type Decoded =
+  | { ok: true; record: WireRecord; body: Uint8Array }
+  | { ok: false; reason: RejectReason; detail: string }
+
+export interface DecodeContext {
+  /** the room this peer is in: a record from another room is rejected */
+  room?: string
+  /** the transport-level sender (GossipSub's signed `from`): must equal the record's `from` */
+  sender?: string
+}
+
+function signedPayload(body: Uint8Array): Uint8Array {
+  const payload = new Uint8Array(SIGNING_PREFIX.length + body.length)
+  payload.set(SIGNING_PREFIX)
+  payload.set(body, SIGNING_PREFIX.length)
+  return payload
+}
+
+export async function encodeRecord(record: WireRecord, signer: Signer): Promise<Uint8Array> {
+  if (record.from !== signer.peerId) throw new Error('a peer signs only its own records')
+  const body = new TextEncoder().encode(canonicalJson(record))
+  const signature = await signer.sign(signedPayload(body))
+  const bytes = new Uint8Array(HEADER_BYTES + body.length)
+  bytes[0] = WIRE_FORMAT
+  bytes.set(signature, 1)
+  bytes.set(body, HEADER_BYTES)
+  return bytes
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+function reject(reason: RejectReason, detail: string): Decoded {
+  return { ok: false, reason, detail }
+}
+
+export async function decodeRecord(bytes: Uint8Array, context: DecodeContext = {}): Promise<Decoded> {
+  try {
+    if (bytes.length < HEADER_BYTES + 2) return reject('too-short', `${bytes.length} bytes`)
+    if (bytes.length > HEADER_BYTES + MAX_RECORD_BYTES) return reject('too-large', `${bytes.length} bytes`)
+    if (bytes[0] !== WIRE_FORMAT) return reject('bad-format', `format byte ${bytes[0]}`)
+    const body = bytes.subarray(HEADER_BYTES)
+    let text: string
+    try {
+      text = utf8.decode(body)
+    } catch {
+      return reject('not-utf8', 'body is not UTF-8')
+    }
+    let json: unknown
+    try {
+      json = JSON.parse(text)
+    } catch {
+      return reject('not-json', 'body is not JSON')
+    }
+    const parsed = wireRecordSchema.safeParse(json)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      return reject('schema', `${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`)
+    }
+    const record = parsed.data as WireRecord
+    if (canonicalJson(record) !== text) return reject('not-canonical', 'body is not canonical JSON')
+    if (recordId(record) !== record.id) return reject('bad-id', `id ${record.id} does not match the content`)
+    if (context.room !== undefined && record.room !== context.room) {
+      return reject('wrong-room', `room ${record.room}`)
+    }
+    if (context.sender !== undefined && record.from !== context.sender) {
+      return reject('wrong-sender', `from ${record.from} but sent by ${context.sender}`)
+    }
+    const publicKey = peerIdFromString(record.from).publicKey
+    if (publicKey === undefined) return reject('bad-signature', 'PeerId carries no public key')
+    const valid = await publicKey.verify(signedPayload(body), bytes.subarray(1, HEADER_BYTES))
+    if (!valid) return reject('bad-signature', `signature does not verify for ${record.from}`)
+    return { ok: true, record, body: new Uint8Array(body) }
+  } catch (err) {
+    // nothing from the network may throw past this function
+    return reject('schema', `unexpected: ${(err as Error).message}`)
+  }
+}

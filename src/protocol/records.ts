@@ -1,0 +1,65 @@
+/**
+ * Domain types of the protocol (inferred from the zod schemas) and builders
+ * that stamp a record with its content id.
+ */
+import type { z } from 'zod'
+import { contentId } from './hash'
+import {
+  PROTOCOL_VERSION,
+  type acceptSchema,
+  type cancelSchema,
+  type claimSchema,
+  type failureSchema,
+  type goalSchema,
+  type nodeSchema,
+  type presenceSchema,
+  type proposalSchema,
+  type reannounceSchema,
+  type resultSchema,
+  type scoreSchema,
+  type usageSchema,
+} from './schemas'
+
+export type GoalRecord = z.infer<typeof goalSchema>
+export type ProposalRecord = z.infer<typeof proposalSchema>
+export type ScoreRecord = z.infer<typeof scoreSchema>
+export type ClaimRecord = z.infer<typeof claimSchema>
+export type AcceptRecord = z.infer<typeof acceptSchema>
+export type NodeRecord = z.infer<typeof nodeSchema>
+export type ResultRecord = z.infer<typeof resultSchema>
+export type FailureRecord = z.infer<typeof failureSchema>
+export type ReannounceRecord = z.infer<typeof reannounceSchema>
+export type CancelRecord = z.infer<typeof cancelSchema>
+export type Presence = z.infer<typeof presenceSchema>
+export type Usage = z.infer<typeof usageSchema>
+
+export type PlanRecord =
+  | GoalRecord
+  | ProposalRecord
+  | ScoreRecord
+  | ClaimRecord
+  | AcceptRecord
+  | NodeRecord
+  | ResultRecord
+  | FailureRecord
+  | ReannounceRecord
+  | CancelRecord
+export type WireRecord = PlanRecord | Presence
+export type RecordKind = WireRecord['kind']
+export type TaskType = ClaimRecord['taskType']
+export type Role = Presence['role']
+
+/** A record's fields before it is stamped: everything but v and id. */
+export type Draft<R extends WireRecord> = Omit<R, 'v' | 'id'>
+
+/** The content id of a record: the hash of every field except `id` itself. */
+export function recordId(record: Omit<WireRecord, 'id'> | WireRecord): string {
+  const { id: _id, ...body } = record as WireRecord
+  return contentId(body)
+}
+
+/** Stamp a draft with the protocol version and its content id. */
+export function stamp<R extends WireRecord>(draft: Draft<R>): R {
+  const body = { ...draft, v: PROTOCOL_VERSION } as Omit<R, 'id'>
+  return { ...body, id: recordId(body) } as R
+}

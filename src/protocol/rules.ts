@@ -1,0 +1,64 @@
+/**
+ * The protocol's numbers. Times are durations measured on the receiver's own
+ * clock (never compared across peers), so clock skew between peers changes
+ * nothing, and a timer that fires late only delays an outcome, never changes
+ * it.
+ */
+
+/** Acceptance: a proposal with votes of at least this from QUORUM_VOTES distinct scorers wins at once. */
+export const QUORUM_SCORE = 0.6
+export const QUORUM_VOTES = 2
+/**
+ * With no quorum this long after the decider first saw a proposal for the
+ * goal, the best mean among proposals with QUORUM_VOTES votes wins.
+ */
+export const ACCEPT_DEADLINE_MS = 30_000
+
+/**
+ * A claimant that is not the task's first choice waits this long for a
+ * better claim before it starts (the prototype's claim window). The first
+ * choice starts at once: see STAGGER_MS.
+ */
+export const CLAIM_WINDOW_MS = 2_000
+/**
+ * Peers ranked k-th for a task (rendezvous order among live, eligible peers)
+ * claim it only after k × STAGGER_MS without a claim. One second is far above
+ * gossip latency between tabs (p95 ~25 ms), so the first choice's claim is
+ * seen long before the second choice would claim, and rarely does anyone
+ * compete; yet a dead or busy first choice costs only a second.
+ */
+export const STAGGER_MS = 1_000
+
+/** A ready leaf unclaimed this long is re-announced once... */
+export const REANNOUNCE_AFTER_MS = 60_000
+/** ...and still unclaimed this long after the re-announce, it fails as a capability gap. */
+export const CAPABILITY_GAP_AFTER_MS = 60_000
+
+/** Presence beats: who is alive, and the leases on the tasks they hold. */
+export const PRESENCE_INTERVAL_MS = 5_000
+/** A peer not heard for three beats is taken for gone. */
+export const PRESENCE_TTL_MS = 3 * PRESENCE_INTERVAL_MS + 1_000
+/**
+ * A holder that has not renewed its lease (listed the task in a presence
+ * beat) for this long loses it: four beats, so one lost or late beat never
+ * costs a lease, and a dead holder's work restarts within half a minute.
+ */
+export const LEASE_TIMEOUT_MS = 4 * PRESENCE_INTERVAL_MS + 1_000
+/**
+ * A peer that has just started waits this long before it claims anything, so
+ * that its view of who is alive (answered beats) is complete enough to rank
+ * peers like everyone else does.
+ */
+export const WARMUP_MS = 1_500
+
+/** A task that failed with this many distinct holders is failed for good. */
+export const MAX_TASK_ATTEMPTS = 3
+/** Decomposers ranked below this propose at once; more proposals add cost, not quality. */
+export const MAX_PROPOSALS_PER_GOAL = 3
+/** Scorers ranked below this score each proposal at once. */
+export const MAX_SCORES_PER_PROPOSAL = 3
+/**
+ * Lower-ranked decomposers and scorers step in only if a goal still lacks
+ * proposals (or a proposal votes) this long after they first saw it.
+ */
+export const FALLBACK_AFTER_MS = 20_000

@@ -1,0 +1,233 @@
+/**
+ * zod schemas for every record on the wire. They sit beside the protocol and
+ * are the only way bytes become domain objects (see codec.ts). Each schema
+ * is strict: unknown fields are rejected, so the canonical encoding of a
+ * parsed record is exactly the bytes that were signed.
+ */
+import { z } from 'zod'
+import { CAPABILITIES } from '../llm/types'
+import { ID_HEX_LENGTH } from './hash'
+import * as L from './limits'
+
+export const PROTOCOL_VERSION = 1
+
+export const idSchema = z.string().regex(new RegExp(`^[0-9a-f]{${ID_HEX_LENGTH}}$`), 'not an id')
+/** Only Ed25519 PeerIds: their public key is inside, so any receiver can check a signature. */
+export const peerIdSchema = z.string().regex(/^12D3KooW[1-9A-HJ-NP-Za-km-z]{44}$/, 'not an Ed25519 PeerId')
+export const roomSchema = z
+  .string()
+  .min(1)
+  .max(L.MAX_ROOM)
+  .regex(/^[a-z0-9][a-z0-9-]*$/, 'room names are lowercase letters, digits and dashes')
+/** Milliseconds since the epoch, as the sender's clock tells it (never trusted for ordering). */
+const timeSchema = z.number().int().min(0).max(8.64e15)
+const epochSchema = z.number().int().min(0).max(L.MAX_EPOCH)
+const text = (max: number) => z.string().max(max)
+/** Non-empty text with no surrounding white space (a transform would break the canonical bytes). */
+const nonEmpty = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .refine((value) => value.trim() === value && value.length > 0, 'text must be trimmed and non-empty')
+
+export const capabilitySchema = z.enum(CAPABILITIES as [string, ...string[]]) as z.ZodType<
+  (typeof CAPABILITIES)[number]
+>
+export const roleSchema = z.enum(['decomposer', 'scorer', 'executor', 'observer'])
+export const taskTypeSchema = z.enum(['decide', 'execute', 'rollup'])
+export const failureStageSchema = z.enum([
+  'decompose',
+  'score',
+  'classify',
+  'execute',
+  'rollup',
+  'capability-gap',
+])
+
+export const usageSchema = z.strictObject({
+  provider: text(40),
+  model: text(L.MAX_MODEL_LABEL),
+  inputTokens: z.number().int().min(0).max(1e9),
+  outputTokens: z.number().int().min(0).max(1e9),
+  offline: z.boolean(),
+})
+
+/** Fields every record carries. `id` is the content id of all the other fields. */
+const header = {
+  v: z.literal(PROTOCOL_VERSION),
+  id: idSchema,
+  room: roomSchema,
+  from: peerIdSchema,
+}
+
+export const goalSchema = z.strictObject({
+  ...header,
+  kind: z.literal('goal'),
+  text: nonEmpty(L.MAX_GOAL_TEXT),
+  createdAt: timeSchema,
+  maxDepth: z.number().int().min(1).max(L.MAX_DEPTH_LIMIT),
+})
+
+export const subgoalSchema = z.strictObject({
+  text: nonEmpty(L.MAX_SUBGOAL_TEXT),
+  dependsOn: z.array(z.number().int().min(0).max(L.MAX_SUBGOALS - 1)).max(L.MAX_SUBGOALS - 1),
+})
+
+export const proposalSchema = z
+  .strictObject({
+    ...header,
+    kind: z.literal('proposal'),
+    goal: idSchema,
+    subgoals: z.array(subgoalSchema).min(L.MIN_SUBGOALS).max(L.MAX_SUBGOALS),
+    rationale: text(L.MAX_RATIONALE),
+    usage: usageSchema,
+  })
+  .superRefine((proposal, ctx) => {
+    proposal.subgoals.forEach((subgoal, index) => {
+      const seen = new Set<number>()
+      for (const dep of subgoal.dependsOn) {
+        // only earlier siblings: the dependency graph is acyclic by construction
+        if (dep >= index) ctx.addIssue({ code: 'custom', message: `subgoal ${index} depends on ${dep}, not an earlier sibling` })
+        if (seen.has(dep)) ctx.addIssue({ code: 'custom', message: `subgoal ${index} lists ${dep} twice` })
+        seen.add(dep)
+      }
+    })
+  })
+
+export const scoreSchema = z.strictObject({
+  ...header,
+  kind: z.literal('score'),
+  goal: idSchema,
+  proposal: idSchema,
+  score: z.number().min(0).max(1),
+  notes: text(L.MAX_NOTES),
+  usage: usageSchema,
+})
+
+export const claimSchema = z.strictObject({
+  ...header,
+  kind: z.literal('claim'),
+  task: idSchema,
+  taskType: taskTypeSchema,
+  subject: idSchema,
+  epoch: epochSchema,
+  at: timeSchema,
+})
+
+export const acceptSchema = z.strictObject({
+  ...header,
+  kind: z.literal('accept'),
+  goal: idSchema,
+  proposal: idSchema,
+  basis: z.enum(['quorum', 'deadline']),
+  votes: z.array(idSchema).min(2).max(L.MAX_VOTES),
+  epoch: epochSchema,
+})
+
+export const nodeSchema = z.strictObject({
+  ...header,
+  kind: z.literal('node'),
+  goal: idSchema,
+  proposal: idSchema,
+  index: z.number().int().min(0).max(L.MAX_SUBGOALS - 1),
+  atomic: z.boolean(),
+  /** atomic because the depth cap was reached, whatever the classifier said */
+  capped: z.boolean(),
+  capability: capabilitySchema,
+  reason: text(L.MAX_REASON),
+  epoch: epochSchema,
+  usage: usageSchema,
+})
+
+export const resultSchema = z.strictObject({
+  ...header,
+  kind: z.literal('result'),
+  task: idSchema,
+  epoch: epochSchema,
+  output: nonEmpty(L.MAX_OUTPUT),
+  usage: usageSchema,
+})
+
+export const failureSchema = z.strictObject({
+  ...header,
+  kind: z.literal('failure'),
+  /** a task id (classify, execute, rollup, capability-gap) or a goal id (decompose, score) */
+  subject: idSchema,
+  stage: failureStageSchema,
+  /**
+   * for task failures: the epoch the failing holder claimed; for a
+   * capability gap: the unclaimed epoch it declares failed
+   */
+  epoch: epochSchema,
+  /** for classify failures: which subgoal; -1 otherwise */
+  index: z.number().int().min(-1).max(L.MAX_SUBGOALS - 1),
+  detail: text(L.MAX_DETAIL),
+  usage: usageSchema.nullable(),
+})
+
+export const reannounceSchema = z.strictObject({
+  ...header,
+  kind: z.literal('reannounce'),
+  task: idSchema,
+  /** the unclaimed epoch being re-announced */
+  epoch: epochSchema,
+  at: timeSchema,
+})
+
+export const cancelSchema = z.strictObject({
+  ...header,
+  kind: z.literal('cancel'),
+  goal: idSchema,
+  reason: text(L.MAX_DETAIL),
+  at: timeSchema,
+})
+
+export const planRecordSchema = z.discriminatedUnion('kind', [
+  goalSchema,
+  proposalSchema,
+  scoreSchema,
+  claimSchema,
+  acceptSchema,
+  nodeSchema,
+  resultSchema,
+  failureSchema,
+  reannounceSchema,
+  cancelSchema,
+])
+
+/**
+ * Presence: a peer's periodic beat on the presence topic. Not plan state:
+ * it is not stored or synced. It says who is alive with which role and
+ * capabilities, and renews the leases on the tasks the peer is working on.
+ */
+export const presenceSchema = z.strictObject({
+  ...header,
+  kind: z.literal('presence'),
+  role: roleSchema,
+  capabilities: z.array(capabilitySchema).max(3),
+  holding: z.array(idSchema).max(L.MAX_HOLDING),
+  load: z.number().int().min(0).max(1_000),
+  capacity: z.number().int().min(0).max(1_000),
+  /** false while its LLM provider fails (bad key, unreachable): others route work around it */
+  healthy: z.boolean(),
+  model: text(L.MAX_MODEL_LABEL),
+  offline: z.boolean(),
+  /** start time of this run of the peer and a counter: (boot, seq) only grows, so replays are spotted */
+  boot: timeSchema,
+  seq: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+})
+
+export const wireRecordSchema = z.discriminatedUnion('kind', [
+  goalSchema,
+  proposalSchema,
+  scoreSchema,
+  claimSchema,
+  acceptSchema,
+  nodeSchema,
+  resultSchema,
+  failureSchema,
+  reannounceSchema,
+  cancelSchema,
+  presenceSchema,
+])

@@ -1,0 +1,20 @@
+/**
+ * GossipSub topics. Fixed per room and subscribed by every role from the
+ * start: a per-goal or per-node topic would lose every message published
+ * before a peer finished subscribing (GossipSub replays nothing).
+ */
+export interface RoomTopics {
+  /** every plan record: goals, proposals, scores, claims, accepts, nodes, results, failures, cancels */
+  plan: string
+  /** presence beats: who is alive, with which role, and the leases it renews */
+  presence: string
+}
+
+export function roomTopics(room: string): RoomTopics {
+  return {
+    plan: `murmuration/1/${room}/plan`,
+    presence: `murmuration/1/${room}/presence`,
+  }
+}
+
+export const DEFAULT_ROOM = 'lobby'

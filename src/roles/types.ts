@@ -1,0 +1,66 @@
+/**
+ * Types of the pure peer core: what goes in, what comes out.
+ *
+ * A peer is one role plus the plan state every peer keeps. Its core is a
+ * deterministic function of (state, inputs, now) → effects: no I/O, no
+ * clock, no randomness. The adapters around it (gossip, sync, IndexedDB,
+ * timers, the LLM) turn effects into I/O and I/O back into inputs.
+ */
+import type { Capability, LlmOutcome, LlmTask } from '../llm/types'
+import type { PlanRecord, Presence, Role, WireRecord } from '../protocol/records'
+
+export interface PeerConfig {
+  peerId: string
+  room: string
+  role: Role
+  /** executors: what they can do */
+  capabilities: Capability[]
+  /** most LLM calls (and claimed tasks) this peer runs at once */
+  capacity: number
+  /** shown to others in presence, e.g. "offline-v1" or "anthropic/claude-…" */
+  model: string
+  offline: boolean
+}
+
+export type Command =
+  | { type: 'submit-goal'; text: string; maxDepth?: number }
+  | { type: 'cancel-goal'; goal: string; reason?: string }
+  | { type: 'set-capabilities'; capabilities: Capability[] }
+
+export type PeerInput =
+  /** a validated plan record: from gossip, sync, storage, or this peer itself */
+  | { type: 'record'; record: PlanRecord }
+  /** a validated presence beat from another peer */
+  | { type: 'presence'; presence: Presence }
+  /** an LLM call this peer asked for has finished (ok or not) */
+  | { type: 'llm'; requestId: string; outcome: LlmOutcome }
+  | { type: 'command'; command: Command }
+  /** time passed (timers in background tabs fire late: nothing may rely on punctuality) */
+  | { type: 'tick' }
+
+export interface LlmRequest {
+  id: string
+  task: LlmTask
+}
+
+/** What happened, for the UI's activity list and the simulator's counters. */
+export type PeerEvent =
+  | { type: 'claimed'; task: string; epoch: number; designated: boolean }
+  | { type: 'llm-started'; request: string; kind: LlmTask['kind'] }
+  | { type: 'llm-finished'; request: string; kind: LlmTask['kind']; ok: boolean }
+  /** work finished but not published (lost the task meanwhile): wasted */
+  | { type: 'output-dropped'; request: string; kind: LlmTask['kind']; why: string }
+  | { type: 'llm-aborted'; request: string; kind: LlmTask['kind']; why: string }
+  | { type: 'health'; healthy: boolean; error?: string }
+
+export interface Effects {
+  /** records to sign and publish; plan records are already in this peer's plan */
+  publish: WireRecord[]
+  startLlm: LlmRequest[]
+  abortLlm: string[]
+  events: PeerEvent[]
+}
+
+export function emptyEffects(): Effects {
+  return { publish: [], startLlm: [], abortLlm: [], events: [] }
+}

@@ -11,9 +11,9 @@
  * subgoals have all settled gets a roll-up task.
  */
 import { nodeId } from '../protocol/ids'
+import type { Capability } from '../llm/types'
 import type {
   AcceptRecord,
-  Capability,
   FailureRecord,
   GoalRecord,
   NodeRecord,
@@ -81,6 +81,8 @@ export interface DerivedPlan {
   roots: string[]
   /** every exclusive task that exists, by task id */
   tasks: Map<string, TaskState>
+  /** execute task id → its leaf */
+  leaves: Map<string, { goal: DerivedGoal; slot: DerivedSlot }>
 }
 
 export function meanScore(votes: readonly ScoreRecord[]): number {
@@ -171,7 +173,11 @@ export function derivePlan(plan: PlanState): DerivedPlan {
   // statuses need children first: settle bottom-up
   const ordered = [...goals.values()].sort((a, b) => b.depth - a.depth)
   for (const goal of ordered) settleGoal(goal, goals)
-  return { version: plan.version, goals, roots: roots.map((root) => root.id), tasks }
+  const leaves = new Map<string, { goal: DerivedGoal; slot: DerivedSlot }>()
+  for (const goal of goals.values()) {
+    for (const slot of goal.slots) if (slot.execute) leaves.set(slot.execute.id, { goal, slot })
+  }
+  return { version: plan.version, goals, roots: roots.map((root) => root.id), tasks, leaves }
 }
 
 function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskState>): DerivedGoal {

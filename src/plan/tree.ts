@@ -1,0 +1,196 @@
+/**
+ * The plan as a tree for people and tests: goal → competing proposals with
+ * their scores → accepted split → subgoals → child goals or leaves, each with
+ * its status. Plain JSON (it crosses from the role's worker to the UI), and
+ * a function of the derived plan only, so peers with the same records show
+ * the same tree.
+ */
+import type { Capability } from '../llm/types'
+import type { PlanRecord, Usage } from '../protocol/records'
+import type { DerivedGoal, DerivedPlan, DerivedSlot, GoalStatus, SlotStatus } from './derive'
+import { meanScore } from './derive'
+import type { TaskState } from './tasks'
+import type { PlanState } from './state'
+
+export interface TaskView {
+  id: string
+  status: TaskState['status']
+  epoch: number
+  holder: string | null
+  claimedAt: number | null
+  output: string | null
+  resultBy: string | null
+  failures: { from: string; detail: string }[]
+  gap: string | null
+}
+
+export interface ProposalView {
+  id: string
+  from: string
+  subgoals: { text: string; dependsOn: number[] }[]
+  rationale: string
+  votes: { from: string; score: number; notes: string }[]
+  mean: number | null
+  accepted: boolean
+  offline: boolean
+}
+
+export interface SlotView {
+  index: number
+  text: string
+  dependsOn: number[]
+  status: SlotStatus
+  nodeId: string | null
+  atomic: boolean | null
+  capped: boolean
+  capability: Capability | null
+  reason: string | null
+  classifyError: string | null
+  blocked: boolean
+  leaf: TaskView | null
+  goal: GoalView | null
+}
+
+export interface GoalView {
+  id: string
+  text: string
+  depth: number
+  status: GoalStatus
+  cancelled: boolean
+  createdBy: string
+  proposals: ProposalView[]
+  accepted: { proposal: string; basis: 'quorum' | 'deadline'; decidedBy: string; score: number } | null
+  slots: SlotView[]
+  rollup: TaskView
+}
+
+export interface UsageTotals {
+  calls: number
+  inputTokens: number
+  outputTokens: number
+  offlineCalls: number
+}
+
+export interface PlanTree {
+  goals: GoalView[]
+  progress: { leaves: number; leavesDone: number; leavesFailed: number; goals: number }
+  /** LLM usage by role, as the records report it */
+  usage: Record<'decomposer' | 'scorer' | 'executor', UsageTotals>
+}
+
+function taskView(task: TaskState): TaskView {
+  return {
+    id: task.id,
+    status: task.status,
+    epoch: task.epoch,
+    holder: task.released ? null : (task.holder?.from ?? null),
+    claimedAt: task.holder?.at ?? null,
+    output: task.result?.output ?? null,
+    resultBy: task.result?.from ?? null,
+    failures: task.failures.map((failure) => ({ from: failure.from, detail: failure.detail })),
+    gap: task.gap?.detail ?? null,
+  }
+}
+
+function slotView(slot: DerivedSlot, plan: DerivedPlan): SlotView {
+  const child = slot.child ? plan.goals.get(slot.child) : undefined
+  return {
+    index: slot.index,
+    text: slot.text,
+    dependsOn: slot.dependsOn,
+    status: slot.status,
+    nodeId: slot.id,
+    atomic: slot.node ? slot.node.atomic : null,
+    capped: slot.node?.capped ?? false,
+    capability: slot.capability,
+    reason: slot.node?.reason ?? null,
+    classifyError: slot.classifyFailure?.detail ?? null,
+    blocked: slot.blocked,
+    leaf: slot.execute ? taskView(slot.execute) : null,
+    goal: child ? goalView(child, plan) : null,
+  }
+}
+
+function goalView(goal: DerivedGoal, plan: DerivedPlan): GoalView {
+  return {
+    id: goal.id,
+    text: goal.text,
+    depth: goal.depth,
+    status: goal.status,
+    cancelled: goal.cancelled,
+    createdBy: goal.createdBy,
+    proposals: goal.proposals.map((proposal) => {
+      const votes = goal.votes.get(proposal.id) ?? []
+      return {
+        id: proposal.id,
+        from: proposal.from,
+        subgoals: proposal.subgoals,
+        rationale: proposal.rationale,
+        votes: votes.map((vote) => ({ from: vote.from, score: vote.score, notes: vote.notes })),
+        mean: votes.length ? meanScore(votes) : null,
+        accepted: goal.accepted?.id === proposal.id,
+        offline: proposal.usage.offline,
+      }
+    }),
+    accepted:
+      goal.accept && goal.accepted
+        ? {
+            proposal: goal.accepted.id,
+            basis: goal.accept.basis,
+            decidedBy: goal.accept.from,
+            // the final score of an accepted split is the mean of all its votes
+            score: meanScore(goal.votes.get(goal.accepted.id) ?? []),
+          }
+        : null,
+    slots: goal.slots.map((slot) => slotView(slot, plan)),
+    rollup: taskView(goal.rollup),
+  }
+}
+
+const ROLE_OF_KIND: Partial<Record<PlanRecord['kind'], keyof PlanTree['usage']>> = {
+  proposal: 'decomposer',
+  score: 'scorer',
+  node: 'scorer',
+  result: 'executor',
+}
+
+function addUsage(totals: UsageTotals, usage: Usage): void {
+  totals.calls++
+  totals.inputTokens += usage.inputTokens
+  totals.outputTokens += usage.outputTokens
+  if (usage.offline) totals.offlineCalls++
+}
+
+export function usageByRole(state: PlanState): PlanTree['usage'] {
+  const zero = (): UsageTotals => ({ calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0 })
+  const usage = { decomposer: zero(), scorer: zero(), executor: zero() }
+  for (const record of state.records()) {
+    if (record.kind === 'failure') {
+      if (!record.usage) continue
+      const role =
+        record.stage === 'decompose' ? 'decomposer' : record.stage === 'score' || record.stage === 'classify' ? 'scorer' : 'executor'
+      addUsage(usage[role], record.usage)
+      continue
+    }
+    const role = ROLE_OF_KIND[record.kind]
+    if (role && 'usage' in record) addUsage(usage[role], record.usage)
+  }
+  return usage
+}
+
+export function projectTree(plan: DerivedPlan, state: PlanState): PlanTree {
+  const goals = plan.roots.map((id) => goalView(plan.goals.get(id)!, plan))
+  let leaves = 0
+  let leavesDone = 0
+  let leavesFailed = 0
+  for (const { slot } of plan.leaves.values()) {
+    leaves++
+    if (slot.status === 'done') leavesDone++
+    else if (slot.status === 'failed') leavesFailed++
+  }
+  return {
+    goals,
+    progress: { leaves, leavesDone, leavesFailed, goals: plan.goals.size },
+    usage: usageByRole(state),
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * Claiming exclusive tasks: who claims, when, and when to let go.
+ *
+ * - Every live, eligible peer ranks the candidates for a task the same way
+ *   (rendezvous order). The first choice claims at once and starts at once;
+ *   the k-th claims only after k × STAGGER_MS with no claim, then waits the
+ *   claim window before starting. So claims rarely compete, and no fixed
+ *   wait sits on the critical path.
+ * - Competing claims in one epoch are settled by rendezvous rank, never by
+ *   timestamps: a peer whose clock is minutes off wins exactly as often as
+ *   any other.
+ * - A holder renews its lease by listing the task in its presence beats. A
+ *   holder not heard renewing for LEASE_TIMEOUT_MS (on the observer's own
+ *   clock) is taken over: the next epoch is claimed, the same way.
+ * - A holder that sees a better claim, a later epoch, or the task already
+ *   done, stops.
+ */
+import type { LlmTaskKind } from '../llm/types'
+import type { TaskType } from '../protocol/records'
+import type { ClaimRecord } from '../protocol/records'
+import { CLAIM_WINDOW_MS, LEASE_TIMEOUT_MS, STAGGER_MS, WARMUP_MS } from '../protocol/rules'
+import type { TaskState } from '../plan/tasks'
+import { abortWork, derived, emit, freeSlots, since, type PeerState, type Work } from './peer'
+import type { Effects } from './types'
+import { eligiblePeers, rankFor, type Eligibility } from './view'
+
+const WORK_KIND: Record<TaskType, LlmTaskKind> = {
+  decide: 'classify',
+  execute: 'execute',
+  rollup: 'rollup',
+}
+
+export function isHolder(peer: PeerState, task: TaskState, epoch?: number): boolean {
+  const holder = task.holder
+  return (
+    holder !== null &&
+    holder.from === peer.config.peerId &&
+    !task.released &&
+    (epoch === undefined || holder.epoch === epoch)
+  )
+}
+
+/** Has the current holder gone silent? Judged on this peer's clock only. */
+export function leaseExpired(peer: PeerState, task: TaskState, now: number): boolean {
+  const holder = task.holder
+  if (!holder || holder.from === peer.config.peerId) return false
+  const lease = peer.view.leases.get(task.id)
+  if (!lease || lease.holder !== holder.from || lease.epoch !== holder.epoch) {
+    // first sight of this holder: its lease runs from now
+    peer.view.leases.set(task.id, { holder: holder.from, epoch: holder.epoch, renewedAt: now })
+    return false
+  }
+  return now - lease.renewedAt > LEASE_TIMEOUT_MS
+}
+
+/**
+ * Claim `task` if it is free (never claimed, given back, or its holder went
+ * silent) and it is this peer's turn in the rendezvous order.
+ */
+export function maybeClaim(
+  peer: PeerState,
+  fx: Effects,
+  task: TaskState,
+  want: Eligibility,
+  now: number,
+): boolean {
+  if (now - peer.startedAt < WARMUP_MS || !peer.healthy || freeSlots(peer) <= 0) return false
+  const me = peer.config.peerId
+  if (task.status === 'done' || task.status === 'failed' || task.failedBy.has(me)) return false
+  if (hasWork(peer, task.id)) return false
+  const exclude = new Set(task.failedBy)
+  if (task.holder && !task.released) {
+    if (task.holder.from === me) return false
+    if (!leaseExpired(peer, task, now)) return false
+    exclude.add(task.holder.from)
+  }
+  const epoch = task.epoch + 1
+  const readyAt = since(peer, `claimable:${task.id}:${epoch}`, now)
+  const eligible = eligiblePeers(peer.view, { peerId: me, eligible: true }, { ...want, exclude }, now)
+  const rank = rankFor(task.id, me, eligible)
+  if (rank < 0 || now < readyAt + rank * STAGGER_MS) return false
+  emit<ClaimRecord>(peer, fx, {
+    kind: 'claim',
+    task: task.id,
+    taskType: task.type,
+    subject: task.subject,
+    epoch,
+    at: now,
+  })
+  peer.work.set(claimRequestId(task.id, epoch), {
+    requestId: claimRequestId(task.id, epoch),
+    kind: WORK_KIND[task.type],
+    subject: task.subject,
+    task: task.id,
+    epoch,
+    since: rank === 0 ? -Infinity : now,
+    started: false,
+    llm: null,
+  })
+  fx.events.push({ type: 'claimed', task: task.id, epoch, designated: rank === 0 })
+  return true
+}
+
+export function claimRequestId(task: string, epoch: number): string {
+  return `claim:${task}:${epoch}`
+}
+
+export function hasWork(peer: PeerState, task: string): boolean {
+  for (const work of peer.work.values()) if (work.task === task) return true
+  return false
+}
+
+/**
+ * Review this peer's claims and running task work:
+ * - claims whose window has passed (or first choices) and that still win are
+ *   handed to `begin`;
+ * - work on a task this peer no longer holds, or that is done, is dropped.
+ * Also resumes tasks this peer holds but has no work for (after a restart).
+ */
+export function reviewClaims(
+  peer: PeerState,
+  fx: Effects,
+  now: number,
+  begin: (claim: Work, task: TaskState) => void,
+  stillWanted: (task: TaskState) => boolean,
+): void {
+  const tasks = derived(peer).tasks
+  for (const work of [...peer.work.values()]) {
+    if (work.task === undefined) continue
+    const task = tasks.get(work.task)
+    if (!task || !isHolder(peer, task, work.epoch) || !stillWanted(task)) {
+      abortWork(peer, fx, work, 'no longer the holder, or the task is settled')
+      continue
+    }
+    if (!work.started && now - work.since >= CLAIM_WINDOW_MS) {
+      peer.work.delete(work.requestId)
+      begin(work, task)
+    }
+  }
+  for (const task of tasks.values()) {
+    if (!isHolder(peer, task) || hasWork(peer, task.id) || !stillWanted(task)) continue
+    if (freeSlots(peer) <= 0) break
+    // held by this peer but nothing running: it restarted mid-task; carry on
+    const epoch = task.holder!.epoch
+    const resume: Work = {
+      requestId: claimRequestId(task.id, epoch),
+      kind: WORK_KIND[task.type],
+      subject: task.subject,
+      task: task.id,
+      epoch,
+      since: -Infinity,
+      started: false,
+      llm: null,
+    }
+    begin(resume, task)
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * Decomposer: proposes a split of every open goal into 2 to 6 subgoals.
+ *
+ * The MAX_PROPOSALS_PER_GOAL first decomposers in rendezvous order for a
+ * goal propose at once; the others step in only if the goal still has too
+ * few proposals after FALLBACK_AFTER_MS (the first ones died or failed).
+ */
+import type { FailureRecord, ProposalRecord } from '../protocol/records'
+import { MAX_RATIONALE, MAX_SUBGOAL_TEXT } from '../protocol/limits'
+import {
+  FALLBACK_AFTER_MS,
+  MAX_PROPOSALS_PER_GOAL,
+  QUORUM_VOTES,
+  WARMUP_MS,
+} from '../protocol/rules'
+import type { DerivedGoal } from '../plan/derive'
+import { clip, failureDetail } from './text'
+import { derived, emit, freeSlots, since, startLlm, type PeerState, type RoleLogic } from './peer'
+import type { Effects } from './types'
+import { eligiblePeers, rankFor } from './view'
+
+function wantsProposal(peer: PeerState, goal: DerivedGoal): boolean {
+  const me = peer.config.peerId
+  return (
+    !goal.cancelled &&
+    !goal.accept &&
+    !peer.work.has(`decompose:${goal.id}`) &&
+    !goal.proposals.some((proposal) => proposal.from === me) &&
+    !peer.plan.failures(goal.id).some((failure) => failure.from === me && failure.stage === 'decompose')
+  )
+}
+
+function maybePropose(peer: PeerState, fx: Effects, goal: DerivedGoal, now: number): void {
+  const me = peer.config.peerId
+  const eligible = eligiblePeers(peer.view, { peerId: me, eligible: true }, { role: 'decomposer' }, now)
+  const rank = rankFor(goal.id, me, eligible)
+  const fallback =
+    now - since(peer, `seen:${goal.id}`, now) >= FALLBACK_AFTER_MS && goal.proposals.length < QUORUM_VOTES
+  if (rank < 0 || (rank >= MAX_PROPOSALS_PER_GOAL && !fallback)) return
+  startLlm(
+    peer,
+    fx,
+    { requestId: `decompose:${goal.id}`, kind: 'decompose', subject: goal.id, since: now, started: false, llm: null },
+    { kind: 'decompose', path: goal.path, depth: goal.depth, maxDepth: goal.maxDepth },
+  )
+}
+
+export const decomposer: RoleLogic = {
+  onLlm(peer, fx, work, outcome) {
+    if (outcome.ok && outcome.kind === 'decompose') {
+      const value = outcome.value as ProposalRecord['subgoals'] extends infer S
+        ? { subgoals: S; rationale: string }
+        : never
+      emit<ProposalRecord>(peer, fx, {
+        kind: 'proposal',
+        goal: work.subject,
+        subgoals: value.subgoals.map((subgoal) => ({
+          text: clip(subgoal.text, MAX_SUBGOAL_TEXT),
+          dependsOn: [...subgoal.dependsOn],
+        })),
+        rationale: clip(value.rationale, MAX_RATIONALE),
+        usage: outcome.usage,
+      })
+    } else {
+      emit<FailureRecord>(peer, fx, {
+        kind: 'failure',
+        subject: work.subject,
+        stage: 'decompose',
+        epoch: 0,
+        index: -1,
+        detail: failureDetail(outcome),
+        usage: outcome.usage,
+      })
+    }
+  },
+
+  reconcile(peer, fx, now) {
+    if (now - peer.startedAt < WARMUP_MS || !peer.healthy) return
+    for (const goal of derived(peer).goals.values()) {
+      if (freeSlots(peer) <= 0) return
+      if (wantsProposal(peer, goal)) maybePropose(peer, fx, goal, now)
+    }
+  },
+}

@@ -1,0 +1,109 @@
+/**
+ * Executor: claims leaves that match its capabilities, runs them through the
+ * LLM with their dependencies' results, and publishes the result; and claims
+ * roll-ups (writing a goal's combined result once all its subgoals settled;
+ * the root goal's roll-up is the final plan document).
+ */
+import type { FailureRecord, ResultRecord } from '../protocol/records'
+import { MAX_OUTPUT } from '../protocol/limits'
+import { dependencyOutputs, readyToRollUp } from '../plan/derive'
+import type { TaskState } from '../plan/tasks'
+import { isHolder, maybeClaim, reviewClaims } from './claims'
+import { clip, failureDetail } from './text'
+import { derived, emit, startLlm, type PeerState, type RoleLogic, type Work } from './peer'
+import type { Effects } from './types'
+
+function begin(peer: PeerState, fx: Effects, claim: Work, task: TaskState): void {
+  const plan = derived(peer)
+  const work: Work = { ...claim, requestId: `${task.type}:${task.id}:${claim.epoch}` }
+  if (task.type === 'execute') {
+    const leaf = plan.leaves.get(task.id)
+    const dependencies = leaf ? dependencyOutputs(leaf.goal, leaf.slot) : null
+    if (!leaf || !dependencies || !leaf.slot.capability) {
+      peer.work.set(claim.requestId, claim) // not runnable yet: keep holding
+      return
+    }
+    startLlm(peer, fx, work, {
+      kind: 'execute',
+      path: leaf.goal.path,
+      task: leaf.slot.text,
+      capability: leaf.slot.capability,
+      dependencies,
+    })
+  } else if (task.type === 'rollup') {
+    const goal = plan.goals.get(task.subject)
+    if (!goal) return
+    startLlm(peer, fx, work, {
+      kind: 'rollup',
+      path: goal.path,
+      parts: goal.slots.map((slot) => ({
+        text: slot.text,
+        output: slot.output ?? '(not done: this part failed or was cancelled)',
+      })),
+    })
+  }
+}
+
+function stillWanted(peer: PeerState, task: TaskState): boolean {
+  if (task.type === 'decide' || task.status === 'done' || task.status === 'failed') return false
+  const plan = derived(peer)
+  const goal = task.type === 'execute' ? plan.leaves.get(task.id)?.goal : plan.goals.get(task.subject)
+  return goal !== undefined && !goal.cancelled
+}
+
+export const executor: RoleLogic = {
+  onLlm(peer, fx, work, outcome) {
+    const task = derived(peer).tasks.get(work.task!)
+    if (!task || !isHolder(peer, task, work.epoch) || task.result) {
+      if (outcome.ok) peer.counters.wastedExecutions++
+      fx.events.push({ type: 'output-dropped', request: work.requestId, kind: work.kind, why: 'lost the task meanwhile' })
+      return
+    }
+    if (outcome.ok && (outcome.kind === 'execute' || outcome.kind === 'rollup')) {
+      peer.counters.executed.push(task.id)
+      emit<ResultRecord>(peer, fx, {
+        kind: 'result',
+        task: task.id,
+        epoch: work.epoch!,
+        output: clip((outcome.value as { output: string }).output, MAX_OUTPUT),
+        usage: outcome.usage,
+      })
+    } else {
+      // give the task back: another executor may try it in the next epoch
+      emit<FailureRecord>(peer, fx, {
+        kind: 'failure',
+        subject: task.id,
+        stage: task.type === 'rollup' ? 'rollup' : 'execute',
+        epoch: work.epoch!,
+        index: -1,
+        detail: failureDetail(outcome),
+        usage: outcome.usage,
+      })
+    }
+  },
+
+  reconcile(peer, fx, now) {
+    const plan = derived(peer)
+    const capabilities = peer.config.capabilities
+    for (const goal of plan.goals.values()) {
+      if (goal.cancelled) continue
+      for (const slot of goal.slots) {
+        const task = slot.execute
+        if (!task || !slot.capability || !capabilities.includes(slot.capability)) continue
+        if (slot.status === 'open' || slot.status === 'claimed') {
+          maybeClaim(peer, fx, task, { role: 'executor', capability: slot.capability }, now)
+        }
+      }
+      if (readyToRollUp(goal) && capabilities.includes('can_write_text')) {
+        maybeClaim(peer, fx, goal.rollup, { role: 'executor', capability: 'can_write_text' }, now)
+      }
+    }
+    reviewClaims(
+      peer,
+      fx,
+      now,
+      (claim, task) => begin(peer, fx, claim, task),
+      (task) => stillWanted(peer, task),
+    )
+  },
+}

@@ -1,0 +1,274 @@
+/**
+ * The peer core: plan state, the swarm as this peer hears it, and the
+ * role's bookkeeping, advanced by `step(peer, inputs, now)`.
+ *
+ * Role logic is level-triggered: after every batch of inputs, each role looks
+ * at the whole derived plan and asks "what should I be doing now?". Nothing
+ * depends on the order in which inputs arrived, and a duplicate input is a
+ * no-op, so reordering and duplication by gossip cannot change an outcome.
+ */
+import type { LlmTask, LlmTaskKind } from '../llm/types'
+import { taskId } from '../protocol/ids'
+import {
+  stamp,
+  type CancelRecord,
+  type Draft,
+  type GoalRecord,
+  type PlanRecord,
+  type Presence,
+  type WireRecord,
+} from '../protocol/records'
+import { PRESENCE_INTERVAL_MS } from '../protocol/rules'
+import { derivePlan, type DerivedPlan } from '../plan/derive'
+import { PlanState } from '../plan/state'
+import { createView, hearPresence, type SwarmView } from './view'
+import { emptyEffects, type Command, type Effects, type PeerConfig, type PeerInput } from './types'
+
+/** An LLM call (or a claimed task waiting for its window) this peer is busy with. */
+export interface Work {
+  requestId: string
+  kind: LlmTaskKind
+  /** the goal, proposal or task the work is for */
+  subject: string
+  /** exclusive tasks: the task id and the epoch this peer claimed */
+  task?: string
+  epoch?: number
+  /** classify: which subgoal */
+  index?: number
+  /** local time the claim was published (claims) or the call started */
+  since: number
+  /** false while a claim waits out its window before the call starts */
+  started: boolean
+  llm: LlmTask | null
+}
+
+export interface Counters {
+  llmCalls: Record<LlmTaskKind, number>
+  /** execute/rollup calls that finished but whose output was not published */
+  wastedExecutions: number
+  aborted: number
+  /** task ids this peer finished an execute/rollup call for (ok), for the simulator */
+  executed: string[]
+}
+
+export interface PeerState {
+  config: PeerConfig
+  plan: PlanState
+  view: SwarmView
+  /** local time this run of the peer started; also its presence `boot` */
+  startedAt: number
+  seq: number
+  lastBeatAt: number
+  beatDue: boolean
+  healthy: boolean
+  unhealthySince: number
+  lastError: string | null
+  work: Map<string, Work>
+  /** local times at which something was first observed, keyed by a role-chosen string */
+  firstSeen: Map<string, number>
+  counters: Counters
+  derivedCache: DerivedPlan | null
+}
+
+/** How long after an auth or network failure a peer tries its provider again. */
+export const HEALTH_RETRY_MS = 30_000
+/** Answering a newcomer's beat at once, but not more often than this. */
+const MIN_BEAT_GAP_MS = 500
+
+export function createPeer(config: PeerConfig, now: number, plan = new PlanState()): PeerState {
+  return {
+    config: { ...config, capabilities: [...config.capabilities] },
+    plan,
+    view: createView(),
+    startedAt: now,
+    seq: 0,
+    lastBeatAt: -Infinity,
+    beatDue: true,
+    healthy: true,
+    unhealthySince: 0,
+    lastError: null,
+    work: new Map(),
+    firstSeen: new Map(),
+    counters: {
+      llmCalls: { decompose: 0, score: 0, classify: 0, execute: 0, rollup: 0 },
+      wastedExecutions: 0,
+      aborted: 0,
+      executed: [],
+    },
+    derivedCache: null,
+  }
+}
+
+export function derived(peer: PeerState): DerivedPlan {
+  if (!peer.derivedCache || peer.derivedCache.version !== peer.plan.version) {
+    peer.derivedCache = derivePlan(peer.plan)
+  }
+  return peer.derivedCache
+}
+
+/** First time `key` was observed, remembered from now on. */
+export function since(peer: PeerState, key: string, now: number): number {
+  let at = peer.firstSeen.get(key)
+  if (at === undefined) {
+    at = now
+    peer.firstSeen.set(key, at)
+  }
+  return at
+}
+
+/** Stamp a draft as this peer's record, apply it locally, and queue it for publishing. */
+export function emit<R extends WireRecord>(
+  peer: PeerState,
+  fx: Effects,
+  draft: Omit<Draft<R>, 'room' | 'from'>,
+): R {
+  const record = stamp<R>({ ...draft, room: peer.config.room, from: peer.config.peerId } as Draft<R>)
+  if (record.kind !== 'presence') peer.plan.add(record as PlanRecord)
+  fx.publish.push(record)
+  return record
+}
+
+export function startLlm(peer: PeerState, fx: Effects, work: Work, task: LlmTask): void {
+  work.llm = task
+  work.started = true
+  peer.work.set(work.requestId, work)
+  peer.counters.llmCalls[task.kind]++
+  fx.startLlm.push({ id: work.requestId, task })
+  fx.events.push({ type: 'llm-started', request: work.requestId, kind: task.kind })
+}
+
+export function abortWork(peer: PeerState, fx: Effects, work: Work, why: string): void {
+  peer.work.delete(work.requestId)
+  if (work.started) {
+    peer.counters.aborted++
+    fx.abortLlm.push(work.requestId)
+    fx.events.push({ type: 'llm-aborted', request: work.requestId, kind: work.kind, why })
+  }
+}
+
+export function freeSlots(peer: PeerState): number {
+  return peer.config.capacity - peer.work.size
+}
+
+function handleCommand(peer: PeerState, fx: Effects, command: Command, now: number): void {
+  switch (command.type) {
+    case 'submit-goal':
+      emit<GoalRecord>(peer, fx, {
+        kind: 'goal',
+        text: command.text.trim(),
+        createdAt: now,
+        maxDepth: command.maxDepth ?? 3,
+      })
+      break
+    case 'cancel-goal':
+      emit<CancelRecord>(peer, fx, { kind: 'cancel', goal: command.goal, reason: command.reason ?? '', at: now })
+      break
+    case 'set-capabilities':
+      peer.config.capabilities = [...command.capabilities]
+      peer.beatDue = true
+      break
+  }
+}
+
+function beat(peer: PeerState, fx: Effects, now: number): void {
+  const holding = [...peer.work.values()]
+    .map((work) => work.task)
+    .filter((task): task is string => task !== undefined)
+  peer.seq++
+  peer.lastBeatAt = now
+  peer.beatDue = false
+  emit<Presence>(peer, fx, {
+    kind: 'presence',
+    role: peer.config.role,
+    capabilities: peer.config.role === 'executor' ? peer.config.capabilities : [],
+    holding: [...new Set(holding)].slice(0, 64),
+    load: peer.work.size,
+    capacity: peer.config.capacity,
+    healthy: peer.healthy,
+    model: peer.config.model,
+    offline: peer.config.offline,
+    boot: peer.startedAt,
+    seq: peer.seq,
+  })
+}
+
+export type RoleLogic = {
+  /** an LLM call finished: publish what it produced, if it still counts */
+  onLlm(peer: PeerState, fx: Effects, work: Work, outcome: Extract<PeerInput, { type: 'llm' }>['outcome'], now: number): void
+  /** look at the plan and do what this role should be doing now */
+  reconcile(peer: PeerState, fx: Effects, now: number): void
+}
+
+export function stepPeer(
+  peer: PeerState,
+  logic: RoleLogic,
+  inputs: PeerInput | readonly PeerInput[],
+  now: number,
+): Effects {
+  const fx = emptyEffects()
+  for (const input of Array.isArray(inputs) ? inputs : [inputs as PeerInput]) {
+    switch (input.type) {
+      case 'record':
+        if (input.record.room === peer.config.room) peer.plan.add(input.record)
+        break
+      case 'presence':
+        if (input.presence.from !== peer.config.peerId && input.presence.room === peer.config.room) {
+          const known = peer.view.peers.has(input.presence.from)
+          if (hearPresence(peer.view, input.presence, now) && !known) peer.beatDue = true
+        }
+        break
+      case 'llm': {
+        const work = peer.work.get(input.requestId)
+        if (!work) break // aborted meanwhile, or a duplicate answer
+        peer.work.delete(input.requestId)
+        fx.events.push({ type: 'llm-finished', request: work.requestId, kind: work.kind, ok: input.outcome.ok })
+        trackHealth(peer, fx, input.outcome, now)
+        logic.onLlm(peer, fx, work, input.outcome, now)
+        break
+      }
+      case 'command':
+        handleCommand(peer, fx, input.command, now)
+        break
+      case 'tick':
+        break
+    }
+  }
+  if (!peer.healthy && now - peer.unhealthySince >= HEALTH_RETRY_MS) setHealthy(peer, fx, true, null, now)
+  logic.reconcile(peer, fx, now)
+  const publishesPresence = peer.config.role !== 'observer'
+  const beatGapOk = now - peer.lastBeatAt >= MIN_BEAT_GAP_MS
+  if (publishesPresence && ((peer.beatDue && beatGapOk) || now - peer.lastBeatAt >= PRESENCE_INTERVAL_MS)) {
+    beat(peer, fx, now)
+  }
+  return fx
+}
+
+function setHealthy(peer: PeerState, fx: Effects, healthy: boolean, error: string | null, now: number) {
+  if (peer.healthy === healthy && peer.lastError === error) return
+  peer.healthy = healthy
+  peer.lastError = error
+  if (!healthy) peer.unhealthySince = now
+  peer.beatDue = true
+  fx.events.push({ type: 'health', healthy, ...(error ? { error } : {}) })
+}
+
+/** A bad key or an unreachable provider makes this peer step aside until it may work again. */
+function trackHealth(
+  peer: PeerState,
+  fx: Effects,
+  outcome: Extract<PeerInput, { type: 'llm' }>['outcome'],
+  now: number,
+): void {
+  if (outcome.ok) {
+    if (!peer.healthy || peer.lastError) setHealthy(peer, fx, true, null, now)
+    return
+  }
+  const kind = (outcome as { errorKind?: string }).errorKind
+  if (kind === 'auth' || kind === 'unreachable' || kind === 'rate-limit') {
+    setHealthy(peer, fx, false, outcome.error, now)
+  } else {
+    peer.lastError = outcome.error
+  }
+}
+
+export { taskId }

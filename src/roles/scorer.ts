@@ -1,0 +1,264 @@
+/**
+ * Scorer: rates competing splits, decides acceptance, classifies the
+ * accepted split's subgoals, and watches for leaves nobody claims.
+ *
+ * Deciding a goal is an exclusive task (see claims.ts): one scorer at a time
+ * holds it, so one accept and one classification per subgoal are published
+ * however many scorers there are, and every child goal is created once.
+ */
+import type { LlmOutcome } from '../llm/types'
+import type {
+  AcceptRecord,
+  FailureRecord,
+  NodeRecord,
+  ReannounceRecord,
+  ScoreRecord,
+} from '../protocol/records'
+import { MAX_VOTES } from '../protocol/limits'
+import {
+  ACCEPT_DEADLINE_MS,
+  CAPABILITY_GAP_AFTER_MS,
+  FALLBACK_AFTER_MS,
+  MAX_SCORES_PER_PROPOSAL,
+  QUORUM_SCORE,
+  QUORUM_VOTES,
+  REANNOUNCE_AFTER_MS,
+  STAGGER_MS,
+  WARMUP_MS,
+} from '../protocol/rules'
+import { meanScore, readyToRollUp, type DerivedGoal } from '../plan/derive'
+import type { TaskState } from '../plan/tasks'
+import { isHolder, maybeClaim, reviewClaims } from './claims'
+import { clip, failureDetail } from './text'
+import { derived, emit, freeSlots, since, startLlm, type PeerState, type RoleLogic, type Work } from './peer'
+import type { Effects } from './types'
+import { eligiblePeers, rankFor } from './view'
+
+interface Candidate {
+  proposal: string
+  basis: AcceptRecord['basis']
+  votes: string[]
+}
+
+/** The acceptance rule, applied to this peer's view of the votes. */
+export function acceptCandidate(goal: DerivedGoal, deadlinePassed: boolean): Candidate | null {
+  let best: { proposal: string; mean: number; quorum: boolean; votes: ScoreRecord[] } | null = null
+  for (const proposal of goal.proposals) {
+    const votes = goal.votes.get(proposal.id) ?? []
+    if (votes.length < QUORUM_VOTES) continue
+    const quorum = votes.filter((vote) => vote.score >= QUORUM_SCORE).length >= QUORUM_VOTES
+    if (!quorum && !deadlinePassed) continue
+    const mean = meanScore(votes)
+    const better =
+      best === null ||
+      (quorum && !best.quorum) ||
+      (quorum === best.quorum && (mean > best.mean || (mean === best.mean && proposal.id < best.proposal)))
+    if (better) best = { proposal: proposal.id, mean, quorum, votes }
+  }
+  if (!best) return null
+  return {
+    proposal: best.proposal,
+    basis: best.quorum ? 'quorum' : 'deadline',
+    votes: best.votes.map((vote) => vote.id).slice(0, MAX_VOTES),
+  }
+}
+
+function deadlinePassed(peer: PeerState, goal: DerivedGoal, now: number): boolean {
+  if (goal.proposals.length === 0) return false
+  return now - since(peer, `proposals:${goal.id}`, now) >= ACCEPT_DEADLINE_MS
+}
+
+function decideIncomplete(goal: DerivedGoal | undefined): boolean {
+  if (!goal || goal.cancelled) return false
+  if (!goal.accept) return true
+  return goal.slots.some((slot) => !slot.node && !slot.classifyFailure)
+}
+
+function scoreProposals(peer: PeerState, fx: Effects, goal: DerivedGoal, now: number): void {
+  const me = peer.config.peerId
+  for (const proposal of goal.proposals) {
+    if (freeSlots(peer) <= 0) return
+    const requestId = `score:${proposal.id}`
+    const votes = goal.votes.get(proposal.id) ?? []
+    if (peer.work.has(requestId) || votes.some((vote) => vote.from === me)) continue
+    if (peer.plan.failures(proposal.id).some((failure) => failure.from === me)) continue
+    const eligible = eligiblePeers(peer.view, { peerId: me, eligible: peer.healthy }, { role: 'scorer' }, now)
+    const rank = rankFor(proposal.id, me, eligible)
+    const seenAt = since(peer, `seen:${proposal.id}`, now)
+    const fallback = now - seenAt >= FALLBACK_AFTER_MS && votes.length < QUORUM_VOTES
+    if (rank < 0 || (rank >= MAX_SCORES_PER_PROPOSAL && !fallback)) continue
+    const work: Work = { requestId, kind: 'score', subject: proposal.id, since: now, started: false, llm: null }
+    startLlm(peer, fx, work, {
+      kind: 'score',
+      path: goal.path,
+      subgoals: proposal.subgoals,
+      rationale: proposal.rationale,
+    })
+  }
+}
+
+/** The decider's work: publish the accept if none counts yet, then classify every subgoal. */
+function beginDecide(peer: PeerState, fx: Effects, claim: Work, task: TaskState, now: number): void {
+  let goal = derived(peer).goals.get(task.subject)
+  if (!goal) return
+  if (!goal.accept) {
+    const candidate = acceptCandidate(goal, deadlinePassed(peer, goal, now))
+    if (!candidate) {
+      peer.work.set(claim.requestId, claim) // keep holding; decide when the votes are in
+      return
+    }
+    emit<AcceptRecord>(peer, fx, { kind: 'accept', goal: goal.id, ...candidate, epoch: claim.epoch! })
+    goal = derived(peer).goals.get(task.subject)!
+  }
+  for (const slot of goal.slots) {
+    if (slot.node || slot.classifyFailure) continue
+    const requestId = `classify:${task.id}:${claim.epoch}:${slot.index}`
+    if (peer.work.has(requestId)) continue
+    const work: Work = {
+      requestId,
+      kind: 'classify',
+      subject: goal.id,
+      task: task.id,
+      epoch: claim.epoch!,
+      index: slot.index,
+      since: now,
+      started: false,
+      llm: null,
+    }
+    startLlm(peer, fx, work, {
+      kind: 'classify',
+      path: goal.path,
+      subgoal: slot.text,
+      siblings: goal.slots.filter((other) => other !== slot).map((other) => other.text),
+      depth: goal.depth + 1,
+      maxDepth: goal.maxDepth,
+    })
+  }
+}
+
+function onClassified(peer: PeerState, fx: Effects, work: Work, outcome: LlmOutcome): void {
+  const plan = derived(peer)
+  const task = plan.tasks.get(work.task!)
+  const goal = plan.goals.get(work.subject)
+  const slot = goal?.slots[work.index!]
+  if (!task || !goal || !slot || !isHolder(peer, task, work.epoch) || slot.node) {
+    fx.events.push({ type: 'output-dropped', request: work.requestId, kind: 'classify', why: 'no longer deciding' })
+    return
+  }
+  if (!outcome.ok || outcome.kind !== 'classify') {
+    emit<FailureRecord>(peer, fx, {
+      kind: 'failure',
+      subject: task.id,
+      stage: 'classify',
+      epoch: work.epoch!,
+      index: slot.index,
+      detail: failureDetail(outcome),
+      usage: outcome.usage,
+    })
+    return
+  }
+  const value = outcome.value as { atomic: boolean; capability: NodeRecord['capability']; reason: string }
+  const atCap = goal.depth + 1 >= goal.maxDepth
+  emit<NodeRecord>(peer, fx, {
+    kind: 'node',
+    goal: goal.id,
+    proposal: goal.accepted!.id,
+    index: slot.index,
+    atomic: atCap || value.atomic,
+    capped: atCap && !value.atomic,
+    capability: value.capability,
+    reason: clip(value.reason, 400),
+    epoch: work.epoch!,
+    usage: outcome.usage,
+  })
+}
+
+/**
+ * A ready leaf (or roll-up) unclaimed for REANNOUNCE_AFTER_MS is re-announced
+ * once; still unclaimed CAPABILITY_GAP_AFTER_MS later, it fails as a
+ * capability gap. Scorers share this watch in rendezvous order.
+ */
+function watchUnclaimed(peer: PeerState, fx: Effects, task: TaskState, now: number): void {
+  if (task.status !== 'open' || task.gap) return
+  const epoch = task.epoch + 1
+  const me = peer.config.peerId
+  const eligible = eligiblePeers(peer.view, { peerId: me, eligible: true }, { role: 'scorer' }, now)
+  const turn = Math.max(0, rankFor(`watch:${task.id}`, me, eligible)) * STAGGER_MS
+  const reannounced = peer.plan.taskRecords(task.id).reannounces.some((r) => r.epoch === epoch)
+  if (!reannounced) {
+    if (now - since(peer, `unclaimed:${task.id}:${epoch}`, now) >= REANNOUNCE_AFTER_MS + turn) {
+      emit<ReannounceRecord>(peer, fx, { kind: 'reannounce', task: task.id, epoch, at: now })
+    }
+    return
+  }
+  if (now - since(peer, `reannounced:${task.id}:${epoch}`, now) >= CAPABILITY_GAP_AFTER_MS + turn) {
+    emit<FailureRecord>(peer, fx, {
+      kind: 'failure',
+      subject: task.id,
+      stage: 'capability-gap',
+      epoch,
+      index: -1,
+      detail: 'nobody present claimed it: no live executor has the capability it needs',
+      usage: null,
+    })
+  }
+}
+
+export const scorer: RoleLogic = {
+  onLlm(peer, fx, work, outcome) {
+    if (work.kind === 'classify') return onClassified(peer, fx, work, outcome)
+    const proposal = peer.plan.proposals.get(work.subject)
+    if (!proposal) return
+    if (outcome.ok && outcome.kind === 'score') {
+      const value = outcome.value as { score: number; notes: string }
+      emit<ScoreRecord>(peer, fx, {
+        kind: 'score',
+        goal: proposal.goal,
+        proposal: proposal.id,
+        score: Math.min(1, Math.max(0, value.score)),
+        notes: clip(value.notes, 600),
+        usage: outcome.usage,
+      })
+    } else {
+      emit<FailureRecord>(peer, fx, {
+        kind: 'failure',
+        subject: proposal.id,
+        stage: 'score',
+        epoch: 0,
+        index: -1,
+        detail: failureDetail(outcome),
+        usage: outcome.usage,
+      })
+    }
+  },
+
+  reconcile(peer, fx, now) {
+    const plan = derived(peer)
+    const warm = now - peer.startedAt >= WARMUP_MS
+    for (const goal of plan.goals.values()) {
+      if (goal.cancelled) continue
+      if (!goal.accept) {
+        if (warm && peer.healthy) scoreProposals(peer, fx, goal, now)
+        if (acceptCandidate(goal, deadlinePassed(peer, goal, now))) {
+          maybeClaim(peer, fx, goal.decide, { role: 'scorer' }, now)
+        }
+      } else if (decideIncomplete(goal)) {
+        // the holder went silent mid-classification: take over
+        maybeClaim(peer, fx, goal.decide, { role: 'scorer' }, now)
+      }
+      if (warm) {
+        for (const slot of goal.slots) {
+          if (slot.execute && slot.status === 'open') watchUnclaimed(peer, fx, slot.execute, now)
+        }
+        if (readyToRollUp(goal)) watchUnclaimed(peer, fx, goal.rollup, now)
+      }
+    }
+    reviewClaims(
+      peer,
+      fx,
+      now,
+      (claim, task) => beginDecide(peer, fx, claim, task, now),
+      (task) => task.type === 'decide' && decideIncomplete(derived(peer).goals.get(task.subject)),
+    )
+  },
+}

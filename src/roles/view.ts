@@ -1,0 +1,77 @@
+/**
+ * Who is alive, as this peer hears it: the latest presence beat of every
+ * other peer, stamped with the LOCAL time it arrived. Liveness and leases are
+ * judged on this peer's own clock only, so a peer whose clock is minutes off
+ * is judged exactly like any other.
+ */
+import type { Capability } from '../llm/types'
+import { rendezvousOrder } from '../protocol/hash'
+import type { Presence, Role } from '../protocol/records'
+import { PRESENCE_TTL_MS } from '../protocol/rules'
+
+export interface PeerSighting {
+  presence: Presence
+  /** local time the latest beat arrived */
+  heardAt: number
+}
+
+export interface SwarmView {
+  peers: Map<string, PeerSighting>
+  /** per task id: the holder whose lease we track and when we last saw it renewed (local time) */
+  leases: Map<string, { holder: string; epoch: number; renewedAt: number }>
+}
+
+export function createView(): SwarmView {
+  return { peers: new Map(), leases: new Map() }
+}
+
+/** Record a beat. Returns false for a stale or replayed one ((boot, seq) must grow). */
+export function hearPresence(view: SwarmView, presence: Presence, now: number): boolean {
+  const known = view.peers.get(presence.from)
+  if (known) {
+    const old = known.presence
+    const newer = presence.boot > old.boot || (presence.boot === old.boot && presence.seq > old.seq)
+    if (!newer) return false
+  }
+  view.peers.set(presence.from, { presence, heardAt: now })
+  for (const task of presence.holding) {
+    const lease = view.leases.get(task)
+    if (lease && lease.holder === presence.from) lease.renewedAt = now
+  }
+  return true
+}
+
+export function isAlive(view: SwarmView, peer: string, now: number): boolean {
+  const sighting = view.peers.get(peer)
+  return sighting !== undefined && now - sighting.heardAt <= PRESENCE_TTL_MS
+}
+
+export interface Eligibility {
+  role: Role
+  capability?: Capability
+  exclude?: ReadonlySet<string>
+}
+
+/** Live, healthy peers that could do a piece of work (this peer included when it qualifies). */
+export function eligiblePeers(
+  view: SwarmView,
+  self: { peerId: string; eligible: boolean },
+  want: Eligibility,
+  now: number,
+): string[] {
+  const peers: string[] = []
+  if (self.eligible && !want.exclude?.has(self.peerId)) peers.push(self.peerId)
+  for (const [peer, { presence, heardAt }] of view.peers) {
+    if (peer === self.peerId || now - heardAt > PRESENCE_TTL_MS) continue
+    if (presence.role !== want.role || !presence.healthy || want.exclude?.has(peer)) continue
+    if (want.capability && !presence.capabilities.includes(want.capability)) continue
+    peers.push(peer)
+  }
+  return peers
+}
+
+/** This peer's place in the rendezvous order for `subject` (0 = first choice); -1 if not eligible. */
+export function rankFor(subject: string, peerId: string, eligible: readonly string[]): number {
+  if (!eligible.includes(peerId)) return -1
+  return rendezvousOrder(subject, eligible).indexOf(peerId)
+}

@@ -1,3 +1,8 @@
+import type { PrivateKey } from '@libp2p/interface'
+import type { NetLogger } from './log'
+
+export type { NetLogger } from './log'
+
 /**
  * The contract between the network layer and the rest of the peer.
  *
@@ -33,4 +38,146 @@ export interface RecordStore {
    * Never throws: bad input gives 'reject' (and a log line).
    */
   add(bytes: Uint8Array, from: string): Promise<Verdict>
+}
+
+// ---------------------------------------------------------------------------
+// The swarm node: what src/net offers the rest of the peer.
+// createSwarmNode comes in two variants with the same SwarmNode result:
+//   src/net/node.browser.ts (tabs: WebSockets + circuit relay + WebRTC)
+//   src/net/node.node.ts    (headless agents: TCP + WebSockets + circuit
+//                            relay + WebRTC via node-datachannel)
+// ---------------------------------------------------------------------------
+
+/**
+ * Decides about one gossiped message before it is delivered or forwarded.
+ * Synchronous and total: a throw counts as 'reject'. `from` is the PeerId
+ * that signed the message (its author), not the neighbour that forwarded it.
+ */
+export type GossipValidator = (topic: string, bytes: Uint8Array, from: string) => Verdict
+
+/** What both variants of createSwarmNode take. */
+export interface SwarmNodeInitBase {
+  /**
+   * The swarm's room: peers only link, gossip and sync with peers of the same
+   * room (the relay's discovery is per room; sync refuses another room).
+   * Default DEFAULT_ROOM ('default'). At most MAX_ROOM_BYTES UTF-8 bytes.
+   */
+  room?: string
+  /**
+   * Relay multiaddrs, each ending in /p2p/<relayPeerId>
+   * (e.g. /ip4/192.168.1.10/tcp/9090/ws/p2p/12D3Koo…). The node keeps a
+   * connection and a reservation on each, and discovers its room through
+   * them. Default: none (a Node peer can still be dialled directly).
+   */
+  relays?: string[]
+  /** The node's identity. Default: see each variant. */
+  privateKey?: PrivateKey
+  /** The gossip validator (GossipSub topic validator for every subscribed topic). */
+  validate: GossipValidator
+  /** The records kept in sync with every directly linked peer. */
+  store: RecordStore
+  /** Default: console, with info/warn/error only. */
+  logger?: NetLogger
+  /**
+   * ICE configuration of every RTCPeerConnection. Default `{ iceServers: [] }`:
+   * host candidates only, which is what a LAN needs; no public STUN server is
+   * contacted unless you pass one.
+   */
+  rtcConfiguration?: RTCConfiguration
+  /** Largest record accepted or published. Default MAX_RECORD_BYTES (256 KiB). */
+  maxRecordBytes?: number
+  /** Aborting it stops the node (like stop()). */
+  signal?: AbortSignal
+}
+
+/** How we are linked to one peer of the room. */
+export type LinkKind =
+  /** a direct, unlimited WebRTC connection: carries gossip and sync */
+  | 'direct-webrtc'
+  /** only a limited circuit-relay connection (signalling in progress, or WebRTC failed) */
+  | 'relayed'
+  /** another direct transport (TCP or WebSockets between Node peers) */
+  | 'other'
+
+export interface PeerLink {
+  peerId: string
+  kind: LinkKind
+}
+
+/** The state of our links, for the UI. */
+export interface ConnectionSummary {
+  /** 'up' when connected to at least one relay and holding a reservation on it */
+  relay: 'up' | 'down'
+  relays: Array<{ peerId: string; connected: boolean; reserved: boolean }>
+  /** connected peers (relays excluded), best link kind per peer */
+  peers: PeerLink[]
+  /** counts of `peers` by kind */
+  direct: number
+  relayed: number
+  other: number
+  /** peers of the room the relay told us about (linked or not) */
+  known: number
+}
+
+/** What one anti-entropy session did (see sync.ts). */
+export interface SyncReport {
+  peer: string
+  /** true when we opened the stream */
+  initiator: boolean
+  /** digests matched: nothing exchanged beyond HELLO */
+  inSync: boolean
+  /** records sent to the peer */
+  sent: number
+  /** records received, by the store's verdict */
+  accepted: number
+  rejected: number
+  ignored: number
+  /** ids we asked for, and how many of them we still lack at the end */
+  wanted: number
+  missing: number
+  ms: number
+  /** set when the session failed */
+  error?: string
+}
+
+export interface SwarmEvents {
+  /** links changed (peer joined/left, relay up/down, link upgraded) */
+  connections: ConnectionSummary
+  /** a sync session ended */
+  sync: SyncReport
+}
+
+export interface PublishResult {
+  /** peers the message was sent to directly (0 is not an error: nobody listens yet) */
+  recipients: number
+}
+
+export interface SwarmNode {
+  /** our PeerId (base58btc string) */
+  readonly peerId: string
+  readonly room: string
+  /**
+   * Publishes bytes on a topic. Validates them with our own validator first:
+   * 'reject' throws RecordRejectedError, 'ignore' publishes nothing; a record
+   * over maxRecordBytes throws RecordTooLargeError. Publishing to a topic
+   * nobody listens on is not an error (recipients: 0).
+   */
+  publish(topic: string, bytes: Uint8Array): Promise<PublishResult>
+  /**
+   * Subscribes to a topic; `onMessage` gets each accepted message once (the
+   * validator ran before). Returns an unsubscribe function. Several handlers
+   * per topic are fine. Gossip does not go into the store by itself: the
+   * handler decides (the protocol layer adds what it keeps).
+   */
+  subscribe(topic: string, onMessage: (bytes: Uint8Array, from: string) => void): () => void
+  /** Current links. */
+  connections(): ConnectionSummary
+  /** Listens to an event; returns the function that stops listening. */
+  on<E extends keyof SwarmEvents>(event: E, cb: (detail: SwarmEvents[E]) => void): () => void
+  /** Runs an anti-entropy session with every directly linked peer now. */
+  syncNow(): Promise<SyncReport[]>
+  /** Our listen addresses (with /p2p/<id>), e.g. for a Node peer's log. */
+  multiaddrs(): string[]
+  /** Stops the node; idempotent. */
+  stop(): Promise<void>
 }

@@ -1,0 +1,147 @@
+/**
+ * Every tunable of the network layer, with the reason for its value.
+ *
+ * The swarm is small (a handful to a few dozen peers, mostly browser tabs on
+ * one LAN behind one relay), latency matters more than bandwidth, and every
+ * peer may be hostile: each limit below bounds what one peer can make us do.
+ */
+
+/** Protocol ids. Versioned so a future change can run beside the old one. */
+export const DISCOVER_PROTOCOL = '/murmuration/discover/1.0.0'
+export const SYNC_PROTOCOL = '/murmuration/sync/1.0.0'
+
+/** The room used when the caller names none. */
+export const DEFAULT_ROOM = 'default'
+
+/**
+ * Longest room name accepted on the wire (UTF-8 bytes). Rooms come from share
+ * URLs; 128 bytes fits any human-made name and a hash-derived one.
+ */
+export const MAX_ROOM_BYTES = 128
+
+/**
+ * Largest record (gossip message data, or one record in sync). LLM results
+ * are the largest records: a long markdown answer with code is tens of KiB.
+ * 256 KiB leaves room for that and keeps one message from monopolising a
+ * data channel (WebRTC messages are chunked by the muxer, but gossipsub
+ * buffers whole messages in memory for its cache).
+ */
+export const MAX_RECORD_BYTES = 256 * 1024
+
+/**
+ * GossipSub heartbeat. The default (1 s) paces mesh maintenance, gossip
+ * (IHAVE) emission and grafting of newly connected peers. With a small swarm
+ * a faster heartbeat makes a new peer part of the mesh sooner, at the cost of
+ * a few tiny control messages per second. Publishing is not paced by it
+ * (floodPublish sends our own messages to every peer at once).
+ */
+export const GOSSIP_HEARTBEAT_MS = 500
+
+/**
+ * How long the seen-message cache remembers ids (so a duplicate is dropped
+ * quietly). Two minutes covers any gossip round trip in a LAN swarm many
+ * times over; the store deduplicates for longer anyway.
+ */
+export const GOSSIP_SEEN_TTL_MS = 120_000
+
+/** Backoff before re-dialing a peer whose dial failed: first, and cap. */
+export const DIAL_BACKOFF_INITIAL_MS = 500
+export const DIAL_BACKOFF_MAX_MS = 15_000
+
+/**
+ * How often the dialer re-checks the room for peers without a direct link
+ * (peer:discovery does not fire again for known peers, and a dial may fail
+ * silently). Cheap: it only walks a small map.
+ */
+export const DIAL_RECHECK_MS = 1_000
+
+/**
+ * One side of each pair dials (the lower PeerId), otherwise both dial at once
+ * and most pairs end with two WebRTC connections. If the pair is still not
+ * linked this long after the higher peer first saw the lower one (the lower
+ * peer is slow, buggy or lost its discovery stream), the higher peer dials
+ * too.
+ */
+export const DIAL_FALLBACK_AFTER_MS = 8_000
+
+/**
+ * A WebRTC dial through the relay normally completes in under 2 s on a LAN;
+ * @libp2p/webrtc's own default is longer. A hung dial would block retries.
+ */
+export const DIAL_TIMEOUT_MS = 10_000
+
+/** Backoff before re-dialing the relay after losing it: first, and cap. */
+export const RELAY_REDIAL_INITIAL_MS = 500
+export const RELAY_REDIAL_MAX_MS = 10_000
+
+/**
+ * Largest discovery frame (a JSON list of PeerIds: ~55 bytes each). 64 KiB
+ * holds over a thousand peers; the relay truncates its answer below it.
+ */
+export const DISCOVER_MAX_FRAME_BYTES = 64 * 1024
+
+/** The relay lists at most this many peers of a room in one answer. */
+export const DISCOVER_MAX_PEERS_LISTED = 1_000
+
+/** Sync: largest frame. A record plus its frame header. */
+export const SYNC_MAX_FRAME_BYTES = MAX_RECORD_BYTES + 64
+
+/**
+ * Sync: most ids a peer may announce, or ask for, in one session. The plan of
+ * one run is a few thousand records; ten times that is still only ~1.3 MB of
+ * ids, and bounds what a peer can make us hold in memory.
+ */
+export const SYNC_MAX_IDS = 50_000
+
+/** Sync: longest id accepted (bytes once hex-decoded; sha-512 is 64). */
+export const SYNC_MAX_ID_BYTES = 64
+
+/** Sync: ids packed per IDS / WANT frame (~33 bytes each, well under a frame). */
+export const SYNC_IDS_PER_FRAME = 1_500
+
+/**
+ * Sync: a session that goes this long without receiving a frame is aborted
+ * (the peer stalled or is holding the stream open on purpose).
+ */
+export const SYNC_IDLE_TIMEOUT_MS = 5_000
+
+/**
+ * Sync: hard cap on one session. A few thousand records of a few KiB each is
+ * a few MB: a second or two on a LAN, so 30 s is generous.
+ */
+export const SYNC_SESSION_TIMEOUT_MS = 30_000
+
+/**
+ * Sync: a peer whose records are rejected by the store this many times in one
+ * session is sending junk: the session is aborted and the peer is struck.
+ */
+export const SYNC_MAX_REJECTS = 8
+
+/**
+ * Sync: when a session ends without delivering everything we asked for (the
+ * peer left, or another session had claimed those ids and then failed), sync
+ * again with the connected peers after this delay, at most this many times in
+ * a row.
+ */
+export const SYNC_RETRY_DELAY_MS = 300
+export const SYNC_MAX_RETRIES = 3
+
+/**
+ * Strikes: how many protocol violations (rejected gossip, junk in sync) a
+ * peer may commit before we hang up on it and refuse it for a while. Gossip
+ * rejections of a *forwarded* message count against the forwarder, which a
+ * validator that disagrees with its peers could trigger by mistake, hence a
+ * threshold above one.
+ */
+export const STRIKES_BEFORE_BAN = 20
+/** How long a banned peer is refused (dials and inbound connections). */
+export const BAN_DURATION_MS = 60_000
+/** Strikes decay: one is forgiven per this interval. */
+export const STRIKE_DECAY_MS = 10_000
+
+/**
+ * Circuit relay client: the relayed link only carries WebRTC signalling (SDP
+ * and ICE, a few KiB) and the discovery stream rides the direct WebSocket to
+ * the relay, so nothing else should use it.
+ */
+export const RELAY_RESERVATION_TIMEOUT_MS = 10_000

@@ -1,0 +1,130 @@
+/**
+ * Links us directly to every peer of the room. libp2p does not dial
+ * discovered peers by itself, so this does, over WebRTC signalled through the
+ * relay (`<relay>/p2p-circuit/webrtc/p2p/<peer>`):
+ * - one dialer per pair: the lower PeerId (string order); the higher one
+ *   dials too only if the pair is still unlinked DIAL_FALLBACK_AFTER_MS after
+ *   it first saw the lower one;
+ * - failed dials are retried with exponential backoff;
+ * - tick() re-checks everything (call it periodically and on events:
+ *   peer:discovery does not fire again for known peers).
+ */
+import type { Libp2p } from '@libp2p/interface'
+import { multiaddr } from '@multiformats/multiaddr'
+import {
+  DIAL_BACKOFF_INITIAL_MS,
+  DIAL_BACKOFF_MAX_MS,
+  DIAL_FALLBACK_AFTER_MS,
+  DIAL_TIMEOUT_MS,
+} from './constants'
+import { backoff } from './backoff'
+import { errMsg, type NetLogger } from './log'
+import type { RelayInfo } from './relay-client'
+
+export interface DialerInit {
+  libp2p: Libp2p
+  logger: NetLogger
+  signal: AbortSignal
+  /** peers we must not dial (banned) */
+  isBanned: (peerId: string) => boolean
+  onChange: () => void
+  /** for tests; defaults from constants.ts */
+  fallbackAfterMs?: number
+}
+
+interface Candidate {
+  /** relay peerId → relay multiaddr, for every relay that lists the peer */
+  via: Map<string, string>
+  firstSeen: number
+  failures: number
+  nextDialAt: number
+  dialing: boolean
+}
+
+export class Dialer {
+  private readonly peers = new Map<string, Candidate>()
+  private readonly self: string
+  private readonly fallbackAfterMs: number
+
+  constructor(private readonly init: DialerInit) {
+    this.self = init.libp2p.peerId.toString()
+    this.fallbackAfterMs = init.fallbackAfterMs ?? DIAL_FALLBACK_AFTER_MS
+  }
+
+  /** Peers of the room known through any relay. */
+  get known(): number {
+    return this.peers.size
+  }
+
+  /** Replaces the list of room peers that `relay` reported. */
+  setRoomPeers(relay: RelayInfo, peers: string[]): void {
+    const listed = new Set(peers)
+    listed.delete(this.self)
+    for (const [id, c] of this.peers) {
+      if (!listed.has(id) && c.via.delete(relay.peerId) && c.via.size === 0) this.peers.delete(id)
+    }
+    for (const id of listed) {
+      let c = this.peers.get(id)
+      if (c === undefined) {
+        c = { via: new Map(), firstSeen: Date.now(), failures: 0, nextDialAt: 0, dialing: false }
+        this.peers.set(id, c)
+      }
+      c.via.set(relay.peerId, relay.addr.toString())
+    }
+    this.tick()
+  }
+
+  tick(): void {
+    if (this.init.signal.aborted) return
+    const now = Date.now()
+    for (const [id, c] of this.peers) {
+      if (c.dialing) continue
+      if (this.hasDirectLink(id)) {
+        c.failures = 0
+        continue
+      }
+      if (this.init.isBanned(id)) continue
+      const ourTurn = this.self < id || now - c.firstSeen >= this.fallbackAfterMs
+      if (!ourTurn || now < c.nextDialAt) continue
+      void this.dial(id, c)
+    }
+  }
+
+  private hasDirectLink(peerId: string): boolean {
+    return this.init.libp2p
+      .getConnections()
+      .some((c) => c.remotePeer.toString() === peerId && c.status === 'open' && c.limits == null)
+  }
+
+  private async dial(peerId: string, c: Candidate): Promise<void> {
+    const relayAddr = [...c.via.values()][c.failures % c.via.size]
+    if (relayAddr === undefined) return
+    const target = multiaddr(`${relayAddr}/p2p-circuit/webrtc/p2p/${peerId}`)
+    c.dialing = true
+    const started = Date.now()
+    try {
+      const conn = await this.init.libp2p.dial(target, {
+        signal: AbortSignal.any([this.init.signal, AbortSignal.timeout(DIAL_TIMEOUT_MS)]),
+      })
+      c.failures = 0
+      this.init.logger.info('direct link up', {
+        peer: peerId,
+        ms: Date.now() - started,
+        addr: conn.remoteAddr.toString(),
+      })
+    } catch (err) {
+      c.failures++
+      c.nextDialAt = Date.now() + backoff(c.failures, DIAL_BACKOFF_INITIAL_MS, DIAL_BACKOFF_MAX_MS)
+      if (!this.init.signal.aborted) {
+        this.init.logger.warn('dial failed; will retry', {
+          peer: peerId,
+          attempt: c.failures,
+          error: errMsg(err),
+        })
+      }
+    } finally {
+      c.dialing = false
+      this.init.onChange()
+    }
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * createSwarmNode for Node (headless agents, benchmarks, tests): TCP and
+ * WebSockets for Node-to-Node and relay links, the circuit relay transport,
+ * and WebRTC (node-datachannel) signalled through the relay, so a Node agent
+ * links directly with browser tabs exactly as tabs link with each other.
+ *
+ * On Node 20, run with `--import ./scripts/node-preload.mjs`.
+ */
+import { circuitRelayTransport } from '@libp2p/circuit-relay-v2'
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import type { PrivateKey } from '@libp2p/interface'
+import { tcp } from '@libp2p/tcp'
+import { webRTC } from '@libp2p/webrtc'
+import { webSockets } from '@libp2p/websockets'
+import { RELAY_RESERVATION_TIMEOUT_MS } from './constants'
+import { loadOrCreateKeyFile } from './identity.node'
+import { createSwarm } from './swarm'
+import type { SwarmNode, SwarmNodeInitBase } from './types'
+
+export interface NodeSwarmNodeInit extends SwarmNodeInitBase {
+  /**
+   * Where to keep the key when `privateKey` is not given: loaded if present,
+   * created otherwise. Default: none (a fresh PeerId per run).
+   */
+  keyFile?: string
+  /**
+   * Listen addresses. Default: TCP on 127.0.0.1 (random port), plus
+   * /p2p-circuit and /webrtc (reachable through the relays). Pass e.g.
+   * /ip4/0.0.0.0/tcp/4001 to accept direct TCP from the LAN.
+   */
+  listen?: string[]
+  /**
+   * Local address node-datachannel binds its ICE candidates to. Default:
+   * every interface. Tests pass 127.0.0.1 to stay on loopback.
+   */
+  rtcBindAddress?: string
+}
+
+export const DEFAULT_NODE_LISTEN = ['/ip4/127.0.0.1/tcp/0', '/p2p-circuit', '/webrtc']
+
+async function nodeKey(init: NodeSwarmNodeInit): Promise<PrivateKey> {
+  if (init.privateKey !== undefined) return init.privateKey
+  if (init.keyFile !== undefined) return loadOrCreateKeyFile(init.keyFile)
+  return generateKeyPair('Ed25519')
+}
+
+export async function createSwarmNode(init: NodeSwarmNodeInit): Promise<SwarmNode> {
+  const rtcConfiguration: RTCConfiguration & { bindAddress?: string } = {
+    iceServers: [],
+    ...init.rtcConfiguration,
+  }
+  if (init.rtcBindAddress !== undefined) rtcConfiguration.bindAddress = init.rtcBindAddress
+  return createSwarm(init, {
+    privateKey: await nodeKey(init),
+    listen: init.listen ?? DEFAULT_NODE_LISTEN,
+    transports: [
+      tcp(),
+      webSockets(),
+      circuitRelayTransport({ reservationCompletionTimeout: RELAY_RESERVATION_TIMEOUT_MS }),
+      webRTC({ rtcConfiguration }),
+    ],
+  })
+}

@@ -1,0 +1,164 @@
+/**
+ * Our side of the relays: keep a connection to each (redial with backoff when
+ * it drops: a relay restart must not strand the tabs), and once we hold a
+ * reservation on it, keep a /murmuration/discover/1.0.0 stream open to learn
+ * the peers of our room (wire format: discovery-wire.ts).
+ *
+ * The reservation itself is made by the circuit relay transport as soon as a
+ * relay is connected and identified (we listen on /p2p-circuit).
+ */
+import { lpStream } from '@libp2p/utils'
+import type { Libp2p, Stream } from '@libp2p/interface'
+import type { Multiaddr } from '@multiformats/multiaddr'
+import {
+  DISCOVER_MAX_FRAME_BYTES,
+  DISCOVER_PROTOCOL,
+  RELAY_REDIAL_INITIAL_MS,
+  RELAY_REDIAL_MAX_MS,
+} from './constants'
+import { decodePeers, encodeJoin } from './discovery-wire'
+import { errMsg, type NetLogger } from './log'
+import { backoff } from './backoff'
+import { peerIdOf } from './multiaddr'
+
+export interface RelayClientInit {
+  libp2p: Libp2p
+  /** relay multiaddrs, each with /p2p/<id> */
+  relays: Multiaddr[]
+  room: string
+  logger: NetLogger
+  signal: AbortSignal
+  /** the room's peers as listed by one relay (replaces that relay's previous list) */
+  onPeers: (relay: RelayInfo, peers: string[]) => void
+  /** connection or reservation state of a relay changed */
+  onChange: () => void
+}
+
+export interface RelayInfo {
+  peerId: string
+  addr: Multiaddr
+}
+
+interface RelayState extends RelayInfo {
+  dialing: boolean
+  failures: number
+  nextDialAt: number
+  discover: Stream | undefined
+}
+
+export class RelayClient {
+  private readonly relays = new Map<string, RelayState>()
+
+  constructor(private readonly init: RelayClientInit) {
+    for (const addr of init.relays) {
+      const peerId = peerIdOf(addr)
+      if (peerId === undefined) continue
+      this.relays.set(peerId, {
+        peerId,
+        addr,
+        dialing: false,
+        failures: 0,
+        nextDialAt: 0,
+        discover: undefined,
+      })
+    }
+  }
+
+  isRelay(peerId: string): boolean {
+    return this.relays.has(peerId)
+  }
+
+  status(): Array<{ peerId: string; connected: boolean; reserved: boolean }> {
+    return [...this.relays.values()].map((r) => ({
+      peerId: r.peerId,
+      connected: this.connected(r.peerId),
+      reserved: this.reserved(r.peerId),
+    }))
+  }
+
+  /** Idempotent: dial what is down, open discovery where reserved. */
+  tick(): void {
+    if (this.init.signal.aborted) return
+    const now = Date.now()
+    for (const r of this.relays.values()) {
+      if (!this.connected(r.peerId)) {
+        if (!r.dialing && now >= r.nextDialAt) void this.dial(r)
+      } else if (r.discover === undefined && this.reserved(r.peerId)) {
+        void this.discover(r)
+      }
+    }
+  }
+
+  private connected(peerId: string): boolean {
+    return this.init.libp2p
+      .getConnections()
+      .some((c) => c.remotePeer.toString() === peerId && c.status === 'open')
+  }
+
+  private reserved(peerId: string): boolean {
+    const marker = `/p2p/${peerId}/p2p-circuit`
+    return this.init.libp2p.getMultiaddrs().some((ma) => ma.toString().includes(marker))
+  }
+
+  private async dial(r: RelayState): Promise<void> {
+    r.dialing = true
+    try {
+      await this.init.libp2p.dial(r.addr, { signal: this.init.signal })
+      r.failures = 0
+      this.init.logger.info('relay connected', { relay: r.peerId })
+    } catch (err) {
+      r.failures++
+      r.nextDialAt = Date.now() + backoff(r.failures, RELAY_REDIAL_INITIAL_MS, RELAY_REDIAL_MAX_MS)
+      if (!this.init.signal.aborted) {
+        this.init.logger.debug('relay dial failed', { relay: r.peerId, error: errMsg(err) })
+      }
+    } finally {
+      r.dialing = false
+      this.init.onChange()
+    }
+  }
+
+  private async discover(r: RelayState): Promise<void> {
+    const { libp2p, logger, signal, room } = this.init
+    let stream: Stream
+    try {
+      const relayPeer = libp2p.getConnections().find((c) => c.remotePeer.toString() === r.peerId)
+      if (relayPeer === undefined) return
+      r.discover = await relayPeer.newStream(DISCOVER_PROTOCOL, { signal })
+      stream = r.discover
+    } catch (err) {
+      r.discover = undefined
+      logger.debug('discovery: could not open stream', { relay: r.peerId, error: errMsg(err) })
+      return
+    }
+    const lp = lpStream(stream, { maxDataLength: DISCOVER_MAX_FRAME_BYTES })
+    try {
+      await lp.write(encodeJoin({ room }), { signal })
+      logger.debug('discovery: joined', { relay: r.peerId, room })
+      for (;;) {
+        const frame = await lp.read({ signal })
+        const msg = decodePeers(frame.subarray())
+        if (msg.room !== room) {
+          logger.warn('discovery: relay answered for another room; ignored', { relay: r.peerId })
+          continue
+        }
+        if (msg.dropped > 0) {
+          logger.warn('discovery: relay listed invalid peer ids', { dropped: msg.dropped })
+        }
+        const self = libp2p.peerId.toString()
+        this.init.onPeers(
+          r,
+          msg.peers.filter((p) => p !== self),
+        )
+      }
+    } catch (err) {
+      if (!signal.aborted) {
+        logger.debug('discovery: stream ended', { relay: r.peerId, error: errMsg(err) })
+      }
+      stream.abort(err instanceof Error ? err : new Error(String(err)))
+    } finally {
+      r.discover = undefined
+      this.init.onChange()
+    }
+  }
+}

@@ -1,0 +1,348 @@
+/**
+ * The platform-neutral core of a swarm node: one libp2p node with identify
+ * and gossipsub, plus the relay client (connection, reservation, discovery),
+ * the dialer, anti-entropy sync, strikes, and the connection summary. The
+ * browser and Node variants (node.browser.ts, node.node.ts) only supply the
+ * transports, the listen addresses and the identity.
+ */
+import { createLibp2p, type Libp2pOptions } from 'libp2p'
+import { identify, type Identify } from '@libp2p/identify'
+import { noise } from '@libp2p/noise'
+import { yamux } from '@libp2p/yamux'
+import type { GossipSub } from '@libp2p/gossipsub'
+import type { Connection, ConnectionGater, Libp2p, PeerId, PrivateKey } from '@libp2p/interface'
+import { multiaddr, type Multiaddr } from '@multiformats/multiaddr'
+import {
+  DEFAULT_ROOM,
+  DIAL_RECHECK_MS,
+  MAX_RECORD_BYTES,
+  SYNC_MAX_RETRIES,
+  SYNC_PROTOCOL,
+  SYNC_RETRY_DELAY_MS,
+} from './constants'
+import { checkRoom } from './discovery-wire'
+import { Dialer } from './dialer'
+import { InvalidInitError, InvalidRoomError, NodeStoppedError } from './errors'
+import { GossipAdapter, swarmGossipsub } from './gossip'
+import { consoleLogger, errMsg, type NetLogger } from './log'
+import { peerIdOf } from './multiaddr'
+import { RelayClient } from './relay-client'
+import { Strikes } from './strikes'
+import { Syncer } from './sync'
+import type {
+  ConnectionSummary,
+  LinkKind,
+  PeerLink,
+  SwarmEvents,
+  SwarmNode,
+  SwarmNodeInitBase,
+  SyncReport,
+} from './types'
+
+/**
+ * Inbound connections per second from one host before libp2p refuses more.
+ * The default (5) is meant for public nodes; here every tab on a laptop, and
+ * every WebRTC link signalled through one relay, comes from one host.
+ */
+export const INBOUND_CONNECTION_THRESHOLD = 100
+
+/** What a platform variant supplies. */
+export interface PlatformParts {
+  privateKey: PrivateKey
+  transports: NonNullable<Libp2pOptions['transports']>
+  listen: string[]
+  /** extra gater rules (the browser allows private/loopback dials) */
+  gater?: Partial<ConnectionGater>
+  /** runs after stop (e.g. release the identity lock) */
+  onStopped?: () => void
+}
+
+type Services = { identify: Identify; pubsub: GossipSub }
+
+const LINK_RANK: Record<LinkKind, number> = { 'direct-webrtc': 3, other: 2, relayed: 1 }
+
+export function linkKind(conn: Connection): LinkKind {
+  if (conn.limits != null) return 'relayed'
+  return conn.remoteAddr.getComponents().some((c) => c.name === 'webrtc')
+    ? 'direct-webrtc'
+    : 'other'
+}
+
+function parseRelays(relays: string[]): Multiaddr[] {
+  return relays.map((r) => {
+    let ma: Multiaddr
+    try {
+      ma = multiaddr(r)
+    } catch (err) {
+      throw new InvalidInitError(`bad relay multiaddr ${r}: ${errMsg(err)}`)
+    }
+    if (peerIdOf(ma) === undefined)
+      throw new InvalidInitError(`relay multiaddr lacks /p2p/<id>: ${r}`)
+    return ma
+  })
+}
+
+export async function createSwarm(
+  init: SwarmNodeInitBase,
+  platform: PlatformParts,
+): Promise<SwarmNode> {
+  const logger: NetLogger = init.logger ?? consoleLogger()
+  const room = init.room ?? DEFAULT_ROOM
+  try {
+    checkRoom(room)
+  } catch (err) {
+    throw err instanceof InvalidRoomError ? err : new InvalidRoomError(errMsg(err))
+  }
+  const maxRecordBytes = init.maxRecordBytes ?? MAX_RECORD_BYTES
+  const relays = parseRelays(init.relays ?? [])
+  const stopController = new AbortController()
+  const stopSignal = stopController.signal
+
+  // the gater and the ban handler exist before the node does
+  const ref: { node?: Libp2p<Services> } = {}
+  const strikes = new Strikes({
+    onBan: (peerId, reason) => {
+      logger.warn('peer banned', { peer: peerId, reason })
+      const node = ref.node
+      if (node === undefined) return
+      const conns = node.getConnections().filter((c) => c.remotePeer.toString() === peerId)
+      for (const c of conns) void c.close().catch(() => {})
+    },
+  })
+  const banned = (peerId: PeerId) => strikes.isBanned(peerId.toString())
+
+  const libp2p: Libp2p<Services> = await createLibp2p({
+    privateKey: platform.privateKey,
+    addresses: { listen: platform.listen },
+    transports: platform.transports,
+    connectionEncrypters: [noise()],
+    streamMuxers: [yamux()],
+    connectionGater: {
+      ...platform.gater,
+      denyDialPeer: banned,
+      denyInboundEncryptedConnection: banned,
+    },
+    connectionManager: { inboundConnectionThreshold: INBOUND_CONNECTION_THRESHOLD },
+    services: {
+      identify: identify(),
+      pubsub: swarmGossipsub(maxRecordBytes),
+    },
+  })
+  ref.node = libp2p
+  const self = libp2p.peerId.toString()
+
+  // --- events -------------------------------------------------------------
+  const listeners: { [E in keyof SwarmEvents]: Set<(d: SwarmEvents[E]) => void> } = {
+    connections: new Set(),
+    sync: new Set(),
+  }
+  function emit<E extends keyof SwarmEvents>(event: E, detail: SwarmEvents[E]): void {
+    for (const cb of listeners[event]) {
+      try {
+        cb(detail)
+      } catch (err) {
+        logger.error(`listener of '${event}' threw`, { error: errMsg(err) })
+      }
+    }
+  }
+  let lastSummary = ''
+  let summaryQueued = false
+  const summaryChanged = () => {
+    if (summaryQueued || stopSignal.aborted) return
+    summaryQueued = true
+    setTimeout(() => {
+      summaryQueued = false
+      if (stopSignal.aborted) return
+      const s = summary()
+      const key = JSON.stringify(s)
+      if (key === lastSummary) return
+      lastSummary = key
+      emit('connections', s)
+    }, 0)
+  }
+
+  // --- parts ----------------------------------------------------------------
+  const gossip = new GossipAdapter({
+    pubsub: libp2p.services.pubsub,
+    validate: init.validate,
+    maxRecordBytes,
+    logger,
+    onReject: (peer, reason) => strikes.strike(peer, reason),
+  })
+
+  const dialer = new Dialer({
+    libp2p,
+    logger,
+    signal: stopSignal,
+    isBanned: (p) => strikes.isBanned(p),
+    onChange: summaryChanged,
+  })
+
+  const relayClient = new RelayClient({
+    libp2p,
+    relays,
+    room,
+    logger,
+    signal: stopSignal,
+    onPeers: (relay, peers) => {
+      dialer.setRoomPeers(relay, peers)
+      summaryChanged()
+    },
+    onChange: () => {
+      relayClient.tick()
+      summaryChanged()
+    },
+  })
+
+  let syncRetries = 0
+  let syncRetryTimer: ReturnType<typeof setTimeout> | undefined
+  const syncer = new Syncer({
+    room,
+    store: init.store,
+    logger,
+    signal: stopSignal,
+    onStrike: (peer, reason) => strikes.strike(peer, reason, 5),
+    onSession: (report) => {
+      if (report.accepted > 0 || report.sent > 0 || report.error !== undefined) {
+        logger.info('sync session', { ...report })
+      }
+      emit('sync', report)
+      if (report.missing === 0 && report.error === undefined) {
+        syncRetries = 0
+      } else if (
+        report.missing > 0 &&
+        syncRetries < SYNC_MAX_RETRIES &&
+        syncRetryTimer === undefined
+      ) {
+        syncRetries++
+        syncRetryTimer = setTimeout(() => {
+          syncRetryTimer = undefined
+          void syncNow()
+        }, SYNC_RETRY_DELAY_MS)
+      }
+    },
+  })
+
+  function directConnections(): Connection[] {
+    return libp2p
+      .getConnections()
+      .filter(
+        (c) =>
+          c.status === 'open' && c.limits == null && !relayClient.isRelay(c.remotePeer.toString()),
+      )
+  }
+
+  async function syncNow(): Promise<SyncReport[]> {
+    if (stopSignal.aborted) throw new NodeStoppedError('node stopped')
+    // one session per peer, even if a peer has two direct connections
+    const byPeer = new Map<string, Connection>()
+    for (const c of directConnections()) byPeer.set(c.remotePeer.toString(), c)
+    return Promise.all([...byPeer.values()].map((c) => syncer.syncWith(c)))
+  }
+
+  function summary(): ConnectionSummary {
+    const best = new Map<string, LinkKind>()
+    for (const c of libp2p.getConnections()) {
+      if (c.status !== 'open') continue
+      const peer = c.remotePeer.toString()
+      if (relayClient.isRelay(peer)) continue
+      const kind = linkKind(c)
+      const prev = best.get(peer)
+      if (prev === undefined || LINK_RANK[kind] > LINK_RANK[prev]) best.set(peer, kind)
+    }
+    const peers: PeerLink[] = [...best.entries()]
+      .map(([peerId, kind]) => ({ peerId, kind }))
+      .sort((a, b) => (a.peerId < b.peerId ? -1 : 1))
+    const relaysStatus = relayClient.status()
+    return {
+      relay: relaysStatus.some((r) => r.connected && r.reserved) ? 'up' : 'down',
+      relays: relaysStatus,
+      peers,
+      direct: peers.filter((p) => p.kind === 'direct-webrtc').length,
+      relayed: peers.filter((p) => p.kind === 'relayed').length,
+      other: peers.filter((p) => p.kind === 'other').length,
+      known: dialer.known,
+    }
+  }
+
+  // --- wiring ---------------------------------------------------------------
+  await libp2p.handle(SYNC_PROTOCOL, syncer.handle, {
+    runOnLimitedConnection: false,
+    // one session per connection at a time is the normal case; a few more
+    // cover syncNow() racing the on-connect session
+    maxInboundStreams: 4,
+  })
+
+  libp2p.addEventListener('connection:open', (evt) => {
+    const conn = evt.detail
+    summaryChanged()
+    if (relayClient.isRelay(conn.remotePeer.toString())) {
+      relayClient.tick()
+      return
+    }
+    // the dialing side starts the session; the other side answers it
+    if (conn.limits == null && conn.direction === 'outbound') {
+      void syncer.syncWith(conn)
+    }
+  })
+  libp2p.addEventListener('connection:close', (evt) => {
+    summaryChanged()
+    if (relayClient.isRelay(evt.detail.remotePeer.toString())) relayClient.tick()
+    dialer.tick()
+  })
+  libp2p.addEventListener('self:peer:update', () => {
+    relayClient.tick()
+    summaryChanged()
+  })
+
+  const ticker = setInterval(() => {
+    relayClient.tick()
+    dialer.tick()
+    summaryChanged()
+  }, DIAL_RECHECK_MS)
+
+  let stopping: Promise<void> | undefined
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      stopController.abort(new NodeStoppedError('node stopped'))
+      clearInterval(ticker)
+      if (syncRetryTimer !== undefined) clearTimeout(syncRetryTimer)
+      try {
+        await libp2p.stop()
+      } catch (err) {
+        logger.warn('libp2p stop failed', { error: errMsg(err) })
+      }
+      platform.onStopped?.()
+    })()
+    return stopping
+  }
+  if (init.signal !== undefined) {
+    if (init.signal.aborted) void stop()
+    else init.signal.addEventListener('abort', () => void stop(), { once: true })
+  }
+
+  relayClient.tick()
+  logger.info('swarm node started', { peerId: self, room })
+
+  return {
+    peerId: self,
+    room,
+    publish: (topic, bytes) => {
+      if (stopSignal.aborted) return Promise.reject(new NodeStoppedError('node stopped'))
+      return gossip.publish(topic, bytes, self)
+    },
+    subscribe: (topic, onMessage) => {
+      if (stopSignal.aborted) throw new NodeStoppedError('node stopped')
+      return gossip.subscribe(topic, onMessage)
+    },
+    connections: summary,
+    on: (event, cb) => {
+      const set = listeners[event] as Set<typeof cb>
+      set.add(cb)
+      return () => void set.delete(cb)
+    },
+    syncNow,
+    multiaddrs: () => libp2p.getMultiaddrs().map((ma) => ma.toString()),
+    stop,
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * `npm run sim -- --seeds N [options]`: run N seeded swarms and print, as the
+ * last line, one JSON object summing them up. A seed that breaks an
+ * invariant is printed with its violations, so it can be replayed alone
+ * with `--seeds 1 --start <seed>`.
+ */
+import { parseArgs } from 'node:util'
+import { availableParallelism } from 'node:os'
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads'
+import { DEFAULT_SWARM, type SwarmOptions } from './swarm'
+import { runSeed, type SeedResult } from './run'
+import { summarise } from './summary'
+
+const HELP = `usage: npm run sim -- [options]
+  --seeds N          how many seeds to run (default 100)
+  --start S          first seed (default 1)
+  --goal TEXT        the goal (repeat for several goals at once)
+  --decomposers N --scorers N --executors N --observers N   the swarm's make-up (3/3/4/1)
+  --loss P           probability that one delivery is lost (default 0)
+  --duplicate P      probability that a delivery happens twice (default 0.05)
+  --depth N          depth cap (default 3)
+  --branching N      fixed subgoals per split (default: random 2..4)
+  --fail-rate P      probability an LLM call fails after its retries (default 0)
+  --no-crashes       no peer crashes
+  --skew-s S         clocks skewed up to S seconds either way (default 300)
+  --workers N        parallel worker threads (default: cores)
+  --verbose          one line per seed`
+
+function optionsFromArgs(argv: string[]) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      seeds: { type: 'string', default: '100' },
+      start: { type: 'string', default: '1' },
+      goal: { type: 'string', multiple: true },
+      decomposers: { type: 'string' },
+      scorers: { type: 'string' },
+      executors: { type: 'string' },
+      observers: { type: 'string' },
+      loss: { type: 'string' },
+      duplicate: { type: 'string' },
+      depth: { type: 'string' },
+      branching: { type: 'string' },
+      'fail-rate': { type: 'string' },
+      'no-crashes': { type: 'boolean', default: false },
+      'skew-s': { type: 'string' },
+      workers: { type: 'string' },
+      verbose: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  })
+  const num = (value: string | undefined, fallback: number) => (value === undefined ? fallback : Number(value))
+  const base: Omit<SwarmOptions, 'seed'> = {
+    ...DEFAULT_SWARM,
+    makeup: {
+      decomposers: num(values.decomposers, DEFAULT_SWARM.makeup.decomposers),
+      scorers: num(values.scorers, DEFAULT_SWARM.makeup.scorers),
+      executors: num(values.executors, DEFAULT_SWARM.makeup.executors),
+      observers: num(values.observers, DEFAULT_SWARM.makeup.observers),
+    },
+    goals: values.goal?.length ? values.goal : DEFAULT_SWARM.goals,
+    loss: num(values.loss, DEFAULT_SWARM.loss),
+    duplicate: num(values.duplicate, DEFAULT_SWARM.duplicate),
+    maxDepth: num(values.depth, DEFAULT_SWARM.maxDepth),
+    crashes: !values['no-crashes'],
+    maxSkewMs: num(values['skew-s'], DEFAULT_SWARM.maxSkewMs / 1000) * 1000,
+    model: {
+      ...DEFAULT_SWARM.model,
+      failRate: num(values['fail-rate'], 0),
+      ...(values.branching ? { branching: Number(values.branching) } : {}),
+    },
+  }
+  return {
+    help: values.help,
+    base,
+    seeds: num(values.seeds, 100),
+    start: num(values.start, 1),
+    workers: Math.max(1, num(values.workers, availableParallelism())),
+    verbose: values.verbose,
+  }
+}
+
+function runRange(base: Omit<SwarmOptions, 'seed'>, seeds: number[]): SeedResult[] {
+  return seeds.map((seed) => runSeed({ ...base, seed }))
+}
+
+async function main(): Promise<void> {
+  const args = optionsFromArgs(process.argv.slice(2))
+  if (args.help) {
+    console.log(HELP)
+    return
+  }
+  const seeds = Array.from({ length: args.seeds }, (_, i) => args.start + i)
+  const started = Date.now()
+  const workers = Math.min(args.workers, seeds.length)
+  const shards = Array.from({ length: workers }, (_, w) => seeds.filter((_, i) => i % workers === w))
+  const results = (
+    await Promise.all(
+      shards.map(
+        (shard) =>
+          new Promise<SeedResult[]>((resolve, reject) => {
+            const worker = new Worker(new URL('../../scripts/ts-worker.mjs', import.meta.url), {
+              workerData: { entry: import.meta.url, base: args.base, seeds: shard },
+            })
+            worker.once('message', resolve)
+            worker.once('error', reject)
+          }),
+      ),
+    )
+  )
+    .flat()
+    .sort((a, b) => a.seed - b.seed)
+  for (const result of results) {
+    if (args.verbose || result.violations.length > 0) {
+      console.log(
+        `seed ${result.seed}: ${result.violations.length ? `FAILED ${result.violations.join('; ')}` : 'ok'}` +
+          ` goals=${result.goals} leaves=${result.leaves} results=${result.acceptedResults}` +
+          ` wasted=${result.wastedExecutions} t=${result.virtualSeconds}s`,
+      )
+    }
+  }
+  const summary = summarise(results, (Date.now() - started) / 1000)
+  console.log(JSON.stringify(summary))
+  if (summary.seeds_converged !== summary.seeds) process.exitCode = 1
+}
+
+if (isMainThread) {
+  main().catch((err) => {
+    console.error(err)
+    process.exitCode = 1
+  })
+} else {
+  const { base, seeds } = workerData as { base: Omit<SwarmOptions, 'seed'>; seeds: number[] }
+  parentPort!.postMessage(runRange(base, seeds))
+}

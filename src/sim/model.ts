@@ -1,0 +1,91 @@
+/**
+ * The simulator's stand-in LLM: cheap, seeded, and varied enough to grow
+ * trees of many shapes (2 to 4 subgoals, dependencies, mixed atomicity and
+ * capabilities) and to fail now and then when asked to.
+ */
+import type { Capability, LlmOutcome, LlmTask } from '../llm/types'
+import type { Rng } from './rng'
+
+export interface SimModelOptions {
+  /** fixed number of subgoals per split; random 2..4 when undefined */
+  branching?: number
+  /** probability that a call fails after its retries */
+  failRate: number
+  /** capabilities leaves may need, with weights */
+  capabilities: readonly [Capability, number][]
+  /** always classify as composite (until the depth cap), for fixed tree shapes */
+  alwaysComposite?: boolean
+}
+
+export const DEFAULT_CAPABILITY_MIX: readonly [Capability, number][] = [
+  ['can_write_text', 6],
+  ['can_query_api', 2],
+  ['can_run_code', 2],
+]
+
+function short(text: string, max = 60): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`
+}
+
+function weighted<T>(rng: Rng, items: readonly [T, number][]): T {
+  const total = items.reduce((sum, [, w]) => sum + w, 0)
+  let roll = rng.next() * total
+  for (const [item, weight] of items) {
+    roll -= weight
+    if (roll < 0) return item
+  }
+  return items[items.length - 1]![0]
+}
+
+export function simAnswer(task: LlmTask, rng: Rng, options: SimModelOptions, persona: string): LlmOutcome {
+  const usage = {
+    provider: 'sim',
+    model: 'sim-1',
+    inputTokens: rng.int(50, 400),
+    outputTokens: rng.int(20, 300),
+    offline: true,
+  }
+  if (rng.chance(options.failRate)) {
+    return { ok: false, kind: task.kind, error: 'simulated LLM failure', usage, attempts: 3, errorKind: 'output' } as LlmOutcome
+  }
+  const goal = task.path[task.path.length - 1] ?? ''
+  switch (task.kind) {
+    case 'decompose': {
+      const count = options.branching ?? rng.int(2, 4)
+      const subgoals = Array.from({ length: count }, (_, i) => ({
+        text: `${persona} step ${i + 1}/${count} of "${short(goal)}"`,
+        dependsOn: i > 0 && rng.chance(0.3) ? [i - 1] : [],
+      }))
+      return { ok: true, kind: 'decompose', value: { subgoals, rationale: `split by ${persona}` }, usage, attempts: 1 }
+    }
+    case 'score':
+      return {
+        ok: true,
+        kind: 'score',
+        value: { score: Math.round((0.35 + rng.next() * 0.63) * 100) / 100, notes: 'simulated score' },
+        usage,
+        attempts: 1,
+      }
+    case 'classify': {
+      const atomic = options.alwaysComposite ? false : rng.chance(task.depth / (task.maxDepth + 0.5))
+      const capability = weighted(rng, options.capabilities)
+      return { ok: true, kind: 'classify', value: { atomic, capability, reason: 'simulated' }, usage, attempts: 1 }
+    }
+    case 'execute':
+      return {
+        ok: true,
+        kind: 'execute',
+        value: { output: `Done: ${short(task.task, 200)} (${task.dependencies.length} inputs)` },
+        usage,
+        attempts: 1,
+      }
+    case 'rollup':
+      return {
+        ok: true,
+        kind: 'rollup',
+        value: { output: `# ${short(goal, 200)}\n\n${task.parts.map((p) => `- ${short(p.text, 80)}`).join('\n')}` },
+        usage,
+        attempts: 1,
+      }
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * One simulated run: submit the goals, let the swarm work through crashes,
+ * loss and skew, let it settle, then check that every live replica holds the
+ * same records and derives the same tree, and measure what it cost.
+ */
+import { contentId } from '../protocol/hash'
+import type { DerivedPlan } from '../plan/derive'
+import { projectTree } from '../plan/tree'
+import { derived } from '../roles/peer'
+import { Swarm, type SimPeer, type SwarmOptions } from './swarm'
+
+export interface SeedResult {
+  seed: number
+  converged: boolean
+  completed: boolean
+  virtualSeconds: number
+  goals: number
+  acceptedSplits: number
+  leaves: number
+  acceptedResults: number
+  duplicateResults: number
+  wastedExecutions: number
+  /** composite subgoals that got more than one child goal (different classifications) */
+  duplicateChildren: number
+  /** goals that saw accept records for more than one proposal */
+  acceptConflicts: number
+  maxDepth: number
+  llmCalls: number
+  violations: string[]
+}
+
+/** When the first goal is submitted: after every peer has heard the others. */
+const SUBMIT_AT_MS = 3_000
+/** Once the plan settled, this long without loss or delay tails for replicas to converge. */
+const CONVERGE_WITHIN_MS = 120_000
+
+function replicaFingerprint(peer: SimPeer): string {
+  const state = peer.state!
+  return contentId([...state.plan.ids()].sort())
+}
+
+function treeFingerprint(peer: SimPeer): string {
+  const state = peer.state!
+  return contentId(projectTree(derived(state), state.plan) as unknown as never)
+}
+
+function settled(plan: DerivedPlan, goals: number): boolean {
+  if (plan.roots.length < goals) return false
+  return plan.roots.every((id) => {
+    const status = plan.goals.get(id)?.status
+    return status === 'done' || status === 'failed' || status === 'cancelled'
+  })
+}
+
+function scheduleCrash(sim: Swarm): void {
+  if (!sim.options.crashes || !sim.rng.chance(0.6)) return
+  const counts = new Map<string, number>()
+  for (const peer of sim.peers) counts.set(peer.role, (counts.get(peer.role) ?? 0) + 1)
+  // never the last of a role, or the swarm could not finish at all
+  const candidates = sim.peers.filter((peer) => (counts.get(peer.role) ?? 0) >= 2)
+  if (candidates.length === 0) return
+  const victim = sim.rng.pick(candidates)
+  sim.schedule(SUBMIT_AT_MS + sim.rng.int(0, 40_000), { type: 'crash', peer: victim.index })
+  if (sim.rng.chance(0.7)) {
+    sim.schedule(SUBMIT_AT_MS + 40_000 + sim.rng.int(2_000, 30_000), { type: 'restart', peer: victim.index })
+  }
+}
+
+export function runSeed(options: SwarmOptions): SeedResult {
+  const sim = new Swarm(options)
+  const submitters = sim.peers.filter((peer) => peer.role !== 'observer')
+  options.goals.forEach((text, i) => {
+    sim.schedule(SUBMIT_AT_MS + i * 500, { type: 'submit', peer: sim.rng.pick(submitters).index, text })
+  })
+  scheduleCrash(sim)
+
+  const reference = (): SimPeer | undefined =>
+    sim.alive().find((peer) => peer.role === 'observer') ?? sim.alive()[0]
+  const completed = sim.runUntil(() => {
+    const peer = reference()
+    return peer !== undefined && settled(derived(peer.state!), options.goals.length)
+  }, options.maxVirtualMs)
+  const settledAt = sim.now
+
+  // let the swarm settle: no more loss or slow tails, everyone alive again is synced
+  sim.lossy = false
+  const converged = sim.runUntil(() => {
+    const fingerprints = new Set(sim.alive().map(replicaFingerprint))
+    return fingerprints.size === 1
+  }, sim.now + CONVERGE_WITHIN_MS)
+
+  const violations: string[] = []
+  const alive = sim.alive()
+  if (!converged) violations.push('replicas differ after settling')
+  if (new Set(alive.map(treeFingerprint)).size !== 1) violations.push('same records, different trees')
+  if (!completed) violations.push('the plan did not finish in time')
+
+  const peer = reference()!
+  const state = peer.state!
+  const plan = derived(state)
+  let leaves = 0
+  let acceptedResults = 0
+  let maxDepth = 0
+  for (const goal of plan.goals.values()) {
+    maxDepth = Math.max(maxDepth, goal.depth + (goal.slots.some((slot) => slot.atomic) ? 1 : 0))
+  }
+  for (const { slot } of plan.leaves.values()) {
+    leaves++
+    if (slot.execute?.result) acceptedResults++
+  }
+  let duplicateResults = 0
+  for (const task of plan.tasks.values()) {
+    if (state.plan.taskRecords(task.id).results.length > 1) duplicateResults++
+  }
+  let duplicateChildren = 0
+  let acceptConflicts = 0
+  for (const goal of plan.goals.values()) {
+    const records = state.plan.goalRecords(goal.id)
+    if (new Set(records.accepts.map((accept) => accept.proposal)).size > 1) acceptConflicts++
+    const kinds = new Map<string, Set<boolean>>()
+    for (const node of records.nodes) {
+      const key = `${node.proposal}:${node.index}`
+      kinds.set(key, (kinds.get(key) ?? new Set()).add(node.atomic))
+    }
+    for (const set of kinds.values()) if (set.size > 1) duplicateChildren++
+  }
+  const executed = sim.peers.flatMap((p) => p.executed)
+  const wastedExecutions =
+    executed.length + sim.peers.reduce((sum, p) => sum + p.wasted, 0) - new Set(executed).size
+
+  return {
+    seed: options.seed,
+    converged: converged && violations.length === (completed ? 0 : 1),
+    completed,
+    virtualSeconds: (settledAt - SUBMIT_AT_MS) / 1000,
+    goals: plan.goals.size,
+    acceptedSplits: [...plan.goals.values()].filter((goal) => goal.accept).length,
+    leaves,
+    acceptedResults,
+    duplicateResults,
+    wastedExecutions,
+    duplicateChildren,
+    acceptConflicts,
+    maxDepth,
+    llmCalls: sim.peers.reduce((sum, p) => sum + p.llmCalls, 0),
+    violations,
+  }
+}

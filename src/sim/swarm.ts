@@ -1,0 +1,321 @@
+/**
+ * A seeded swarm simulator in the style of Yjs's test connector: peers of all
+ * four roles in one process, in virtual time, over a bus that reorders,
+ * duplicates, delays and drops messages, crashes and restarts peers, skews
+ * their clocks and fires their timers late. Every random choice comes from
+ * one seed, so a failing run is replayed exactly by its seed.
+ */
+import type { Capability } from '../llm/types'
+import type { PlanRecord, Role, WireRecord } from '../protocol/records'
+import { PlanState } from '../plan/state'
+import { createPeer, step, type Effects, type PeerInput, type PeerState } from '../roles/index'
+import { DEFAULT_CAPABILITY_MIX, simAnswer, type SimModelOptions } from './model'
+import { EventQueue } from './queue'
+import { createRng, type Rng } from './rng'
+
+export interface SwarmMakeup {
+  decomposers: number
+  scorers: number
+  executors: number
+  observers: number
+}
+
+export interface SwarmOptions {
+  seed: number
+  makeup: SwarmMakeup
+  goals: string[]
+  maxDepth: number
+  /** probability that one delivery of a message to one peer is lost */
+  loss: number
+  /** probability that a delivery happens twice */
+  duplicate: number
+  /** delivery delay: usually uniform in [min, max]; with slowChance up to slowMax */
+  delay: { min: number; max: number; slowChance: number; slowMax: number }
+  /** crash one random peer per run (restarting it, or not, at random) */
+  crashes: boolean
+  /** clocks are skewed by up to this much either way */
+  maxSkewMs: number
+  /** timers fire every tickMs plus up to tickLateMs late (background tabs) */
+  tickMs: number
+  tickLateMs: number
+  llmLatency: { min: number; max: number }
+  model: SimModelOptions
+  /** anti-entropy: each peer syncs with a random peer this often */
+  syncIntervalMs: number
+  capacity: number
+  /** per executor, its capabilities (cycled); default: all can write, some code, some API */
+  executorCapabilities: Capability[][]
+  maxVirtualMs: number
+  /** called after every step, for scenario tests (e.g. crash a peer right after it claims) */
+  onStep?: (sim: Swarm, peer: SimPeer, effects: Effects, now: number) => void
+}
+
+export const DEFAULT_SWARM: Omit<SwarmOptions, 'seed'> = {
+  makeup: { decomposers: 3, scorers: 3, executors: 4, observers: 1 },
+  goals: ['Plan a two-week trip to Japan'],
+  maxDepth: 3,
+  loss: 0,
+  duplicate: 0.05,
+  delay: { min: 2, max: 80, slowChance: 0.05, slowMax: 1_500 },
+  crashes: true,
+  maxSkewMs: 5 * 60_000,
+  tickMs: 250,
+  tickLateMs: 1_000,
+  llmLatency: { min: 300, max: 3_000 },
+  model: { failRate: 0, capabilities: DEFAULT_CAPABILITY_MIX },
+  syncIntervalMs: 15_000,
+  capacity: 4,
+  executorCapabilities: [
+    ['can_write_text', 'can_run_code', 'can_query_api'],
+    ['can_write_text', 'can_run_code'],
+    ['can_write_text', 'can_query_api'],
+    ['can_write_text'],
+  ],
+  maxVirtualMs: 30 * 60_000,
+}
+
+export interface SimPeer {
+  index: number
+  peerId: string
+  role: Role
+  capabilities: Capability[]
+  skew: number
+  state: PeerState | null
+  /** what survives a crash: the plan as persisted (IndexedDB in a tab) */
+  persisted: PlanState
+  incarnation: number
+  /** counters summed over incarnations */
+  executed: string[]
+  wasted: number
+  llmCalls: number
+}
+
+type SimEvent =
+  | { type: 'deliver'; to: number; inputs: PeerInput[] }
+  | { type: 'tick'; peer: number; incarnation: number }
+  | { type: 'llm'; peer: number; incarnation: number; requestId: string; input: PeerInput }
+  | { type: 'crash'; peer: number }
+  | { type: 'restart'; peer: number }
+  | { type: 'sync'; peer: number; incarnation: number }
+  | { type: 'submit'; peer: number; text: string }
+
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'
+
+export function fakePeerId(rng: Rng): string {
+  let id = '12D3KooW'
+  for (let i = 0; i < 44; i++) id += BASE58[rng.int(0, BASE58.length - 1)]
+  return id
+}
+
+export class Swarm {
+  readonly peers: SimPeer[] = []
+  readonly queue = new EventQueue<SimEvent>()
+  readonly rng: Rng
+  private readonly llmRng: Rng
+  private readonly aborted = new Set<string>()
+  now = 0
+  /** virtual time the last root goal settled in some live peer's view */
+  settledAt: number | null = null
+  /** while false, nothing is lost or slowed: used to let the swarm settle before checking */
+  lossy = true
+
+  constructor(readonly options: SwarmOptions) {
+    this.rng = createRng(options.seed)
+    this.llmRng = this.rng.fork('llm')
+    const roles: Role[] = [
+      ...Array<Role>(options.makeup.decomposers).fill('decomposer'),
+      ...Array<Role>(options.makeup.scorers).fill('scorer'),
+      ...Array<Role>(options.makeup.executors).fill('executor'),
+      ...Array<Role>(options.makeup.observers).fill('observer'),
+    ]
+    let executorIndex = 0
+    roles.forEach((role, index) => {
+      const capabilities =
+        role === 'executor'
+          ? options.executorCapabilities[executorIndex++ % options.executorCapabilities.length]!
+          : []
+      const skew = this.rng.chance(0.5) ? Math.round((this.rng.next() * 2 - 1) * options.maxSkewMs) : 0
+      this.peers.push({
+        index,
+        peerId: fakePeerId(this.rng),
+        role,
+        capabilities,
+        skew,
+        state: null,
+        persisted: new PlanState(),
+        incarnation: 0,
+        executed: [],
+        wasted: 0,
+        llmCalls: 0,
+      })
+    })
+    for (const peer of this.peers) this.boot(peer)
+  }
+
+  local(peer: SimPeer): number {
+    return this.now + peer.skew
+  }
+
+  private boot(peer: SimPeer): void {
+    peer.incarnation++
+    peer.state = createPeer(
+      {
+        peerId: peer.peerId,
+        room: 'sim',
+        role: peer.role,
+        capabilities: peer.capabilities,
+        capacity: this.options.capacity,
+        model: 'sim-1',
+        offline: true,
+      },
+      this.local(peer),
+      peer.persisted,
+    )
+    this.schedule(0, { type: 'tick', peer: peer.index, incarnation: peer.incarnation })
+    this.schedule(this.rng.int(200, 2_000), { type: 'sync', peer: peer.index, incarnation: peer.incarnation })
+  }
+
+  schedule(delay: number, event: SimEvent): void {
+    this.queue.push(this.now + delay, event)
+  }
+
+  alive(): SimPeer[] {
+    return this.peers.filter((peer) => peer.state !== null)
+  }
+
+  private deliveryDelay(): number {
+    const { min, max, slowChance, slowMax } = this.options.delay
+    if (this.lossy && this.rng.chance(slowChance)) return this.rng.int(max, slowMax)
+    return this.rng.int(min, max)
+  }
+
+  private broadcast(from: SimPeer, record: WireRecord): void {
+    const input: PeerInput =
+      record.kind === 'presence' ? { type: 'presence', presence: record } : { type: 'record', record }
+    for (const peer of this.peers) {
+      if (peer === from || !peer.state) continue
+      if (this.lossy && this.rng.chance(this.options.loss)) continue
+      this.schedule(this.deliveryDelay(), { type: 'deliver', to: peer.index, inputs: [input] })
+      if (this.rng.chance(this.options.duplicate)) {
+        this.schedule(this.deliveryDelay(), { type: 'deliver', to: peer.index, inputs: [input] })
+      }
+    }
+  }
+
+  private apply(peer: SimPeer, effects: Effects): void {
+    for (const record of effects.publish) this.broadcast(peer, record)
+    for (const id of effects.abortLlm) this.aborted.add(`${peer.index}:${peer.incarnation}:${id}`)
+    for (const request of effects.startLlm) {
+      peer.llmCalls++
+      const persona = `P${peer.index}`
+      const outcome = simAnswer(request.task, this.llmRng, this.options.model, persona)
+      const { min, max } = this.options.llmLatency
+      this.schedule(this.rng.int(min, max), {
+        type: 'llm',
+        peer: peer.index,
+        incarnation: peer.incarnation,
+        requestId: request.id,
+        input: { type: 'llm', requestId: request.id, outcome },
+      })
+    }
+  }
+
+  stepPeer(peer: SimPeer, inputs: PeerInput | PeerInput[]): void {
+    const state = peer.state
+    if (!state) return
+    const before = state.counters.executed.length
+    const wastedBefore = state.counters.wastedExecutions
+    const now = this.local(peer)
+    const effects = step(state, inputs, now)
+    peer.executed.push(...state.counters.executed.slice(before))
+    peer.wasted += state.counters.wastedExecutions - wastedBefore
+    this.apply(peer, effects)
+    this.options.onStep?.(this, peer, effects, now)
+  }
+
+  crash(peer: SimPeer): void {
+    if (!peer.state) return
+    peer.persisted = peer.state.plan
+    peer.state = null
+  }
+
+  restart(peer: SimPeer): void {
+    if (peer.state) return
+    this.boot(peer)
+  }
+
+  /** Anti-entropy between `peer` and one random live peer: each gets what it lacks. */
+  private sync(peer: SimPeer): void {
+    const others = this.alive().filter((other) => other !== peer)
+    if (!peer.state || others.length === 0) return
+    const other = this.rng.pick(others)
+    const missing = (from: PlanState, to: PlanState): PeerInput[] => {
+      const inputs: PeerInput[] = []
+      for (const record of from.records()) {
+        if (!to.has(record.id)) inputs.push({ type: 'record', record: record as PlanRecord })
+      }
+      return inputs
+    }
+    const toPeer = missing(other.state!.plan, peer.state.plan)
+    const toOther = missing(peer.state.plan, other.state!.plan)
+    if (toPeer.length) this.schedule(this.deliveryDelay(), { type: 'deliver', to: peer.index, inputs: toPeer })
+    if (toOther.length) this.schedule(this.deliveryDelay(), { type: 'deliver', to: other.index, inputs: toOther })
+  }
+
+  private handle(event: SimEvent): void {
+    switch (event.type) {
+      case 'deliver':
+        this.stepPeer(this.peers[event.to]!, event.inputs)
+        break
+      case 'tick': {
+        const peer = this.peers[event.peer]!
+        if (peer.incarnation !== event.incarnation || !peer.state) break
+        this.stepPeer(peer, { type: 'tick' })
+        const late = this.lossy ? this.rng.int(0, this.options.tickLateMs) : 0
+        this.schedule(this.options.tickMs + late, event)
+        break
+      }
+      case 'llm': {
+        const peer = this.peers[event.peer]!
+        const key = `${peer.index}:${event.incarnation}:${event.requestId}`
+        if (this.aborted.delete(key) || peer.incarnation !== event.incarnation) break
+        this.stepPeer(peer, event.input)
+        break
+      }
+      case 'crash':
+        this.crash(this.peers[event.peer]!)
+        break
+      case 'restart':
+        this.restart(this.peers[event.peer]!)
+        break
+      case 'sync': {
+        const peer = this.peers[event.peer]!
+        if (peer.incarnation !== event.incarnation || !peer.state) break
+        this.sync(peer)
+        this.schedule(this.options.syncIntervalMs, event)
+        break
+      }
+      case 'submit':
+        this.stepPeer(this.peers[event.peer]!, {
+          type: 'command',
+          command: { type: 'submit-goal', text: event.text, maxDepth: this.options.maxDepth },
+        })
+        break
+    }
+  }
+
+  /** Run events until `until` returns true or virtual time passes `limit`. */
+  runUntil(until: () => boolean, limit: number, checkEveryMs = 1_000): boolean {
+    let nextCheck = this.now
+    for (let event = this.queue.pop(); event; event = this.queue.pop()) {
+      this.now = event.at
+      this.handle(event.value)
+      if (this.now >= nextCheck) {
+        nextCheck = this.now + checkEveryMs
+        if (until()) return true
+      }
+      if (this.now > limit) return false
+    }
+    return until()
+  }
+}

@@ -20,7 +20,7 @@ import { yamux } from '@libp2p/yamux'
 import { webSockets } from '@libp2p/websockets'
 import type { Libp2p, PrivateKey } from '@libp2p/interface'
 import { DISCOVER_PROTOCOL } from '../src/net/constants'
-import { loadOrCreateKeyFile } from '../src/net/identity.node'
+import { loadOrCreateKeyFile } from '../src/net/identity.node.js'
 import { consoleLogger, errMsg, type NetLogger } from '../src/net/log'
 import { DiscoveryServer } from './discover'
 

@@ -13,7 +13,7 @@ import { tcp } from '@libp2p/tcp'
 import { webRTC } from '@libp2p/webrtc'
 import { webSockets } from '@libp2p/websockets'
 import { RELAY_RESERVATION_TIMEOUT_MS } from './constants'
-import { loadOrCreateKeyFile } from './identity.node'
+import { loadOrCreateKeyFile } from './identity.node.js'
 import { createSwarm } from './swarm'
 import type { SwarmNode, SwarmNodeInitBase } from './types'
 

@@ -40,6 +40,8 @@ export interface RelayInfo {
 }
 
 interface RelayState extends RelayInfo {
+  /** every address given for this relay; tried in turn, `addr` is the one that worked */
+  addrs: Multiaddr[]
   dialing: boolean
   failures: number
   nextDialAt: number
@@ -53,9 +55,15 @@ export class RelayClient {
     for (const addr of init.relays) {
       const peerId = peerIdOf(addr)
       if (peerId === undefined) continue
+      const known = this.relays.get(peerId)
+      if (known !== undefined) {
+        known.addrs.push(addr)
+        continue
+      }
       this.relays.set(peerId, {
         peerId,
         addr,
+        addrs: [addr],
         dialing: false,
         failures: 0,
         nextDialAt: 0,
@@ -102,8 +110,10 @@ export class RelayClient {
 
   private async dial(r: RelayState): Promise<void> {
     r.dialing = true
+    const addr = r.addrs[r.failures % r.addrs.length] ?? r.addr
     try {
-      await this.init.libp2p.dial(r.addr, { signal: this.init.signal })
+      await this.init.libp2p.dial(addr, { signal: this.init.signal })
+      r.addr = addr
       r.failures = 0
       this.init.logger.info('relay connected', { relay: r.peerId })
     } catch (err) {

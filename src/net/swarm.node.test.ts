@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createRelay, type Relay } from '../../relay/relay'
-import { createSwarmNode, type NodeSwarmNodeInit } from './node.node'
+import { createSwarmNode, type NodeSwarmNodeInit } from './node.node.js'
 import { silentLogger, type NetLogger } from './log'
 import { MemoryStore, recordIdOf, testValidate } from './testing/memory-store'
 import { RecordRejectedError } from './errors'

@@ -290,6 +290,12 @@ export async function createSwarm(
     if (relayClient.isRelay(evt.detail.remotePeer.toString())) relayClient.tick()
     dialer.tick()
   })
+  // a new reservation shows up here at once; self:peer:update comes ~1 s
+  // later (libp2p debounces it), which would delay discovery by that much
+  libp2p.addEventListener('transport:listening', () => {
+    relayClient.tick()
+    summaryChanged()
+  })
   libp2p.addEventListener('self:peer:update', () => {
     relayClient.tick()
     summaryChanged()

@@ -1,0 +1,37 @@
+import { defineConfig } from '@playwright/test'
+
+/**
+ * Real Chromium (Debian's, at /usr/bin/chromium: `npx playwright install`
+ * cannot download browsers here), real WebRTC, loopback only.
+ *
+ * Chromium needs both --allow-loopback-in-peer-connection (without it ICE
+ * gathering never completes on loopback) and a microphone permission for the
+ * page's origin (without it, it gathers no host candidates at all).
+ */
+export default defineConfig({
+  testDir: 'e2e',
+  testMatch: '**/*.spec.ts',
+  outputDir: 'e2e/artifacts/test-results',
+  globalSetup: './e2e/global-setup.ts',
+  // 2 cores: tabs of one test already use both
+  workers: 1,
+  fullyParallel: false,
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [['list'], ['html', { outputFolder: 'e2e/artifacts/report', open: 'never' }]],
+  use: {
+    browserName: 'chromium',
+    headless: true,
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--allow-loopback-in-peer-connection'],
+    },
+    permissions: ['microphone'],
+    actionTimeout: 10_000,
+    navigationTimeout: 20_000,
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+  },
+})

@@ -1,0 +1,52 @@
+/**
+ * createSwarmNode for browser tabs: WebSockets to the relay, the circuit relay
+ * transport (reservation + signalling), and WebRTC for the direct links that
+ * carry gossip and sync. Listens on /p2p-circuit and /webrtc (the /webrtc
+ * address appears once the relay reservation is made).
+ *
+ * The node lives on the tab's main thread: browsers offer no
+ * RTCPeerConnection inside workers.
+ */
+import { circuitRelayTransport } from '@libp2p/circuit-relay-v2'
+import { webRTC } from '@libp2p/webrtc'
+import { webSockets } from '@libp2p/websockets'
+import { RELAY_RESERVATION_TIMEOUT_MS } from './constants'
+import { acquireTabIdentity, type TabIdentityInit } from './identity.browser'
+import { createSwarm } from './swarm'
+import type { SwarmNode, SwarmNodeInitBase } from './types'
+
+export interface BrowserSwarmNodeInit extends SwarmNodeInitBase {
+  /**
+   * When `privateKey` is not given, the tab's own identity is taken from
+   * IndexedDB (identity.browser.ts): same PeerId after a reload, a different
+   * one in every other tab. These options namespace it.
+   */
+  identity?: TabIdentityInit
+}
+
+export const BROWSER_LISTEN = ['/p2p-circuit', '/webrtc']
+
+export async function createSwarmNode(init: BrowserSwarmNodeInit): Promise<SwarmNode> {
+  const identity =
+    init.privateKey === undefined ? await acquireTabIdentity(init.identity) : undefined
+  const privateKey = init.privateKey ?? identity?.privateKey
+  if (privateKey === undefined) throw new Error('unreachable: no private key')
+  try {
+    return await createSwarm(init, {
+      privateKey,
+      listen: BROWSER_LISTEN,
+      transports: [
+        webSockets(),
+        circuitRelayTransport({ reservationCompletionTimeout: RELAY_RESERVATION_TIMEOUT_MS }),
+        webRTC({ rtcConfiguration: { iceServers: [], ...init.rtcConfiguration } }),
+      ],
+      // the default browser gater refuses private and loopback addresses,
+      // which is exactly where a LAN relay lives
+      gater: { denyDialMultiaddr: () => false },
+      onStopped: () => identity?.release(),
+    })
+  } catch (err) {
+    identity?.release()
+    throw err
+  }
+}

@@ -61,9 +61,25 @@ export interface LlmUsage {
   offline: boolean
 }
 
+/**
+ * Why an LLM call failed, so the UI can say what to fix: 'auth' a bad or
+ * missing key (401/403), 'unreachable' no HTTP answer (network, DNS,
+ * connection refused, CORS), 'rate-limit' (429), 'output' replies that
+ * never passed the schema, 'other' anything else (4xx, 5xx, bugs).
+ */
+export type LlmErrorKind = 'auth' | 'unreachable' | 'rate-limit' | 'output' | 'other'
+
 export type LlmOutcome<K extends LlmTaskKind = LlmTaskKind> =
   | { ok: true; kind: K; value: LlmOutputs[K]; usage: LlmUsage; attempts: number }
-  | { ok: false; kind: K; error: string; usage: LlmUsage; attempts: number }
+  | {
+      ok: false
+      kind: K
+      /** a short human message, fit to show in the UI or publish as a failure detail */
+      error: string
+      errorKind: LlmErrorKind
+      usage: LlmUsage
+      attempts: number
+    }
 
 /** Which provider and model a role uses. The apiKey never leaves this browser except to baseUrl. */
 export interface ModelConfig {

@@ -22,7 +22,7 @@ import type {
 } from '../protocol/records'
 import { QUORUM_SCORE, QUORUM_VOTES } from '../protocol/rules'
 import type { PlanState } from './state'
-import { bestOutput, deriveTask, type TaskState } from './tasks'
+import { authorised, bestOutput, deriveTask, type TaskState } from './tasks'
 
 export type GoalStatus = 'awaiting-proposals' | 'scoring' | 'accepted' | 'done' | 'failed' | 'cancelled'
 
@@ -196,6 +196,9 @@ function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskStat
     records.accepts.filter((a) => proposalById.has(a.proposal) && acceptHolds(a, votes)),
   )
   const accepted = accept ? (proposalById.get(accept.proposal) ?? null) : null
+  decide.unclaimedOutputs +=
+    records.accepts.filter((a) => !authorised(decide, a)).length +
+    records.nodes.filter((n) => !authorised(decide, n)).length
   const cancelled = (seed.parent?.cancelled ?? false) || records.cancels.length > 0
   const goal: DerivedGoal = {
     id: seed.id,

@@ -40,6 +40,12 @@ export interface TaskState {
   /** failures by claimants, each for the epoch it held */
   failures: readonly FailureRecord[]
   failedBy: ReadonlySet<string>
+  /**
+   * outputs (results, failures; for decide tasks accepts and nodes) whose
+   * author's claim has not reached us yet: someone did the work, and the
+   * claim that makes it count will arrive by sync
+   */
+  unclaimedOutputs: number
   /** a capability-gap notice, counted only while nobody has claimed the epoch it names or a later one */
   gap: FailureRecord | null
   status: TaskStatus
@@ -91,10 +97,12 @@ export function deriveTask(plan: PlanState, type: TaskType, subject: string): Ta
     result: null,
     failures: [],
     failedBy: new Set(),
+    unclaimedOutputs: 0,
     gap: null,
     status: 'open',
   }
   task.result = bestOutput(task, records.results)
+  task.unclaimedOutputs = records.results.filter((result) => !authorised(task, result)).length
   const failures: FailureRecord[] = []
   const failedBy = new Set<string>()
   let gap: FailureRecord | null = null
@@ -103,7 +111,9 @@ export function deriveTask(plan: PlanState, type: TaskType, subject: string): Ta
       if (gap === null || failure.epoch > gap.epoch || (failure.epoch === gap.epoch && failure.id < gap.id)) {
         gap = failure
       }
-    } else if (failure.index === -1 && authorised(task, failure)) {
+    } else if (!authorised(task, failure)) {
+      task.unclaimedOutputs++
+    } else if (failure.index === -1) {
       failures.push(failure)
       failedBy.add(failure.from)
     }

@@ -45,6 +45,13 @@ export const PRESENCE_TTL_MS = 3 * PRESENCE_INTERVAL_MS + 1_000
  */
 export const LEASE_TIMEOUT_MS = 4 * PRESENCE_INTERVAL_MS + 1_000
 /**
+ * A holder that is alive but no longer lists a task it holds has most likely
+ * finished it (its result lost on the way, or still syncing): others wait this
+ * much longer than a lease before taking the task over. Two anti-entropy
+ * rounds fit in it.
+ */
+export const ORPHAN_GRACE_MS = 40_000
+/**
  * A peer that has just started waits this long before it claims anything, so
  * that its view of who is alive (answered beats) is complete enough to rank
  * peers like everyone else does.

@@ -18,11 +18,17 @@
 import type { LlmTaskKind } from '../llm/types'
 import type { TaskType } from '../protocol/records'
 import type { ClaimRecord } from '../protocol/records'
-import { CLAIM_WINDOW_MS, LEASE_TIMEOUT_MS, STAGGER_MS, WARMUP_MS } from '../protocol/rules'
+import {
+  CLAIM_WINDOW_MS,
+  LEASE_TIMEOUT_MS,
+  ORPHAN_GRACE_MS,
+  STAGGER_MS,
+  WARMUP_MS,
+} from '../protocol/rules'
 import type { TaskState } from '../plan/tasks'
 import { abortWork, derived, emit, freeSlots, since, type PeerState, type Work } from './peer'
 import type { Effects } from './types'
-import { eligiblePeers, rankFor, type Eligibility } from './view'
+import { eligiblePeers, isAlive, rankFor, type Eligibility } from './view'
 
 const WORK_KIND: Record<TaskType, LlmTaskKind> = {
   decide: 'classify',
@@ -50,7 +56,12 @@ export function leaseExpired(peer: PeerState, task: TaskState, now: number): boo
     peer.view.leases.set(task.id, { holder: holder.from, epoch: holder.epoch, renewedAt: now })
     return false
   }
-  return now - lease.renewedAt > LEASE_TIMEOUT_MS
+  const silentFor = now - lease.renewedAt
+  // A live holder that stopped listing the task has most likely finished it
+  // and its result has not reached us yet: give anti-entropy time to bring
+  // it before running the task a second time.
+  if (isAlive(peer.view, holder.from, now)) return silentFor > LEASE_TIMEOUT_MS + ORPHAN_GRACE_MS
+  return silentFor > LEASE_TIMEOUT_MS
 }
 
 /**
@@ -73,6 +84,14 @@ export function maybeClaim(
     if (task.holder.from === me) return false
     if (!leaseExpired(peer, task, now)) return false
     exclude.add(task.holder.from)
+  }
+  // a live peer's beat says it is working on this task: its claim may have
+  // been lost on the way to us, so do not compete with it
+  if (heldByOther(peer, task.id, now)) return false
+  // someone published work for this task but its claim has not reached us:
+  // give sync the time to bring it rather than do the work again
+  if (task.unclaimedOutputs > 0 && now - since(peer, `orphans:${task.id}`, now) < ORPHAN_GRACE_MS) {
+    return false
   }
   const epoch = task.epoch + 1
   const readyAt = since(peer, `claimable:${task.id}:${epoch}`, now)
@@ -98,7 +117,18 @@ export function maybeClaim(
     llm: null,
   })
   fx.events.push({ type: 'claimed', task: task.id, epoch, designated: rank === 0 })
+  // say so in a beat too: a second chance for peers that miss the claim
+  peer.beatDue = true
   return true
+}
+
+function heldByOther(peer: PeerState, task: string, now: number): boolean {
+  for (const [other, sighting] of peer.view.peers) {
+    if (other !== peer.config.peerId && isAlive(peer.view, other, now) && sighting.presence.holding.includes(task)) {
+      return true
+    }
+  }
+  return false
 }
 
 export function claimRequestId(task: string, epoch: number): string {

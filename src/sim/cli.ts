@@ -115,7 +115,7 @@ async function main(): Promise<void> {
       console.log(
         `seed ${result.seed}: ${result.violations.length ? `FAILED ${result.violations.join('; ')}` : 'ok'}` +
           ` goals=${result.goals} leaves=${result.leaves} results=${result.acceptedResults}` +
-          ` wasted=${result.wastedExecutions} t=${result.virtualSeconds}s`,
+          ` wasted=${result.wastedExecutions} dupChildren=${result.duplicateChildren} conflicts=${result.acceptConflicts} t=${result.virtualSeconds}s`,
       )
     }
   }

@@ -1,0 +1,78 @@
+/**
+ * Offline classification: is a subgoal one concrete deliverable, and what
+ * does producing it need? Both come from the subgoal's text and depth:
+ * broad verbs ("plan", "organise"), lists of several things and long
+ * sentences make a subgoal coarse; deliverable words ("list", "table",
+ * "draft") make it concrete; and the deeper a subgoal sits, the more
+ * coarseness it takes to be split again, so trees stay a sensible size.
+ */
+import type { Capability, LlmOutputs, LlmTask } from '../types'
+import { MAX_REASON } from '../schemas'
+import { clip, listItems, words } from './text'
+
+type ClassifyTask = Extract<LlmTask, { kind: 'classify' }>
+
+const BROAD_START = /^(plan|organi[sz]e|build|develop|prepare|handle|sort out|manage|run|launch|learn|establish|coordinate|arrange|set up|make the bookings|get ready|work through|carry out|design the architecture|research the market)\b/i
+const CONCRETE_START = /^(write|draft|list|make a|make an|compare|calculate|estimate|book|reserve|send|email|sketch|outline|summari[sz]e|define|decide|pick|choose|record|set a|get quotes|buy|order|implement|test|review|check|add|find|draw up|gather|collect|identify|track|schedule|put)\b/i
+const DELIVERABLE = /\b(list|checklist|table|outline|email|invitations?|budget|timeline|schedule|itinerary|script|function|template|summary|report|draft|plan document|one-page|inventory|log|forecast|tests?)\b/i
+/** Words beyond this make a subgoal read like several steps. */
+const LONG_WORDS = 18
+/** Coarseness at which a subgoal is composite, by depth: shallow goals split more readily. */
+const COMPOSITE_AT_DEPTH_1 = 2
+const COMPOSITE_DEEPER = 3
+
+export function coarseness(text: string): number {
+  let c = 0
+  if (BROAD_START.test(text)) c += 2
+  const items = listItems(text).length
+  if (items >= 4) c += 2
+  else if (items >= 2) c += 1
+  if (words(text).length > LONG_WORDS) c += 1
+  if (CONCRETE_START.test(text)) c -= 1
+  if (DELIVERABLE.test(text)) c -= 1
+  return c
+}
+
+/** Code the executor WRITES (it cannot run it). */
+const CODE_STRONG = /\b(implement|code|coding|programming|script|refactor|debug|unit tests?|automated tests?|write tests|api endpoints?|endpoints?|backend|frontend|database schema|data model|function|algorithm|continuous integration|ci\b|deploy\w*|prototype)\b/i
+/** Needs live data from an API or a search: prices, availability, current facts. */
+const LIVE_DATA = /^(book|reserve)\b|\b(book (the|a|an|flights?|tickets?|hotels?|rooms?|stays?)|booking|prices?|fares?|flights?|availability|available|weather|exchange rates?|current (prices|rates|events)|latest|live|real-time|quotes?|reviews|tickets?|listings?|venue|hotel|accommodation|stay|timetables?|news|stock|competitors?|market research|research the market|suppliers?|movers|moving compan\w*|neighbourhoods?|neighborhoods?|entry requirements|(collect|find|gather) sources)\b/i
+const CODE_WEAK = /\b(app|website|api|software|bot|build the|tool)\b/i
+
+/** In a software project, these verbs mean code. */
+const CODE_IN_CONTEXT = /^(test|fix|build|implement|add|integrate|wire)\b/i
+
+/** `context` is the goal path: a "test and fix" step of an app project is code, of a party it is not. */
+export function capabilityOf(text: string, context: readonly string[] = []): Capability {
+  if (CODE_STRONG.test(text)) return 'can_run_code'
+  if (LIVE_DATA.test(text)) return 'can_query_api'
+  if (CODE_WEAK.test(text)) return 'can_run_code'
+  if (CODE_IN_CONTEXT.test(text) && context.some((goal) => CODE_WEAK.test(goal) || CODE_STRONG.test(goal))) {
+    return 'can_run_code'
+  }
+  return 'can_write_text'
+}
+
+const NEEDS: Record<Capability, string> = {
+  can_run_code: 'it needs code to be written',
+  can_query_api: 'it needs live data (prices, availability or current facts)',
+  can_write_text: 'it is written work from general knowledge',
+}
+
+export function offlineClassify(task: ClassifyTask): LlmOutputs['classify'] {
+  const capability = capabilityOf(task.subgoal, task.path)
+  if (task.depth >= task.maxDepth) {
+    return {
+      atomic: true,
+      capability,
+      reason: clip(`At the depth cap (${task.maxDepth}), so treated as one deliverable; ${NEEDS[capability]}.`, MAX_REASON),
+    }
+  }
+  const c = coarseness(task.subgoal)
+  const threshold = task.depth <= 1 ? COMPOSITE_AT_DEPTH_1 : COMPOSITE_DEEPER
+  const atomic = c < threshold
+  const why = atomic
+    ? 'One concrete deliverable an agent can produce in a single reply'
+    : 'Still several pieces of work (broad or lists several things), so it should be split further'
+  return { atomic, capability, reason: clip(`${why}; ${NEEDS[capability]}.`, MAX_REASON) }
+}

@@ -1,0 +1,112 @@
+/**
+ * Offline scoring with the prototype's rubric, computed from the proposal:
+ * - coverage: the goal's own words reappear in the subgoals, and (for a
+ *   recognised family) its essential aspects are addressed;
+ * - overlap: the most similar pair of subgoals, by shared words beyond the
+ *   goal's topic words (which every subgoal may legitimately repeat);
+ * - actionability: each subgoal starts with a verb, is neither a fragment
+ *   nor a paragraph, and avoids vague filler.
+ * A small seeded jitter makes scorers differ slightly, as real ones do.
+ */
+import type { LlmOutputs, LlmTask } from '../types'
+import { MAX_NOTES } from '../schemas'
+import { familyOf } from './catalog'
+import { rngFor } from './rng'
+import { ACTION_VERBS, clip, contentStems, GENERIC_VERBS, stem, words } from './text'
+
+type ScoreTask = Extract<LlmTask, { kind: 'score' }>
+
+/** Rubric weights: the prototype weighs its three criteria equally; coverage slightly more, as a gap is worst. */
+const W_COVERAGE = 0.4
+const W_OVERLAP = 0.3
+const W_ACTION = 0.3
+/** Two subgoals are usually too coarse a split; six is a little fragmented. */
+const COUNT_ADJUST: Record<number, number> = { 2: -0.08, 6: -0.02 }
+/** Scorer-to-scorer spread: visible in the UI, far smaller than real quality differences. */
+const JITTER = 0.03
+/** Fewer words than this is a fragment, more is a paragraph rather than a step. */
+const MIN_STEP_WORDS = 3
+const MAX_STEP_WORDS = 32
+const VAGUE = /\b(stuff|things|etc|misc\w*|various|somehow|whatever|everything else)\b/i
+
+interface Breakdown {
+  coverage: number
+  overlap: number
+  actionability: number
+}
+
+function coverage(goal: string, texts: string[], isRoot: boolean): number {
+  const goalWords = [...contentStems(goal)].filter((w) => !GENERIC_VERBS.has(w))
+  const sub = new Set(texts.flatMap((t) => [...contentStems(t)]))
+  const wordCov = goalWords.length === 0 ? 1 : goalWords.filter((w) => sub.has(w)).length / goalWords.length
+  // Family aspects describe whole projects; a deeper goal is judged on its own words only.
+  const family = isRoot ? familyOf(goal) : undefined
+  if (!family) return 0.3 + 0.7 * wordCov
+  const joined = texts.join(' \n ')
+  const aspectCov = family.aspects.filter((a) => a.re.test(joined)).length / family.aspects.length
+  return 0.6 * aspectCov + 0.4 * Math.min(1, 0.4 + wordCov)
+}
+
+function overlap(goal: string, texts: string[]): number {
+  const topic = contentStems(goal)
+  const sets = texts.map((t) => new Set([...contentStems(t)].filter((w) => !topic.has(w))))
+  let worst = 0
+  for (let i = 0; i < sets.length; i++) {
+    for (let j = i + 1; j < sets.length; j++) {
+      const a = sets[i]!
+      const b = sets[j]!
+      if (texts[i]!.trim().toLowerCase() === texts[j]!.trim().toLowerCase()) return 1
+      const union = new Set([...a, ...b]).size
+      const shared = [...a].filter((w) => b.has(w)).length
+      worst = Math.max(worst, union === 0 ? 1 : shared / union)
+    }
+  }
+  return worst
+}
+
+function actionability(texts: string[]): number {
+  const each = texts.map((text) => {
+    const ws = words(text)
+    let s = ACTION_VERBS.has(ws[0] ?? '') || ACTION_VERBS.has(stem(ws[0] ?? '')) ? 1 : 0.55
+    if (ws.length < MIN_STEP_WORDS) s -= 0.3
+    if (ws.length > MAX_STEP_WORDS) s -= 0.2
+    if (VAGUE.test(text)) s -= 0.3
+    return Math.max(0, s)
+  })
+  return each.reduce((a, b) => a + b, 0) / Math.max(1, each.length)
+}
+
+export function rubric(goal: string, texts: string[], isRoot: boolean): Breakdown {
+  return { coverage: coverage(goal, texts, isRoot), overlap: overlap(goal, texts), actionability: actionability(texts) }
+}
+
+function weakest(b: Breakdown): string {
+  const gaps = [
+    { gap: 1 - b.coverage, note: 'Coverage: parts of the goal are not addressed by any subgoal.' },
+    { gap: b.overlap, note: 'Overlap: at least two subgoals cover much the same work.' },
+    { gap: 1 - b.actionability, note: 'Actionability: some subgoals are vague or not phrased as actions.' },
+  ].sort((x, y) => y.gap - x.gap)
+  const top = gaps[0]!
+  return top.gap < 0.2 ? 'No real weakness: the split is complete, distinct and actionable.' : top.note
+}
+
+const pct = (x: number): string => `${Math.round(x * 100)}%`
+
+export function offlineScore(task: ScoreTask, seed: string): LlmOutputs['score'] {
+  const goal = task.path.at(-1) ?? ''
+  const texts = task.subgoals.map((s) => s.text)
+  const b = rubric(goal, texts, task.path.length <= 1)
+  const rng = rngFor('score', seed, goal, ...texts)
+  const raw =
+    W_COVERAGE * b.coverage +
+    W_OVERLAP * (1 - b.overlap) +
+    W_ACTION * b.actionability +
+    (COUNT_ADJUST[texts.length] ?? 0) +
+    (rng.next() * 2 - 1) * JITTER
+  const score = Math.round(Math.min(1, Math.max(0, raw)) * 100) / 100
+  const notes = clip(
+    `${weakest(b)} Coverage ${pct(b.coverage)}, overlap ${pct(b.overlap)}, actionability ${pct(b.actionability)}; ${texts.length} subgoals.`,
+    MAX_NOTES,
+  )
+  return { score, notes }
+}

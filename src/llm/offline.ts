@@ -1,0 +1,78 @@
+/**
+ * The built-in offline model: no network, no key, sensible and varied
+ * output for any goal, so a newcomer sees the whole flow in a minute. It is
+ * clearly labelled (provider 'offline', model 'offline-v1', usage.offline)
+ * and never passes for a real LLM. The logic lives in offline-model/.
+ *
+ * Deterministic given (task, seed): peers pass their own seed (peer id),
+ * so decomposers propose different splits of the same goal and scorers
+ * differ slightly, while a rerun with the same seeds is reproducible.
+ */
+import { offlineClassify } from './offline-model/classify'
+import { offlineDecompose } from './offline-model/decompose'
+import { offlineExecute } from './offline-model/execute'
+import { offlineRollup } from './offline-model/rollup'
+import { offlineScore } from './offline-model/score'
+import { parsePrompts } from './prompts'
+import type { GenerateRequest, GenerateResult, LlmProvider, ProviderInit } from './provider'
+import { abortableSleep } from './sleep'
+import { estimateTokens } from './tokens'
+import type { LlmOutputs, LlmTask } from './types'
+
+export const OFFLINE_PROVIDER = 'offline'
+export const OFFLINE_MODEL = 'offline-v1'
+export const OFFLINE_LABEL = 'Offline model (built-in, not a real LLM)'
+
+/**
+ * Simulated latency per call. 400 ms lets a person watch proposals, scores
+ * and claims arrive one by one; tests pass 0.
+ */
+export const DEFAULT_OFFLINE_LATENCY_MS = 400
+
+/** The offline model's answer to a task: what a perfect LLM reply would parse to. */
+export function offlineAnswer<T extends LlmTask>(task: T, seed = ''): LlmOutputs[T['kind']] {
+  const answer = (): LlmOutputs[LlmTask['kind']] => {
+    switch (task.kind) {
+      case 'decompose':
+        return offlineDecompose(task, seed)
+      case 'score':
+        return offlineScore(task, seed)
+      case 'classify':
+        return offlineClassify(task)
+      case 'execute':
+        return offlineExecute(task, seed)
+      case 'rollup':
+        return offlineRollup(task, seed)
+    }
+  }
+  return answer() as LlmOutputs[T['kind']]
+}
+
+class OfflineProvider implements LlmProvider {
+  readonly id = OFFLINE_PROVIDER
+  readonly label = OFFLINE_LABEL
+  readonly model = OFFLINE_MODEL
+  readonly offline = true
+
+  constructor(private readonly latencyMs: number) {}
+
+  async generate(request: GenerateRequest): Promise<GenerateResult> {
+    request.signal?.throwIfAborted()
+    // Prefer the structured task; parse the prompts only when a caller sent prompts alone.
+    const task = request.task ?? parsePrompts(request.system, request.prompt)
+    const value = task ? offlineAnswer(task, request.seed ?? '') : undefined
+    await abortableSleep(this.latencyMs, request.signal)
+    const text = value === undefined ? '' : JSON.stringify(value)
+    return {
+      json: value === undefined ? { ok: false, error: 'the offline model did not recognise the task' } : { ok: true, value },
+      text,
+      inputTokens: estimateTokens(request.system + request.prompt),
+      outputTokens: estimateTokens(text),
+      model: OFFLINE_MODEL,
+    }
+  }
+}
+
+export function createOfflineProvider(init: Pick<ProviderInit, 'latencyMs'> = {}): LlmProvider {
+  return new OfflineProvider(Math.max(0, init.latencyMs ?? DEFAULT_OFFLINE_LATENCY_MS))
+}

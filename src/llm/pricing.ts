@@ -1,0 +1,80 @@
+/**
+ * What a call cost, for the per-role and per-goal cost display.
+ *
+ * List prices in US dollars per million tokens (input / output), standard
+ * tier, no caching or batch discounts, as published by Anthropic and OpenAI
+ * in 2025. They drift: the UI shows the result as an estimate. The offline
+ * model and unknown models (local servers) cost 0: we would rather show
+ * nothing than invent a price.
+ */
+import type { LlmUsage } from './types'
+
+export interface ModelPrice {
+  /** $ per million input tokens */
+  input: number
+  /** $ per million output tokens */
+  output: number
+}
+
+/** Keys are model id prefixes; the longest matching prefix wins (dated ids like -20250929 match). */
+export const PRICES_PER_MTOK: Readonly<Record<string, ModelPrice>> = {
+  // Anthropic
+  'claude-opus-4-5': { input: 5, output: 25 },
+  'claude-opus-4-1': { input: 15, output: 75 },
+  'claude-opus-4': { input: 15, output: 75 },
+  'claude-sonnet-4-5': { input: 3, output: 15 },
+  'claude-sonnet-4': { input: 3, output: 15 },
+  'claude-3-7-sonnet': { input: 3, output: 15 },
+  'claude-3-5-sonnet': { input: 3, output: 15 },
+  'claude-haiku-4-5': { input: 1, output: 5 },
+  'claude-3-5-haiku': { input: 0.8, output: 4 },
+  'claude-3-haiku': { input: 0.25, output: 1.25 },
+  // OpenAI
+  'gpt-5-nano': { input: 0.05, output: 0.4 },
+  'gpt-5-mini': { input: 0.25, output: 2 },
+  'gpt-5': { input: 1.25, output: 10 },
+  'gpt-4.1-nano': { input: 0.1, output: 0.4 },
+  'gpt-4.1-mini': { input: 0.4, output: 1.6 },
+  'gpt-4.1': { input: 2, output: 8 },
+  'gpt-4o-mini': { input: 0.15, output: 0.6 },
+  'gpt-4o': { input: 2.5, output: 10 },
+  'o4-mini': { input: 1.1, output: 4.4 },
+  'o3-mini': { input: 1.1, output: 4.4 },
+  o3: { input: 2, output: 8 },
+}
+
+/** Tokens per price unit: prices are quoted per million tokens. */
+const TOKENS_PER_PRICE_UNIT = 1_000_000
+
+/**
+ * Normalise a model id: lower case, drop a router's vendor prefix
+ * ("anthropic/claude-sonnet-4.5" on OpenRouter), and write Claude versions
+ * with dashes, as Anthropic's own ids do.
+ */
+function normalise(model: string): string {
+  let id = model.trim().toLowerCase()
+  const slash = id.lastIndexOf('/')
+  if (slash >= 0) id = id.slice(slash + 1)
+  if (id.startsWith('claude')) id = id.replace(/\./g, '-')
+  return id
+}
+
+/** The price of a model, or undefined when we do not know it. */
+export function priceFor(model: string): ModelPrice | undefined {
+  const id = normalise(model)
+  let best: string | undefined
+  for (const prefix of Object.keys(PRICES_PER_MTOK)) {
+    // A prefix matches the whole id or up to a dash ("gpt-4o" must not match "gpt-4o1").
+    const matches = id === prefix || id.startsWith(`${prefix}-`)
+    if (matches && (best === undefined || prefix.length > best.length)) best = prefix
+  }
+  return best === undefined ? undefined : PRICES_PER_MTOK[best]
+}
+
+/** Estimated cost in US dollars; 0 for the offline model and for unknown (local) models. */
+export function costUsd(usage: LlmUsage): number {
+  if (usage.offline || usage.provider === 'offline') return 0
+  const price = priceFor(usage.model)
+  if (!price) return 0
+  return (usage.inputTokens * price.input + usage.outputTokens * price.output) / TOKENS_PER_PRICE_UNIT
+}

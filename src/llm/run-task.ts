@@ -1,0 +1,146 @@
+/**
+ * runLlmTask: the one entry point role logic uses. Task in, LlmOutcome out.
+ *
+ * Prompts are built, the provider is called, the reply is validated with
+ * the task's zod schema. A reply that fails (no JSON, or schema violations)
+ * is retried with the error fed back in the prompt, so the model can fix
+ * exactly that; transport failures (unreachable, 429, 5xx) are retried too,
+ * with exponential backoff. When attempts run out the outcome is
+ * { ok: false } with a short message and an error kind: the caller
+ * publishes a failure notice rather than a guess. It never throws, except
+ * when the signal aborts (the caller asked to stop; there is no outcome).
+ */
+import { isAbortError, LlmBadOutputError, type LlmError, LlmRateLimitError, MAX_RETRY_AFTER_MS, toLlmError } from './errors'
+import { buildPrompts, withRetryFeedback } from './prompts'
+import type { LlmProvider } from './provider'
+import { abortableSleep } from './sleep'
+import { SCHEMA_NAMES, validateOutput, wireJsonSchema } from './schemas'
+import type { LlmOutcome, LlmOutputs, LlmTask, LlmTaskKind, LlmUsage } from './types'
+
+/** The protocol's rule: three attempts in all, then publish a failure. */
+export const DEFAULT_MAX_ATTEMPTS = 3
+
+/**
+ * First backoff; doubles each retry (1 s, 2 s). Long enough for a blip in a
+ * local server or a provider's 5xx to clear, short enough that a bad-output
+ * retry (which needs no wait at all, really) does not stall the plan.
+ */
+export const DEFAULT_BACKOFF_MS = 1_000
+
+/** Backoff multiplier per attempt: the usual exponential doubling. */
+const BACKOFF_FACTOR = 2
+
+/**
+ * Output token caps per task kind. They bound the cost of one runaway
+ * reply, with headroom for reasoning models (gpt-5, o-series) whose hidden
+ * reasoning tokens count against the same cap. Execute and roll-up allow a
+ * full 60 000-character page (about 15 000 tokens).
+ */
+export const MAX_OUTPUT_TOKENS: { [K in LlmTaskKind]: number } = {
+  decompose: 4_000,
+  score: 2_000,
+  classify: 2_000,
+  execute: 16_000,
+  rollup: 20_000,
+}
+
+export { abortableSleep } from './sleep'
+
+/** usage.model is published in records, which cap it at 80 characters. */
+const MAX_MODEL_LABEL = 80
+
+export interface RunTaskOptions {
+  signal?: AbortSignal
+  /** attempts in all, first included (default 3) */
+  maxAttempts?: number
+  /** first retry delay in ms, doubled each retry (default 1000; 0 in tests) */
+  backoffMs?: number
+  /** varies the offline model's answer between peers (use the peer id) */
+  seed?: string | number
+  /** injectable for tests; must reject when the signal aborts */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
+}
+
+function retryDelay(attempt: number, base: number, error: LlmError): number {
+  const backoff = base * BACKOFF_FACTOR ** (attempt - 1)
+  if (error instanceof LlmRateLimitError && error.retryAfterMs !== undefined) {
+    return Math.max(backoff, error.retryAfterMs)
+  }
+  return backoff
+}
+
+function finalMessage(error: LlmError, attempts: number): string {
+  if (error.kind === 'output') {
+    return `the model's reply failed validation ${attempts} time${attempts === 1 ? '' : 's'}: ${error.message}`
+  }
+  return error.message
+}
+
+export async function runLlmTask<T extends LlmTask>(
+  task: T,
+  provider: LlmProvider,
+  options: RunTaskOptions = {},
+): Promise<LlmOutcome<T['kind']>> {
+  const kind = task.kind as T['kind']
+  const maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS)
+  const backoffMs = Math.max(0, options.backoffMs ?? DEFAULT_BACKOFF_MS)
+  const sleep = options.sleep ?? abortableSleep
+  const { signal } = options
+  const seed = options.seed === undefined ? undefined : String(options.seed)
+  const { system, prompt } = buildPrompts(task)
+  const usage: LlmUsage = {
+    provider: provider.id,
+    model: provider.model.slice(0, MAX_MODEL_LABEL),
+    inputTokens: 0,
+    outputTokens: 0,
+    offline: provider.offline,
+  }
+
+  let feedback: string | undefined
+  let lastError: LlmError = new LlmBadOutputError('no attempt was made')
+  let attempts = 0
+  while (attempts < maxAttempts) {
+    signal?.throwIfAborted()
+    attempts++
+    try {
+      const result = await provider.generate({
+        kind,
+        system,
+        prompt: feedback === undefined ? prompt : withRetryFeedback(prompt, feedback),
+        jsonSchema: wireJsonSchema(kind),
+        schemaName: SCHEMA_NAMES[kind],
+        maxOutputTokens: MAX_OUTPUT_TOKENS[kind],
+        signal,
+        task,
+        seed,
+      })
+      usage.inputTokens += result.inputTokens
+      usage.outputTokens += result.outputTokens
+      usage.model = (result.model || provider.model).slice(0, MAX_MODEL_LABEL)
+      const validation = result.json.ok
+        ? validateOutput(kind, result.json.value)
+        : ({ ok: false, error: result.json.error } as const)
+      if (validation.ok) {
+        return { ok: true, kind, value: validation.value as LlmOutputs[T['kind']], usage, attempts }
+      }
+      feedback = validation.error
+      lastError = new LlmBadOutputError(validation.error)
+    } catch (error) {
+      if (isAbortError(error) || signal?.aborted) throw error
+      lastError = toLlmError(error, provider.label)
+      // Keep any earlier feedback: the model never saw this attempt, the old correction still applies.
+      if (!lastError.retryable) break
+      // A provider asking us to wait longer than we are willing to: give up now, say why.
+      if (lastError instanceof LlmRateLimitError && (lastError.retryAfterMs ?? 0) > MAX_RETRY_AFTER_MS) break
+    }
+    if (attempts < maxAttempts) await sleep(retryDelay(attempts, backoffMs, lastError), signal)
+  }
+  return {
+    ok: false,
+    kind,
+    error: finalMessage(lastError, attempts),
+    errorKind: lastError.kind,
+    usage,
+    attempts,
+  }
+}

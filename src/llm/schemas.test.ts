@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest'
+import { extractJsonObject } from './json-extract'
+import { MAX_OUTPUT, MAX_SUBGOAL_TEXT, validateOutput, wireJsonSchema } from './schemas'
+
+const sub = (text: string, dependsOn: number[] = []) => ({ text, dependsOn })
+
+describe('decompose schema', () => {
+  it('accepts 2..6 subgoals that depend only on earlier siblings', () => {
+    const r = validateOutput('decompose', {
+      subgoals: [sub('Choose dates'), sub('Book flights', [0]), sub('Book hotels', [0, 1])],
+      rationale: 'ordered',
+    })
+    expect(r.ok).toBe(true)
+  })
+
+  it('rejects a subgoal that depends on itself', () => {
+    const r = validateOutput('decompose', { subgoals: [sub('A'), sub('B', [1])], rationale: '' })
+    expect(r).toEqual({ ok: false, error: expect.stringContaining('depends on itself') })
+  })
+
+  it('rejects a dependency on a later sibling', () => {
+    const r = validateOutput('decompose', { subgoals: [sub('A', [1]), sub('B')], rationale: '' })
+    expect(r).toEqual({ ok: false, error: expect.stringContaining('later subgoal') })
+  })
+
+  it('rejects negative and fractional indices', () => {
+    expect(validateOutput('decompose', { subgoals: [sub('A'), sub('B', [-1])], rationale: '' }).ok).toBe(false)
+    expect(validateOutput('decompose', { subgoals: [sub('A'), sub('B', [0.5])], rationale: '' }).ok).toBe(false)
+  })
+
+  it('rejects fewer than 2 or more than 6 subgoals', () => {
+    expect(validateOutput('decompose', { subgoals: [sub('A')], rationale: '' }).ok).toBe(false)
+    const seven = Array.from({ length: 7 }, (_, i) => sub(`Step ${i}`))
+    expect(validateOutput('decompose', { subgoals: seven, rationale: '' }).ok).toBe(false)
+  })
+
+  it('rejects empty, blank and oversized subgoal text, and repeated siblings', () => {
+    expect(validateOutput('decompose', { subgoals: [sub(''), sub('B')], rationale: '' }).ok).toBe(false)
+    expect(validateOutput('decompose', { subgoals: [sub('   '), sub('B')], rationale: '' }).ok).toBe(false)
+    const long = 'x'.repeat(MAX_SUBGOAL_TEXT + 1)
+    expect(validateOutput('decompose', { subgoals: [sub(long), sub('B')], rationale: '' }).ok).toBe(false)
+    expect(validateOutput('decompose', { subgoals: [sub('Same'), sub('same')], rationale: '' }).ok).toBe(false)
+  })
+
+  it('rejects an oversized rationale', () => {
+    const r = validateOutput('decompose', { subgoals: [sub('A'), sub('B')], rationale: 'r'.repeat(1501) })
+    expect(r.ok).toBe(false)
+  })
+
+  it('trims text and forgives common local-model slips (snake_case, missing dependsOn, repeats)', () => {
+    const r = validateOutput('decompose', {
+      subgoals: [{ text: '  A  ' }, { text: 'B', depends_on: [0, 0] }],
+      rationale: 'ok',
+    })
+    expect(r).toEqual({
+      ok: true,
+      value: { subgoals: [sub('A'), sub('B', [0])], rationale: 'ok' },
+    })
+  })
+})
+
+describe('score, classify, execute and rollup schemas', () => {
+  it('keeps scores within 0..1', () => {
+    expect(validateOutput('score', { score: 0, notes: '' }).ok).toBe(true)
+    expect(validateOutput('score', { score: 1, notes: '' }).ok).toBe(true)
+    expect(validateOutput('score', { score: 1.01, notes: '' }).ok).toBe(false)
+    expect(validateOutput('score', { score: -0.1, notes: '' }).ok).toBe(false)
+    expect(validateOutput('score', { score: 'high', notes: '' }).ok).toBe(false)
+    expect(validateOutput('score', { score: 0.7, notes: 'n'.repeat(601) }).ok).toBe(false)
+  })
+
+  it('accepts a numeric score sent as a string', () => {
+    expect(validateOutput('score', { score: '0.75', notes: 'fine' })).toEqual({
+      ok: true,
+      value: { score: 0.75, notes: 'fine' },
+    })
+  })
+
+  it('requires a known capability', () => {
+    expect(validateOutput('classify', { atomic: true, capability: 'can_write_text', reason: 'r' }).ok).toBe(true)
+    expect(validateOutput('classify', { atomic: true, capability: 'can_fly', reason: 'r' }).ok).toBe(false)
+    expect(validateOutput('classify', { atomic: 'yes', capability: 'can_run_code', reason: 'r' }).ok).toBe(false)
+    expect(validateOutput('classify', { atomic: true, capability: 'can_run_code', reason: 'r'.repeat(401) }).ok).toBe(false)
+  })
+
+  it('rejects empty and oversized Markdown output', () => {
+    expect(validateOutput('execute', { output: '# Done' }).ok).toBe(true)
+    expect(validateOutput('execute', { output: '  \n ' }).ok).toBe(false)
+    expect(validateOutput('rollup', { output: 'x'.repeat(MAX_OUTPUT + 1) }).ok).toBe(false)
+  })
+
+  it('reports where the output went wrong, for the retry prompt', () => {
+    const r = validateOutput('score', { score: 3 })
+    expect(r.ok).toBe(false)
+    if (!r.ok) {
+      expect(r.error).toMatch(/^schema violation: /)
+      expect(r.error).toContain('score')
+      expect(r.error).toContain('notes')
+    }
+  })
+})
+
+describe('wire JSON schema', () => {
+  it('keeps structure and descriptions but no size keywords', () => {
+    const schema = wireJsonSchema('decompose')
+    const text = JSON.stringify(schema)
+    expect(text).toContain('"dependsOn"')
+    expect(text).toContain('"additionalProperties":false')
+    expect(text).toContain('EARLIER')
+    for (const keyword of ['maxLength', 'minLength', 'minItems', 'maxItems', 'minimum', 'maximum', '$schema']) {
+      expect(text).not.toContain(`"${keyword}"`)
+    }
+    expect(JSON.stringify(wireJsonSchema('classify'))).toContain('can_query_api')
+  })
+})
+
+describe('extractJsonObject', () => {
+  it('reads bare JSON, fenced JSON and JSON inside prose', () => {
+    expect(extractJsonObject('{"a":1}')).toEqual({ ok: true, value: { a: 1 } })
+    expect(extractJsonObject('Sure!\n```json\n{"a": {"b": "}"}}\n```')).toEqual({ ok: true, value: { a: { b: '}' } } })
+    expect(extractJsonObject('I think {not json} but {"x": [1, 2]} works')).toEqual({ ok: true, value: { x: [1, 2] } })
+  })
+
+  it('explains what is wrong when there is no object', () => {
+    expect(extractJsonObject('')).toEqual({ ok: false, error: 'the reply was empty' })
+    expect(extractJsonObject('no braces here')).toEqual({ ok: false, error: 'no JSON object found in the reply' })
+    const cut = extractJsonObject('{"subgoals": [{"text": "a"')
+    expect(cut.ok).toBe(false)
+    if (!cut.ok) expect(cut.error).toContain('not closed')
+  })
+})

@@ -1,0 +1,231 @@
+/**
+ * zod schemas for what each task kind must yield (LlmOutputs), and the JSON
+ * Schema we hand to providers.
+ *
+ * Two views of one schema, on purpose:
+ * - the zod schema is the judge: every reply is validated locally with it,
+ *   including the limits and the rule that dependsOn points only to EARLIER
+ *   siblings, which no JSON Schema can express;
+ * - the wire schema (wireJsonSchema) is a hint for the model: structure,
+ *   types, enums and descriptions only. Size keywords (maxLength, minItems,
+ *   minimum, ...) are stripped because OpenAI strict mode and Anthropic
+ *   structured outputs reject some of them with a 400, and local servers
+ *   support them unevenly. The limits are written into the descriptions
+ *   instead, and enforced here.
+ *
+ * Limits mirror src/protocol/limits.ts, so anything we accept can be
+ * published as a record.
+ */
+import { z } from 'zod'
+import { CAPABILITIES, type Capability, type LlmOutputs, type LlmTaskKind } from './types'
+
+/** A proposal splits a goal into 2 to 6 parts (the prototype's rule). */
+export const MIN_SUBGOALS = 2
+export const MAX_SUBGOALS = 6
+/** One subgoal is a sentence or two; longer means it is not one step. */
+export const MAX_SUBGOAL_TEXT = 400
+/** A short paragraph: enough to justify a split, cheap to gossip. */
+export const MAX_RATIONALE = 1_500
+/** Scorer notes: the main weakness in a few sentences. */
+export const MAX_NOTES = 600
+/** Classifier reason: one or two sentences. */
+export const MAX_REASON = 400
+/** A leaf deliverable or a roll-up: a long Markdown page (the record limit). */
+export const MAX_OUTPUT = 60_000
+
+const capabilitySchema = z.enum(CAPABILITIES as [Capability, ...Capability[]])
+
+const subgoalSchema = z.object({
+  text: z
+    .string()
+    .trim()
+    .min(1, 'subgoal text is empty')
+    .max(MAX_SUBGOAL_TEXT)
+    .describe(`one imperative sentence, at most ${MAX_SUBGOAL_TEXT} characters`),
+  dependsOn: z
+    .array(z.number().int().min(0))
+    .describe('0-based indices of EARLIER subgoals whose results this one needs; [] if none'),
+})
+
+export const decomposeOutputSchema = z
+  .object({
+    subgoals: z
+      .array(subgoalSchema)
+      .min(MIN_SUBGOALS)
+      .max(MAX_SUBGOALS)
+      .describe(`${MIN_SUBGOALS} to ${MAX_SUBGOALS} subgoals`),
+    rationale: z
+      .string()
+      .trim()
+      .max(MAX_RATIONALE)
+      .describe(`why this split, at most ${MAX_RATIONALE} characters`),
+  })
+  .superRefine((value, ctx) => {
+    const seenTexts = new Set<string>()
+    value.subgoals.forEach((subgoal, index) => {
+      const seen = new Set<number>()
+      for (const dep of subgoal.dependsOn) {
+        // Only earlier siblings: the dependency graph is then acyclic by construction.
+        if (dep >= index) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['subgoals', index, 'dependsOn'],
+            message:
+              dep === index
+                ? `subgoal ${index} depends on itself`
+                : `subgoal ${index} depends on ${dep}, a later subgoal; only earlier indices are allowed`,
+          })
+        }
+        if (seen.has(dep)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['subgoals', index, 'dependsOn'],
+            message: `subgoal ${index} lists ${dep} twice`,
+          })
+        }
+        seen.add(dep)
+      }
+      // Node ids hash the text: two identical siblings would collide.
+      const key = subgoal.text.toLowerCase()
+      if (seenTexts.has(key)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['subgoals', index, 'text'],
+          message: `subgoal ${index} repeats an earlier subgoal`,
+        })
+      }
+      seenTexts.add(key)
+    })
+  })
+
+export const scoreOutputSchema = z.object({
+  score: z.number().min(0).max(1).describe('0 to 1'),
+  notes: z
+    .string()
+    .trim()
+    .max(MAX_NOTES)
+    .describe(`main strengths and weaknesses, at most ${MAX_NOTES} characters`),
+})
+
+export const classifyOutputSchema = z.object({
+  atomic: z.boolean().describe('true if this is one concrete deliverable'),
+  capability: capabilitySchema.describe('what producing the deliverable needs'),
+  reason: z.string().trim().max(MAX_REASON).describe(`at most ${MAX_REASON} characters`),
+})
+
+const markdownOutput = z
+  .string()
+  .trim()
+  .min(1, 'output is empty')
+  .max(MAX_OUTPUT)
+  .describe(`Markdown, at most ${MAX_OUTPUT} characters`)
+
+export const executeOutputSchema = z.object({ output: markdownOutput })
+export const rollupOutputSchema = z.object({ output: markdownOutput })
+
+/** The judge for each task kind. */
+export const OUTPUT_SCHEMAS: { [K in LlmTaskKind]: z.ZodType<LlmOutputs[K]> } = {
+  decompose: decomposeOutputSchema,
+  score: scoreOutputSchema,
+  classify: classifyOutputSchema,
+  execute: executeOutputSchema,
+  rollup: rollupOutputSchema,
+}
+
+/** Names providers see (OpenAI json_schema.name); also a second way the mock recognises a task. */
+export const SCHEMA_NAMES: { [K in LlmTaskKind]: string } = {
+  decompose: 'decomposition',
+  score: 'score',
+  classify: 'classification',
+  execute: 'deliverable',
+  rollup: 'document',
+}
+
+/** Keywords that constrain sizes or ranges; see the header for why they are stripped. */
+const STRIPPED_KEYWORDS = new Set([
+  '$schema',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'pattern',
+  'format',
+])
+
+function stripConstraints(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(stripConstraints)
+  if (node === null || typeof node !== 'object') return node
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(node)) {
+    if (STRIPPED_KEYWORDS.has(key)) continue
+    // Inside "properties" the keys are field names, never keywords: keep them all.
+    out[key] =
+      key === 'properties' && value !== null && typeof value === 'object'
+        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stripConstraints(v)]))
+        : stripConstraints(value)
+  }
+  return out
+}
+
+const wireCache = new Map<LlmTaskKind, Record<string, unknown>>()
+
+/** The JSON Schema sent to providers for a task kind (structure only, see the header). */
+export function wireJsonSchema(kind: LlmTaskKind): Record<string, unknown> {
+  let cached = wireCache.get(kind)
+  if (!cached) {
+    const full = z.toJSONSchema(OUTPUT_SCHEMAS[kind], { target: 'draft-7' })
+    cached = stripConstraints(full) as Record<string, unknown>
+    wireCache.set(kind, cached)
+  }
+  return cached
+}
+
+/**
+ * Forgiving clean-up before validation, for slips local models make often
+ * and that have one obvious meaning: snake_case keys, a missing dependsOn
+ * (= none), a numeric score sent as a string, repeated dependency indices.
+ * Anything ambiguous is left for the schema to reject and the model to fix.
+ */
+export function normalizeOutput(kind: LlmTaskKind, raw: unknown): unknown {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw
+  const obj = { ...(raw as Record<string, unknown>) }
+  if (kind === 'decompose' && Array.isArray(obj.subgoals)) {
+    obj.subgoals = obj.subgoals.map((item: unknown) => {
+      if (typeof item === 'string') return { text: item, dependsOn: [] }
+      if (item === null || typeof item !== 'object') return item
+      const sub = { ...(item as Record<string, unknown>) }
+      if (sub.dependsOn === undefined) sub.dependsOn = sub.depends_on ?? []
+      delete sub.depends_on
+      if (Array.isArray(sub.dependsOn)) sub.dependsOn = [...new Set(sub.dependsOn)]
+      return sub
+    })
+  }
+  if (kind === 'score' && typeof obj.score === 'string' && obj.score.trim() !== '') {
+    const n = Number(obj.score)
+    if (Number.isFinite(n)) obj.score = n
+  }
+  return obj
+}
+
+export type ValidationResult<K extends LlmTaskKind> =
+  | { ok: true; value: LlmOutputs[K] }
+  | { ok: false; error: string }
+
+/** How many schema issues to quote back to the model: enough to fix, short enough to be cheap. */
+const MAX_ISSUES_REPORTED = 5
+
+/** Validate a parsed reply; on failure, a compact message meant to be fed back to the model. */
+export function validateOutput<K extends LlmTaskKind>(kind: K, raw: unknown): ValidationResult<K> {
+  const result = OUTPUT_SCHEMAS[kind].safeParse(normalizeOutput(kind, raw))
+  if (result.success) return { ok: true, value: result.data as LlmOutputs[K] }
+  const issues = result.error.issues.slice(0, MAX_ISSUES_REPORTED).map((issue) => {
+    const where = issue.path.length > 0 ? issue.path.join('.') : '(root)'
+    return `${where}: ${issue.message}`
+  })
+  return { ok: false, error: `schema violation: ${issues.join('; ')}` }
+}

@@ -41,7 +41,8 @@ export type StructuredOutputMode = 'native' | 'text'
 export const DEFAULT_OPENAI_COMPATIBLE_BASE_URL = 'http://localhost:11434/v1'
 
 /** A 400 whose message blames these is the server not supporting structured output. */
-const STRUCTURED_OUTPUT_REJECTED = /response_format|json_schema|json_object|output_config|output_format|tool_choice|structured/i
+const STRUCTURED_OUTPUT_REJECTED =
+  /response_format|json_schema|json_object|output_config|output_format|tool_choice|structured/i
 
 function textModeSystem(system: string, schema: Record<string, unknown>): string {
   return `${system}\nReply with one JSON object and nothing else, matching this JSON Schema:\n${JSON.stringify(schema)}`
@@ -85,7 +86,10 @@ class AiSdkProvider implements LlmProvider {
     }
   }
 
-  private async call(request: GenerateRequest, mode: StructuredOutputMode): Promise<GenerateResult> {
+  private async call(
+    request: GenerateRequest,
+    mode: StructuredOutputMode,
+  ): Promise<GenerateResult> {
     const common = {
       model: this.languageModel,
       prompt: request.prompt,

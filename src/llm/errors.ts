@@ -16,7 +16,9 @@ export const MAX_ERROR_MESSAGE = 300
 
 function clip(text: string): string {
   const oneLine = text.replace(/\s+/g, ' ').trim()
-  return oneLine.length <= MAX_ERROR_MESSAGE ? oneLine : `${oneLine.slice(0, MAX_ERROR_MESSAGE - 1)}…`
+  return oneLine.length <= MAX_ERROR_MESSAGE
+    ? oneLine
+    : `${oneLine.slice(0, MAX_ERROR_MESSAGE - 1)}…`
 }
 
 export abstract class LlmError extends Error {
@@ -73,7 +75,8 @@ export class LlmOtherError extends LlmError {
 }
 
 /** What browsers and Node say when fetch gets no HTTP response at all. */
-const NETWORK_FAILURE = /failed to fetch|fetch failed|networkerror|load failed|network request failed|cannot connect to api|econnrefused|enotfound|eai_again|econnreset|etimedout|socket hang up/i
+const NETWORK_FAILURE =
+  /failed to fetch|fetch failed|networkerror|load failed|network request failed|cannot connect to api|econnrefused|enotfound|eai_again|econnreset|etimedout|socket hang up/i
 
 interface ApiCallErrorLike {
   statusCode?: number
@@ -126,7 +129,8 @@ function providerMessage(body: string | undefined): string | undefined {
 /** True for the errors abort() produces (DOMException or Error named AbortError/TimeoutError). */
 export function isAbortError(error: unknown): boolean {
   return (
-    (error instanceof Error || (typeof DOMException !== 'undefined' && error instanceof DOMException)) &&
+    (error instanceof Error ||
+      (typeof DOMException !== 'undefined' && error instanceof DOMException)) &&
     ((error as Error).name === 'AbortError' || (error as Error).name === 'TimeoutError')
   )
 }
@@ -139,7 +143,9 @@ export function toLlmError(error: unknown, who: string): LlmError {
   if (api && status !== undefined) {
     const detail = providerMessage(api.responseBody) ?? api.message
     if (status === 401 || status === 403) {
-      return new LlmAuthError(`${who} rejected the API key (${status}): ${detail}`, { cause: error })
+      return new LlmAuthError(`${who} rejected the API key (${status}): ${detail}`, {
+        cause: error,
+      })
     }
     if (status === 429 || status === 529) {
       const after = parseRetryAfter(api.responseHeaders)
@@ -148,12 +154,20 @@ export function toLlmError(error: unknown, who: string): LlmError {
         cause: error,
       })
     }
-    return new LlmOtherError(`${who} answered ${status}: ${detail}`, api.isRetryable ?? status >= 500, {
-      cause: error,
-    })
+    return new LlmOtherError(
+      `${who} answered ${status}: ${detail}`,
+      api.isRetryable ?? status >= 500,
+      {
+        cause: error,
+      },
+    )
   }
   const message = error instanceof Error ? error.message : String(error)
-  if (api || (error instanceof TypeError && NETWORK_FAILURE.test(message)) || NETWORK_FAILURE.test(message)) {
+  if (
+    api ||
+    (error instanceof TypeError && NETWORK_FAILURE.test(message)) ||
+    NETWORK_FAILURE.test(message)
+  ) {
     return new LlmUnreachableError(
       `cannot reach ${who} (network, DNS, connection refused or blocked by CORS): ${message}`,
       { cause: error },

@@ -5,7 +5,13 @@
  */
 export * from './types'
 export { createProvider, DEFAULT_OPENAI_COMPATIBLE_BASE_URL } from './provider'
-export type { GenerateRequest, GenerateResult, LlmProvider, ProviderInit, StructuredOutputMode } from './provider'
+export type {
+  GenerateRequest,
+  GenerateResult,
+  LlmProvider,
+  ProviderInit,
+  StructuredOutputMode,
+} from './provider'
 export { runLlmTask, DEFAULT_MAX_ATTEMPTS, DEFAULT_BACKOFF_MS, MAX_OUTPUT_TOKENS } from './run-task'
 export type { RunTaskOptions } from './run-task'
 export {

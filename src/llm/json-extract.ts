@@ -41,7 +41,8 @@ export function extractJsonObject(text: string): JsonExtraction {
   // Fast path: the whole reply is the object.
   try {
     const whole: unknown = JSON.parse(trimmed)
-    if (whole !== null && typeof whole === 'object' && !Array.isArray(whole)) return { ok: true, value: whole }
+    if (whole !== null && typeof whole === 'object' && !Array.isArray(whole))
+      return { ok: true, value: whole }
   } catch {
     // not bare JSON: scan below
   }

@@ -64,7 +64,10 @@ class OfflineProvider implements LlmProvider {
     await abortableSleep(this.latencyMs, request.signal)
     const text = value === undefined ? '' : JSON.stringify(value)
     return {
-      json: value === undefined ? { ok: false, error: 'the offline model did not recognise the task' } : { ok: true, value },
+      json:
+        value === undefined
+          ? { ok: false, error: 'the offline model did not recognise the task' }
+          : { ok: true, value },
       text,
       inputTokens: estimateTokens(request.system + request.prompt),
       outputTokens: estimateTokens(text),

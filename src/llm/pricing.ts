@@ -76,5 +76,7 @@ export function costUsd(usage: LlmUsage): number {
   if (usage.offline || usage.provider === 'offline') return 0
   const price = priceFor(usage.model)
   if (!price) return 0
-  return (usage.inputTokens * price.input + usage.outputTokens * price.output) / TOKENS_PER_PRICE_UNIT
+  return (
+    (usage.inputTokens * price.input + usage.outputTokens * price.output) / TOKENS_PER_PRICE_UNIT
+  )
 }

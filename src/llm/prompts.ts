@@ -20,7 +20,14 @@ import {
   type LlmTaskKind,
   type SubgoalDraft,
 } from './types'
-import { MAX_NOTES, MAX_RATIONALE, MAX_REASON, MAX_SUBGOAL_TEXT, MAX_SUBGOALS, MIN_SUBGOALS } from './schemas'
+import {
+  MAX_NOTES,
+  MAX_RATIONALE,
+  MAX_REASON,
+  MAX_SUBGOAL_TEXT,
+  MAX_SUBGOALS,
+  MIN_SUBGOALS,
+} from './schemas'
 
 export interface Prompts {
   system: string
@@ -59,7 +66,7 @@ const SYSTEM: { [K in LlmTaskKind]: string } = {
     '- can_run_code: the deliverable is code the agent WRITES (it does not run it);',
     '- can_query_api: it needs live data from some API or web search (prices, availability, news);',
     '- can_write_text: prose, plans, lists from general knowledge.',
-    'depth is the subgoal\'s depth (root goal = 0); at max_depth it is atomic anyway.',
+    "depth is the subgoal's depth (root goal = 0); at max_depth it is atomic anyway.",
     `reason: at most ${MAX_REASON} characters.`,
   ].join('\n'),
   execute: [
@@ -86,7 +93,11 @@ export function systemPrompt(kind: LlmTaskKind): string {
 // --- encoding -------------------------------------------------------------
 
 export function escapeText(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
 }
 
 export function unescapeText(text: string): string {
@@ -107,9 +118,15 @@ function depthBlock(depth: number, maxDepth: number): string {
   return `${tag('depth', String(depth))}\n${tag('max_depth', String(maxDepth))}`
 }
 
-function itemsBlock(name: string, item: string, entries: { text: string; output: string }[]): string {
+function itemsBlock(
+  name: string,
+  item: string,
+  entries: { text: string; output: string }[],
+): string {
   const body = entries
-    .map((e) => tag(item, `\n${tag('text', escapeText(e.text))}\n${tag('output', escapeText(e.output))}\n`))
+    .map((e) =>
+      tag(item, `\n${tag('text', escapeText(e.text))}\n${tag('output', escapeText(e.output))}\n`),
+    )
     .join('\n')
   return `<${name}>\n${body}\n</${name}>`
 }
@@ -120,7 +137,9 @@ export function userPrompt(task: LlmTask): string {
       return `${pathBlock(task.path)}\n${depthBlock(task.depth, task.maxDepth)}`
     case 'score': {
       const subs = task.subgoals
-        .map((s, i) => tag('subgoal', escapeText(s.text), ` index="${i}" depends_on="${s.dependsOn.join(',')}"`))
+        .map((s, i) =>
+          tag('subgoal', escapeText(s.text), ` index="${i}" depends_on="${s.dependsOn.join(',')}"`),
+        )
         .join('\n')
       return `${pathBlock(task.path)}\n${tag('rationale', escapeText(task.rationale))}\n<subgoals>\n${subs}\n</subgoals>`
     }
@@ -169,7 +188,8 @@ function elements(text: string, name: string): Element[] {
   const out: Element[] = []
   for (const match of text.matchAll(re)) {
     const attrs: Record<string, string> = {}
-    for (const a of (match[1] ?? '').matchAll(/([a-z_]+)="([^"]*)"/g)) attrs[a[1] ?? ''] = a[2] ?? ''
+    for (const a of (match[1] ?? '').matchAll(/([a-z_]+)="([^"]*)"/g))
+      attrs[a[1] ?? ''] = a[2] ?? ''
     out.push({ attrs, body: match[2] ?? '' })
   }
   return out
@@ -209,18 +229,29 @@ export function parseUserPrompt(kind: LlmTaskKind, prompt: string): LlmTask {
     case 'decompose':
       return { kind, path, depth, maxDepth }
     case 'score': {
-      const subgoals: SubgoalDraft[] = elements(first(body, 'subgoals') ?? '', 'subgoal').map((e) => ({
-        text: unescapeText(e.body),
-        dependsOn: (e.attrs.depends_on ?? '')
-          .split(',')
-          .filter((s) => s !== '')
-          .map((s) => Number.parseInt(s, 10)),
-      }))
+      const subgoals: SubgoalDraft[] = elements(first(body, 'subgoals') ?? '', 'subgoal').map(
+        (e) => ({
+          text: unescapeText(e.body),
+          dependsOn: (e.attrs.depends_on ?? '')
+            .split(',')
+            .filter((s) => s !== '')
+            .map((s) => Number.parseInt(s, 10)),
+        }),
+      )
       return { kind, path, subgoals, rationale: unescapeText(first(body, 'rationale') ?? '') }
     }
     case 'classify': {
-      const siblings = elements(first(body, 'siblings') ?? '', 'sibling').map((e) => unescapeText(e.body))
-      return { kind, path, subgoal: unescapeText(first(body, 'subgoal') ?? ''), siblings, depth, maxDepth }
+      const siblings = elements(first(body, 'siblings') ?? '', 'sibling').map((e) =>
+        unescapeText(e.body),
+      )
+      return {
+        kind,
+        path,
+        subgoal: unescapeText(first(body, 'subgoal') ?? ''),
+        siblings,
+        depth,
+        maxDepth,
+      }
     }
     case 'execute': {
       const taskEl = elements(body, 'task')[0]

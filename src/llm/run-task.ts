@@ -10,7 +10,14 @@
  * publishes a failure notice rather than a guess. It never throws, except
  * when the signal aborts (the caller asked to stop; there is no outcome).
  */
-import { isAbortError, LlmBadOutputError, type LlmError, LlmRateLimitError, MAX_RETRY_AFTER_MS, toLlmError } from './errors'
+import {
+  isAbortError,
+  LlmBadOutputError,
+  type LlmError,
+  LlmRateLimitError,
+  MAX_RETRY_AFTER_MS,
+  toLlmError,
+} from './errors'
 import { buildPrompts, withRetryFeedback } from './prompts'
 import type { LlmProvider } from './provider'
 import { abortableSleep } from './sleep'
@@ -106,7 +113,7 @@ export async function runLlmTask<T extends LlmTask>(
       const result = await provider.generate({
         kind,
         system,
-        prompt: feedback === undefined ? prompt : withRetryFeedback(prompt, feedback),
+        prompt,
         jsonSchema: wireJsonSchema(kind),
         schemaName: SCHEMA_NAMES[kind],
         maxOutputTokens: MAX_OUTPUT_TOKENS[kind],
@@ -131,7 +138,11 @@ export async function runLlmTask<T extends LlmTask>(
       // Keep any earlier feedback: the model never saw this attempt, the old correction still applies.
       if (!lastError.retryable) break
       // A provider asking us to wait longer than we are willing to: give up now, say why.
-      if (lastError instanceof LlmRateLimitError && (lastError.retryAfterMs ?? 0) > MAX_RETRY_AFTER_MS) break
+      if (
+        lastError instanceof LlmRateLimitError &&
+        (lastError.retryAfterMs ?? 0) > MAX_RETRY_AFTER_MS
+      )
+        break
     }
     if (attempts < maxAttempts) await sleep(retryDelay(attempts, backoffMs, lastError), signal)
   }

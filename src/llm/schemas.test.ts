@@ -24,8 +24,12 @@ describe('decompose schema', () => {
   })
 
   it('rejects negative and fractional indices', () => {
-    expect(validateOutput('decompose', { subgoals: [sub('A'), sub('B', [-1])], rationale: '' }).ok).toBe(false)
-    expect(validateOutput('decompose', { subgoals: [sub('A'), sub('B', [0.5])], rationale: '' }).ok).toBe(false)
+    expect(
+      validateOutput('decompose', { subgoals: [sub('A'), sub('B', [-1])], rationale: '' }).ok,
+    ).toBe(false)
+    expect(
+      validateOutput('decompose', { subgoals: [sub('A'), sub('B', [0.5])], rationale: '' }).ok,
+    ).toBe(false)
   })
 
   it('rejects fewer than 2 or more than 6 subgoals', () => {
@@ -35,15 +39,26 @@ describe('decompose schema', () => {
   })
 
   it('rejects empty, blank and oversized subgoal text, and repeated siblings', () => {
-    expect(validateOutput('decompose', { subgoals: [sub(''), sub('B')], rationale: '' }).ok).toBe(false)
-    expect(validateOutput('decompose', { subgoals: [sub('   '), sub('B')], rationale: '' }).ok).toBe(false)
+    expect(validateOutput('decompose', { subgoals: [sub(''), sub('B')], rationale: '' }).ok).toBe(
+      false,
+    )
+    expect(
+      validateOutput('decompose', { subgoals: [sub('   '), sub('B')], rationale: '' }).ok,
+    ).toBe(false)
     const long = 'x'.repeat(MAX_SUBGOAL_TEXT + 1)
-    expect(validateOutput('decompose', { subgoals: [sub(long), sub('B')], rationale: '' }).ok).toBe(false)
-    expect(validateOutput('decompose', { subgoals: [sub('Same'), sub('same')], rationale: '' }).ok).toBe(false)
+    expect(validateOutput('decompose', { subgoals: [sub(long), sub('B')], rationale: '' }).ok).toBe(
+      false,
+    )
+    expect(
+      validateOutput('decompose', { subgoals: [sub('Same'), sub('same')], rationale: '' }).ok,
+    ).toBe(false)
   })
 
   it('rejects an oversized rationale', () => {
-    const r = validateOutput('decompose', { subgoals: [sub('A'), sub('B')], rationale: 'r'.repeat(1501) })
+    const r = validateOutput('decompose', {
+      subgoals: [sub('A'), sub('B')],
+      rationale: 'r'.repeat(1501),
+    })
     expect(r.ok).toBe(false)
   })
 
@@ -77,10 +92,22 @@ describe('score, classify, execute and rollup schemas', () => {
   })
 
   it('requires a known capability', () => {
-    expect(validateOutput('classify', { atomic: true, capability: 'can_write_text', reason: 'r' }).ok).toBe(true)
-    expect(validateOutput('classify', { atomic: true, capability: 'can_fly', reason: 'r' }).ok).toBe(false)
-    expect(validateOutput('classify', { atomic: 'yes', capability: 'can_run_code', reason: 'r' }).ok).toBe(false)
-    expect(validateOutput('classify', { atomic: true, capability: 'can_run_code', reason: 'r'.repeat(401) }).ok).toBe(false)
+    expect(
+      validateOutput('classify', { atomic: true, capability: 'can_write_text', reason: 'r' }).ok,
+    ).toBe(true)
+    expect(
+      validateOutput('classify', { atomic: true, capability: 'can_fly', reason: 'r' }).ok,
+    ).toBe(false)
+    expect(
+      validateOutput('classify', { atomic: 'yes', capability: 'can_run_code', reason: 'r' }).ok,
+    ).toBe(false)
+    expect(
+      validateOutput('classify', {
+        atomic: true,
+        capability: 'can_run_code',
+        reason: 'r'.repeat(401),
+      }).ok,
+    ).toBe(false)
   })
 
   it('rejects empty and oversized Markdown output', () => {
@@ -107,7 +134,15 @@ describe('wire JSON schema', () => {
     expect(text).toContain('"dependsOn"')
     expect(text).toContain('"additionalProperties":false')
     expect(text).toContain('EARLIER')
-    for (const keyword of ['maxLength', 'minLength', 'minItems', 'maxItems', 'minimum', 'maximum', '$schema']) {
+    for (const keyword of [
+      'maxLength',
+      'minLength',
+      'minItems',
+      'maxItems',
+      'minimum',
+      'maximum',
+      '$schema',
+    ]) {
       expect(text).not.toContain(`"${keyword}"`)
     }
     expect(JSON.stringify(wireJsonSchema('classify'))).toContain('can_query_api')
@@ -117,13 +152,22 @@ describe('wire JSON schema', () => {
 describe('extractJsonObject', () => {
   it('reads bare JSON, fenced JSON and JSON inside prose', () => {
     expect(extractJsonObject('{"a":1}')).toEqual({ ok: true, value: { a: 1 } })
-    expect(extractJsonObject('Sure!\n```json\n{"a": {"b": "}"}}\n```')).toEqual({ ok: true, value: { a: { b: '}' } } })
-    expect(extractJsonObject('I think {not json} but {"x": [1, 2]} works')).toEqual({ ok: true, value: { x: [1, 2] } })
+    expect(extractJsonObject('Sure!\n```json\n{"a": {"b": "}"}}\n```')).toEqual({
+      ok: true,
+      value: { a: { b: '}' } },
+    })
+    expect(extractJsonObject('I think {not json} but {"x": [1, 2]} works')).toEqual({
+      ok: true,
+      value: { x: [1, 2] },
+    })
   })
 
   it('explains what is wrong when there is no object', () => {
     expect(extractJsonObject('')).toEqual({ ok: false, error: 'the reply was empty' })
-    expect(extractJsonObject('no braces here')).toEqual({ ok: false, error: 'no JSON object found in the reply' })
+    expect(extractJsonObject('no braces here')).toEqual({
+      ok: false,
+      error: 'no JSON object found in the reply',
+    })
     const cut = extractJsonObject('{"subgoals": [{"text": "a"')
     expect(cut.ok).toBe(false)
     if (!cut.ok) expect(cut.error).toContain('not closed')

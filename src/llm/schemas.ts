@@ -213,8 +213,7 @@ export function normalizeOutput(kind: LlmTaskKind, raw: unknown): unknown {
 }
 
 export type ValidationResult<K extends LlmTaskKind> =
-  | { ok: true; value: LlmOutputs[K] }
-  | { ok: false; error: string }
+  { ok: true; value: LlmOutputs[K] } | { ok: false; error: string }
 
 /** How many schema issues to quote back to the model: enough to fix, short enough to be cheap. */
 const MAX_ISSUES_REPORTED = 5

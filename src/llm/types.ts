@@ -9,7 +9,11 @@
 
 /** What an executor can do; a leaf needs exactly one of these. */
 export type Capability = 'can_run_code' | 'can_query_api' | 'can_write_text'
-export const CAPABILITIES: readonly Capability[] = ['can_run_code', 'can_query_api', 'can_write_text']
+export const CAPABILITIES: readonly Capability[] = [
+  'can_run_code',
+  'can_query_api',
+  'can_write_text',
+]
 
 /** A subgoal as a decomposer proposes it. dependsOn holds indices of earlier siblings. */
 export interface SubgoalDraft {

@@ -26,6 +26,7 @@ import {
   SYNC_MAX_REJECTS,
   SYNC_PROTOCOL,
   SYNC_SESSION_TIMEOUT_MS,
+  SYNC_WRITE_BATCH_BYTES,
 } from './constants'
 import { NetTimeoutError, ProtocolViolationError } from './errors'
 import { errMsg, type NetLogger } from './log'
@@ -139,26 +140,47 @@ export class Syncer {
     const theirWant = new Gate<string[]>(signal)
     let inSync = false
 
+    // idle watchdog: one timer re-armed per frame (cheaper than a timeout
+    // signal per read when thousands of records stream in)
+    let idleTimer: ReturnType<typeof setTimeout> | undefined
+    const armIdle = () => {
+      clearTimeout(idleTimer)
+      idleTimer = setTimeout(
+        () => ac.abort(new NetTimeoutError(`sync: no frame for ${this.idleMs} ms`)),
+        this.idleMs,
+      )
+    }
+    armIdle()
     const readFrame = async (): Promise<Frame> => {
-      const idle = AbortSignal.timeout(this.idleMs)
-      let bytes
-      try {
-        bytes = await lp.read({ signal: AbortSignal.any([signal, idle]) })
-      } catch (err) {
-        if (idle.aborted) throw new NetTimeoutError(`sync: no frame for ${this.idleMs} ms`)
-        throw err
-      }
+      const bytes = await lp.read({ signal })
+      armIdle()
       return decodeFrame(bytes.subarray())
+    }
+
+    // frames are written in batches of about SYNC_WRITE_BATCH_BYTES: one
+    // send per record would cost a data-channel message and a tick each
+    let batch: Uint8Array[] = []
+    let batchBytes = 0
+    const flush = async () => {
+      if (batch.length === 0) return
+      const frames = batch
+      batch = []
+      batchBytes = 0
+      await lp.writeV(frames, { signal })
+    }
+    const queue = async (frame: Uint8Array) => {
+      batch.push(frame)
+      batchBytes += frame.length
+      if (batchBytes >= SYNC_WRITE_BATCH_BYTES) await flush()
     }
 
     const writer = async () => {
       await lp.write(encodeHello({ room, count: held.length, digest }), { signal })
       const hello = await theirHello.promise
       if (equalBytes(hello.digest, digest)) return
-      for (const f of encodeIdFrames(FrameType.IDS, held, SYNC_IDS_PER_FRAME)) {
-        await lp.write(f, { signal })
-      }
-      await lp.write(encodeEnd(FrameType.IDS_END), { signal })
+      for (const f of encodeIdFrames(FrameType.IDS, held, SYNC_IDS_PER_FRAME)) await queue(f)
+      await queue(encodeEnd(FrameType.IDS_END))
+      await flush()
 
       const theirs = await theirIds.promise
       myWant = theirs.filter(
@@ -166,19 +188,19 @@ export class Syncer {
       )
       for (const id of myWant) this.inflight.add(id)
       report.wanted = myWant.length
-      for (const f of encodeIdFrames(FrameType.WANT, myWant, SYNC_IDS_PER_FRAME)) {
-        await lp.write(f, { signal })
-      }
-      await lp.write(encodeEnd(FrameType.WANT_END), { signal })
+      for (const f of encodeIdFrames(FrameType.WANT, myWant, SYNC_IDS_PER_FRAME)) await queue(f)
+      await queue(encodeEnd(FrameType.WANT_END))
+      await flush()
 
       const wanted = await theirWant.promise
       for (const id of wanted) {
         const rec = store.get(id)
         if (rec === undefined) continue
-        await lp.write(encodeRecord(rec), { signal })
+        await queue(encodeRecord(rec))
         report.sent++
       }
-      await lp.write(encodeEnd(FrameType.RECORDS_END), { signal })
+      await queue(encodeEnd(FrameType.RECORDS_END))
+      await flush()
     }
 
     const reader = async () => {
@@ -248,10 +270,14 @@ export class Syncer {
           ac.abort(err)
           throw err
         }),
-        reader().catch((err) => {
-          ac.abort(err)
-          throw err
-        }),
+        reader().then(
+          // nothing more to read: only the session timeout applies now
+          () => clearTimeout(idleTimer),
+          (err) => {
+            ac.abort(err)
+            throw err
+          },
+        ),
       ])
       report.inSync = inSync
       await stream.close({ signal })
@@ -268,6 +294,7 @@ export class Syncer {
       }
       stream.abort(asError(cause))
     } finally {
+      clearTimeout(idleTimer)
       signal.removeEventListener('abort', onAbort)
       for (const id of myWant) this.inflight.delete(id)
       report.missing = myWant.filter((id) => store.get(id) === undefined).length

@@ -8,8 +8,10 @@
  *   the highest rendezvous weight for the task (so clocks never decide);
  * - an output (result, accept, node, failure) counts only if its author
  *   claimed the task in the epoch the output names;
- * - for each output slot, the output of the lowest epoch counts (the first
- *   decision stands), then the highest-ranked author, then the lowest id.
+ * - for each output slot, the output of the highest epoch counts (the latest
+ *   lease holder speaks for the task: a holder that crashed, restarted and
+ *   finished stale work cannot overturn its successor), then the
+ *   highest-ranked author, then the lowest id.
  */
 import { compareRank } from '../protocol/hash'
 import { taskId } from '../protocol/ids'
@@ -56,10 +58,10 @@ export function authorised(task: TaskState, record: WireRecord & { epoch: number
   return task.claims.some((claim) => claim.from === record.from && claim.epoch === record.epoch)
 }
 
-/** Order outputs of one slot: lowest epoch first, then best-ranked author, then lowest id. */
+/** Order outputs of one slot: highest epoch first, then best-ranked author, then lowest id. */
 export function compareOutputs<R extends WireRecord & { epoch: number }>(taskKey: string) {
   return (a: R, b: R): number =>
-    a.epoch - b.epoch || compareRank(taskKey, a.from, b.from) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+    b.epoch - a.epoch || compareRank(taskKey, a.from, b.from) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 }
 
 export function bestOutput<R extends WireRecord & { epoch: number }>(

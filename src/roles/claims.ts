@@ -167,6 +167,8 @@ export function reviewClaims(
       begin(work, task)
     }
   }
+  // after a restart, hear the swarm and sync first: the task may have been taken over meanwhile
+  if (now - peer.startedAt < WARMUP_MS) return
   for (const task of tasks.values()) {
     if (!isHolder(peer, task) || hasWork(peer, task.id) || !stillWanted(task)) continue
     if (freeSlots(peer) <= 0) break

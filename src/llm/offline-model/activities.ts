@@ -53,7 +53,8 @@ export const ACTIVITIES: readonly Activity[] = [
   },
   {
     id: 'schedule',
-    match: /^(plan|schedule|write a .*(itinerary|schedule|timeline|plan)|create a .*(schedule|plan))\b/i,
+    match:
+      /^(plan|schedule|write a .*(itinerary|schedule|timeline|plan)|create a .*(schedule|plan))\b/i,
     variant: {
       why: 'Fixed constraints first, then a draft schedule, then buffers so one delay does not break it.',
       steps: [
@@ -65,7 +66,8 @@ export const ACTIVITIES: readonly Activity[] = [
   },
   {
     id: 'build',
-    match: /^(build|implement|develop|code|program|create the|add)\b|\b(backend|frontend|api|endpoints?|prototype)\b/i,
+    match:
+      /^(build|implement|develop|code|program|create the|add)\b|\b(backend|frontend|api|endpoints?|prototype)\b/i,
     variant: {
       why: 'Interface first so the parts fit, then the implementation, then tests that pin it down.',
       steps: [
@@ -102,7 +104,8 @@ export const ACTIVITIES: readonly Activity[] = [
   },
   {
     id: 'write',
-    match: /^(write|draft|outline|revise|edit|prepare a|create a (checklist|list|guide|document))\b/i,
+    match:
+      /^(write|draft|outline|revise|edit|prepare a|create a (checklist|list|guide|document))\b/i,
     variant: {
       why: 'Outline, draft, then edit: the order that keeps a text coherent.',
       steps: [

@@ -33,4 +33,3 @@ export interface Family {
 }
 
 export const aspect = (name: string, re: RegExp): Aspect => ({ name, re })
-

@@ -12,9 +12,12 @@ import { clip, listItems, words } from './text'
 
 type ClassifyTask = Extract<LlmTask, { kind: 'classify' }>
 
-const BROAD_START = /^(plan|organi[sz]e|build|develop|prepare|handle|sort out|manage|run|launch|learn|establish|coordinate|arrange|set up|make the bookings|get ready|work through|carry out|design the architecture|research the market)\b/i
-const CONCRETE_START = /^(write|draft|list|make a|make an|compare|calculate|estimate|book|reserve|send|email|sketch|outline|summari[sz]e|define|decide|pick|choose|record|set a|get quotes|buy|order|implement|test|review|check|add|find|draw up|gather|collect|identify|track|schedule|put)\b/i
-const DELIVERABLE = /\b(list|checklist|table|outline|email|invitations?|budget|timeline|schedule|itinerary|script|function|template|summary|report|draft|plan document|one-page|inventory|log|forecast|tests?)\b/i
+const BROAD_START =
+  /^(plan|organi[sz]e|build|develop|prepare|handle|sort out|manage|run|launch|learn|establish|coordinate|arrange|set up|make the bookings|get ready|work through|carry out|design the architecture|research the market)\b/i
+const CONCRETE_START =
+  /^(write|draft|list|make a|make an|compare|calculate|estimate|book|reserve|send|email|sketch|outline|summari[sz]e|define|decide|pick|choose|record|set a|get quotes|buy|order|implement|test|review|check|add|find|draw up|gather|collect|identify|track|schedule|put)\b/i
+const DELIVERABLE =
+  /\b(list|checklist|table|outline|email|invitations?|budget|timeline|schedule|itinerary|script|function|template|summary|report|draft|plan document|one-page|inventory|log|forecast|tests?)\b/i
 /** Words beyond this make a subgoal read like several steps. */
 const LONG_WORDS = 18
 /** Coarseness at which a subgoal is composite, by depth: shallow goals split more readily. */
@@ -34,9 +37,11 @@ export function coarseness(text: string): number {
 }
 
 /** Code the executor WRITES (it cannot run it). */
-const CODE_STRONG = /\b(implement|code|coding|programming|script|refactor|debug|unit tests?|automated tests?|write tests|api endpoints?|endpoints?|backend|frontend|database schema|data model|function|algorithm|continuous integration|ci\b|deploy\w*|prototype)\b/i
+const CODE_STRONG =
+  /\b(implement|code|coding|programming|script|refactor|debug|unit tests?|automated tests?|write tests|api endpoints?|endpoints?|backend|frontend|database schema|data model|function|algorithm|continuous integration|ci\b|deploy\w*|prototype)\b/i
 /** Needs live data from an API or a search: prices, availability, current facts. */
-const LIVE_DATA = /^(book|reserve)\b|\b(book (the|a|an|flights?|tickets?|hotels?|rooms?|stays?)|booking|prices?|fares?|flights?|availability|available|weather|exchange rates?|current (prices|rates|events)|latest|live|real-time|quotes?|reviews|tickets?|listings?|venue|hotel|accommodation|stay|timetables?|news|stock|competitors?|market research|research the market|suppliers?|movers|moving compan\w*|neighbourhoods?|neighborhoods?|entry requirements|(collect|find|gather) sources)\b/i
+const LIVE_DATA =
+  /^(book|reserve)\b|\b(book (the|a|an|flights?|tickets?|hotels?|rooms?|stays?)|booking|prices?|fares?|flights?|availability|available|weather|exchange rates?|current (prices|rates|events)|latest|live|real-time|quotes?|reviews|tickets?|listings?|venue|hotel|accommodation|stay|timetables?|news|stock|competitors?|market research|research the market|suppliers?|movers|moving compan\w*|neighbourhoods?|neighborhoods?|entry requirements|(collect|find|gather) sources)\b/i
 const CODE_WEAK = /\b(app|website|api|software|bot|build the|tool)\b/i
 
 /** In a software project, these verbs mean code. */
@@ -47,7 +52,10 @@ export function capabilityOf(text: string, context: readonly string[] = []): Cap
   if (CODE_STRONG.test(text)) return 'can_run_code'
   if (LIVE_DATA.test(text)) return 'can_query_api'
   if (CODE_WEAK.test(text)) return 'can_run_code'
-  if (CODE_IN_CONTEXT.test(text) && context.some((goal) => CODE_WEAK.test(goal) || CODE_STRONG.test(goal))) {
+  if (
+    CODE_IN_CONTEXT.test(text) &&
+    context.some((goal) => CODE_WEAK.test(goal) || CODE_STRONG.test(goal))
+  ) {
     return 'can_run_code'
   }
   return 'can_write_text'
@@ -65,7 +73,10 @@ export function offlineClassify(task: ClassifyTask): LlmOutputs['classify'] {
     return {
       atomic: true,
       capability,
-      reason: clip(`At the depth cap (${task.maxDepth}), so treated as one deliverable; ${NEEDS[capability]}.`, MAX_REASON),
+      reason: clip(
+        `At the depth cap (${task.maxDepth}), so treated as one deliverable; ${NEEDS[capability]}.`,
+        MAX_REASON,
+      ),
     }
   }
   const c = coarseness(task.subgoal)

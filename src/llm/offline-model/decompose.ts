@@ -69,7 +69,10 @@ export function fill(template: string, values: Placeholders): string {
 }
 
 /** Keep the chosen steps; a dependency on a dropped step is inherited from that step. */
-function select(steps: readonly StepSpec[], keep: boolean[]): { template: string; after: number[] }[] {
+function select(
+  steps: readonly StepSpec[],
+  keep: boolean[],
+): { template: string; after: number[] }[] {
   const resolved: Set<number>[] = []
   steps.forEach(([, after = []], i) => {
     const deps = new Set<number>()
@@ -95,7 +98,12 @@ function materialise(variant: Variant, values: Placeholders, rng: Rng): SubgoalD
   const steps = variant.steps.slice(0, MAX_SUBGOALS)
   const keep = steps.map(([, , optional]) => !(optional === true && rng.chance(DROP_OPTIONAL_P)))
   // Never fewer than three steps when the variant has them: two is usually too coarse.
-  for (let i = steps.length - 1; keep.filter(Boolean).length < Math.min(3, steps.length) && i >= 0; i--) keep[i] = true
+  for (
+    let i = steps.length - 1;
+    keep.filter(Boolean).length < Math.min(3, steps.length) && i >= 0;
+    i--
+  )
+    keep[i] = true
   // Two templates can fill to the same text; merge them so sibling texts stay distinct.
   const indexOfText = new Map<string, number>()
   const newIndex: number[] = []
@@ -108,7 +116,9 @@ function materialise(variant: Variant, values: Placeholders, rng: Rng): SubgoalD
       newIndex.push(existing)
       continue
     }
-    const deps = [...new Set(after.map((d) => newIndex[d] ?? -1))].filter((d) => d >= 0 && d < out.length)
+    const deps = [...new Set(after.map((d) => newIndex[d] ?? -1))].filter(
+      (d) => d >= 0 && d < out.length,
+    )
     indexOfText.set(key, out.length)
     newIndex.push(out.length)
     out.push({ text, dependsOn: deps.sort((a, b) => a - b) })
@@ -129,7 +139,11 @@ function listVariant(goal: string, items: string[]): Variant {
   const steps: StepSpec[] = items
     .slice(0, MAX_LIST_ITEMS)
     .map((item) => [startsWithAction(item) ? capitalise(item) : `${verbPhrase} ${item}`])
-  steps.push(['Check that these parts fit together and nothing is missing', steps.map((_, i) => i), true])
+  steps.push([
+    'Check that these parts fit together and nothing is missing',
+    steps.map((_, i) => i),
+    true,
+  ])
   return {
     why: 'The goal names its own parts, so each part becomes a subgoal; a final check ties them together.',
     steps,

@@ -116,7 +116,7 @@ function moduleSketch(name: string, obj: string): string {
       `export function ${name}(input: ${capitalise(name)}Input): ${capitalise(name)}Result {`,
       "  if (input.items.length === 0) return { ok: false, error: 'no items' }",
       '  const limit = input.options?.limit ?? Infinity',
-      '  const kept = input.items.filter((item) => item.trim() !== \'\').slice(0, limit)',
+      "  const kept = input.items.filter((item) => item.trim() !== '').slice(0, limit)",
       '  return { ok: true, count: kept.length }',
       '}',
     ].join('\n'),
@@ -124,7 +124,10 @@ function moduleSketch(name: string, obj: string): string {
 }
 
 export function codeSketch(leaf: Leaf): string {
-  const name = camelCase(leaf.task.replace(/^(write|implement|build|create|add|set up|develop|code)\s+/i, ''), 3)
+  const name = camelCase(
+    leaf.task.replace(/^(write|implement|build|create|add|set up|develop|code)\s+/i, ''),
+    3,
+  )
   const obj = lowerFirst(objectOf(leaf.task.split(':')[0] ?? leaf.task, 100))
   const t = leaf.task
   let code: string
@@ -133,19 +136,23 @@ export function codeSketch(leaf: Leaf): string {
   if (/\btests?\b/i.test(t)) {
     approach = `tests that pin down the behaviour of ${obj.replace(/^(unit |automated )?tests? (for|of) /, '')}: the normal case and the error case first`
     code = testsSketch(name)
-    usage = 'Run with `npx vitest run`. Add one test per bug found, named after the behaviour it pins down.'
+    usage =
+      'Run with `npx vitest run`. Add one test per bug found, named after the behaviour it pins down.'
   } else if (/\b(ci|continuous integration|deploy\w*|pipeline)\b/i.test(t)) {
     approach = 'a pipeline that lints, tests and builds on every push, so main is always releasable'
     code = ciSketch()
-    usage = 'Save as `.github/workflows/ci.yml`. Add a deploy job that runs only on the main branch once this is green.'
+    usage =
+      'Save as `.github/workflows/ci.yml`. Add a deploy job that runs only on the main branch once this is green.'
   } else if (/\b(data model|schema|database|architecture)\b/i.test(t)) {
     approach = `plain TypeScript types for ${obj} and a storage interface, so the database can change later`
     code = modelSketch(name)
-    usage = 'Start with the in-memory store; the interface keeps the switch to a real database a one-file change.'
+    usage =
+      'Start with the in-memory store; the interface keeps the switch to a real database a one-file change.'
   } else if (/\b(api|endpoints?|backend|server)\b/i.test(t)) {
     approach = `a small HTTP API for ${obj} with validation at the boundary`
     code = apiSketch(name, obj)
-    usage = 'Wire `handle` into your server or runtime; add authentication before exposing it publicly.'
+    usage =
+      'Wire `handle` into your server or runtime; add authentication before exposing it publicly.'
   } else {
     code = moduleSketch(name, obj)
     usage = `Import \`${name}\` where ${obj} is needed; keep I/O at the edges so the core stays testable.`

@@ -45,7 +45,9 @@ export function draftText(leaf: Leaf): string {
       '{your name}',
     ].join('\n')
   }
-  const sections = leaf.rng.shuffle(['Background', 'Key points', 'Options considered', 'Examples', 'Open questions']).slice(0, 3)
+  const sections = leaf.rng
+    .shuffle(['Background', 'Key points', 'Options considered', 'Examples', 'Open questions'])
+    .slice(0, 3)
   return [
     `## ${leaf.task}`,
     '',
@@ -72,7 +74,12 @@ export function brief(leaf: Leaf): string {
     'Check the result against the definition of done',
     'Share the result with whoever depends on it',
   ]
-  const risks = leaf.rng.shuffle(['It takes longer than expected: time-box it and cut scope', 'Missing information: ask early, not at the deadline', 'Someone else is needed: book their time now', 'Costs more than planned: set a limit first'])
+  const risks = leaf.rng.shuffle([
+    'It takes longer than expected: time-box it and cut scope',
+    'Missing information: ask early, not at the deadline',
+    'Someone else is needed: book their time now',
+    'Costs more than planned: set a limit first',
+  ])
   return [
     `## ${leaf.task}`,
     '',
@@ -103,18 +110,48 @@ const OPTIONS: Partial<Record<Domain, OptionSpec>> = {
     header: ['Option', 'Typical price', 'Good for', 'Check'],
     rows: (leaf) => {
       const flights = [
-        ['Direct flight, full-service airline', priced(leaf, 900, 1.6 * 900), 'Least travel time', 'Baggage included?'],
+        [
+          'Direct flight, full-service airline',
+          priced(leaf, 900, 1.6 * 900),
+          'Least travel time',
+          'Baggage included?',
+        ],
         ['One-stop flight', priced(leaf, 650, 1.5 * 650), 'Lower fares', 'Layover length'],
       ]
       const stays = [
-        ['Central hotel, per night', priced(leaf, 110, 1.8 * 110), 'Short walks, easy evenings', 'Free cancellation'],
-        ['Guesthouse or apartment, per night', priced(leaf, 70, 1.7 * 70), 'Space, kitchen', 'Check-in times'],
-        ['Hostel or capsule, per night', priced(leaf, 30, 1.8 * 30), 'Lowest cost', 'Lockers, quiet hours'],
+        [
+          'Central hotel, per night',
+          priced(leaf, 110, 1.8 * 110),
+          'Short walks, easy evenings',
+          'Free cancellation',
+        ],
+        [
+          'Guesthouse or apartment, per night',
+          priced(leaf, 70, 1.7 * 70),
+          'Space, kitchen',
+          'Check-in times',
+        ],
+        [
+          'Hostel or capsule, per night',
+          priced(leaf, 30, 1.8 * 30),
+          'Lowest cost',
+          'Lockers, quiet hours',
+        ],
       ]
       const transport = [
-        ['Regional rail or bus pass', priced(leaf, 150, 2.2 * 150), 'Several cities', 'Which lines it covers'],
+        [
+          'Regional rail or bus pass',
+          priced(leaf, 150, 2.2 * 150),
+          'Several cities',
+          'Which lines it covers',
+        ],
         ['Point-to-point tickets', priced(leaf, 20, 4 * 20), 'Few long trips', 'Reserved seats'],
-        ['Airport train or shuttle', priced(leaf, 10, 3 * 10), 'Arrival day', 'Last departure time'],
+        [
+          'Airport train or shuttle',
+          priced(leaf, 10, 3 * 10),
+          'Arrival day',
+          'Last departure time',
+        ],
       ]
       const t = leaf.task
       const picked = [
@@ -137,15 +174,30 @@ const OPTIONS: Partial<Record<Domain, OptionSpec>> = {
   moving: {
     header: ['Option', 'Typical cost', 'Pros', 'Cons'],
     rows: (leaf) => [
-      ['Full-service movers', priced(leaf, 900, 2.5 * 900), 'Packing and lifting done for you', 'Book 3–4 weeks ahead'],
-      ['Movers for loading only + rented van', priced(leaf, 400, 2 * 400), 'Cheaper, still no heavy lifting', 'You drive'],
+      [
+        'Full-service movers',
+        priced(leaf, 900, 2.5 * 900),
+        'Packing and lifting done for you',
+        'Book 3–4 weeks ahead',
+      ],
+      [
+        'Movers for loading only + rented van',
+        priced(leaf, 400, 2 * 400),
+        'Cheaper, still no heavy lifting',
+        'You drive',
+      ],
       ['Van hire and friends', priced(leaf, 120, 2 * 120), 'Cheapest', 'Time and goodwill'],
     ],
   },
   business: {
     header: ['Competitor or option', 'Price point', 'Strength', 'Gap to exploit'],
     rows: (leaf) => [
-      ['Established market leader', priced(leaf, 40, 2 * 40), 'Trust, reach', 'Generic, slow to change'],
+      [
+        'Established market leader',
+        priced(leaf, 40, 2 * 40),
+        'Trust, reach',
+        'Generic, slow to change',
+      ],
       ['Budget alternative', priced(leaf, 15, 2 * 15), 'Price', 'Quality and service'],
       ['Niche specialist', priced(leaf, 60, 2 * 60), 'Expertise', 'Small audience'],
     ],
@@ -166,7 +218,11 @@ export function optionsTable(leaf: Leaf): string {
     : table(
         ['What to look up', 'Where', 'Why it matters'],
         [
-          [capitalise(lowerFirst(objectOf(leaf.task, 60))), 'Official website or provider', 'Authoritative, current'],
+          [
+            capitalise(lowerFirst(objectOf(leaf.task, 60))),
+            'Official website or provider',
+            'Authoritative, current',
+          ],
           ['Recent reviews or reports', 'Review sites, forums', 'Real-world experience'],
           ['Prices or rates', 'Two comparison sites', 'Spot outliers'],
         ],

@@ -3,7 +3,8 @@
  * checklist. Content pools are picked by the leaf's domain; the seed varies
  * order and figures so peers' results differ like real models' would.
  */
-import { domainOf, money, table, type Domain, type Leaf } from './leaf'
+import { domainOf, money, table, type Leaf } from './leaf'
+import { BUDGET_LINES, ITEMS, WEEK_FOCUS } from './pools'
 import { capitalise, clip } from './text'
 
 /** Itineraries longer than this are shown as a first fortnight and a note: a table that long helps nobody. */
@@ -44,11 +45,15 @@ export function itinerary(leaf: Leaf): string {
     let plan = plans[(d - 1) % plans.length] ?? ''
     if (d === 1) plan = 'Arrive, check in, short walk nearby, early night to beat jet lag'
     else if (d === days) plan = 'Last breakfast, souvenir stop, transfer to the airport'
-    else if (moving) plan = `Travel to ${base} in the morning; check in; ${plan.split(';')[0]?.toLowerCase()}`
+    else if (moving)
+      plan = `Travel to ${base} in the morning; check in; ${plan.split(';')[0]?.toLowerCase()}`
     rows.push([`Day ${d}`, capitalise(base), plan])
   }
   const where = leaf.place ? ` in ${leaf.place}` : ''
-  const more = (leaf.days ?? 0) > MAX_ITINERARY_DAYS ? `\nDays ${MAX_ITINERARY_DAYS + 1} onward repeat the pattern: about ${NIGHTS_PER_BASE} nights per base, one slow day in four.\n` : ''
+  const more =
+    (leaf.days ?? 0) > MAX_ITINERARY_DAYS
+      ? `\nDays ${MAX_ITINERARY_DAYS + 1} onward repeat the pattern: about ${NIGHTS_PER_BASE} nights per base, one slow day in four.\n`
+      : ''
   return [
     `## ${leaf.task}`,
     '',
@@ -58,17 +63,6 @@ export function itinerary(leaf: Leaf): string {
     more,
     '**Tips:** book timed tickets for the busiest sights a few weeks ahead; keep one evening per base unplanned.',
   ].join('\n')
-}
-
-const BUDGET_LINES: Record<Domain, readonly [string, number, number][]> = {
-  travel: [['Flights', 700, 1400], ['Accommodation', 80, 180], ['Local transport and passes', 150, 400], ['Food', 35, 80], ['Activities and tickets', 100, 350], ['Insurance', 40, 90]],
-  event: [['Venue', 300, 1500], ['Food and drinks (per guest)', 15, 45], ['Decorations', 80, 300], ['Music or entertainment', 100, 600], ['Invitations and printing', 20, 80]],
-  moving: [['Movers or van hire', 300, 1500], ['Packing supplies', 60, 150], ['Deposit and first rent', 1200, 3000], ['Cleaning', 100, 300], ['Utilities and internet setup', 50, 150]],
-  fitness: [['Shoes and kit', 120, 300], ['Gym or club membership (per month)', 30, 80], ['Race or class fees', 40, 150], ['Nutrition extras (per month)', 30, 90]],
-  software: [['Hosting (per month)', 10, 60], ['Domain and email', 15, 40], ['Third-party APIs (per month)', 0, 100], ['Design assets', 0, 200], ['Testing devices or services', 0, 150]],
-  business: [['Registration and legal', 100, 600], ['Website and tools', 100, 500], ['Initial stock or materials', 500, 3000], ['Marketing (first month)', 200, 1000], ['Accounting software', 10, 40]],
-  learning: [['Course or classes', 0, 300], ['Books and materials', 20, 100], ['Tutor sessions', 0, 400], ['Exam or certificate fee', 0, 200]],
-  general: [['Materials', 50, 300], ['Services', 100, 500], ['Tools', 20, 200], ['Transport', 20, 100]],
 }
 
 /** Headroom for surprises: 10% is the usual planning rule of thumb. */
@@ -90,8 +84,18 @@ export function budgetTable(leaf: Leaf): string {
     high += b
     return [item, money(a), money(b), per > 1 ? `${per} days` : '']
   })
-  rows.push([`Buffer (${BUFFER * 100}%)`, money(low * BUFFER), money(high * BUFFER), 'for surprises'])
-  rows.push(['**Total**', `**${money(low * (1 + BUFFER))}**`, `**${money(high * (1 + BUFFER))}**`, ''])
+  rows.push([
+    `Buffer (${BUFFER * 100}%)`,
+    money(low * BUFFER),
+    money(high * BUFFER),
+    'for surprises',
+  ])
+  rows.push([
+    '**Total**',
+    `**${money(low * (1 + BUFFER))}**`,
+    `**${money(high * (1 + BUFFER))}**`,
+    '',
+  ])
   return [
     `## ${leaf.task}`,
     '',
@@ -99,17 +103,6 @@ export function budgetTable(leaf: Leaf): string {
     '',
     'Figures are typical ranges from the offline model: replace each line with a real quote before committing money. Track actual spend in a copy of this table.',
   ].join('\n')
-}
-
-const WEEK_FOCUS: Record<Domain, readonly string[]> = {
-  fitness: ['Base building: easy sessions, form', 'Add one longer session', 'Steady volume, first tempo work', 'Recovery week: cut volume by a third', 'Build: longer long session', 'Intervals and strength', 'Peak week', 'Taper and test'],
-  learning: ['Fundamentals and vocabulary', 'Core patterns with daily drills', 'First small project', 'Review weak spots', 'Harder material', 'Real-world practice with feedback', 'Mock test', 'Capstone and reflection'],
-  software: ['Setup, requirements sign-off', 'Core data model and API', 'Main features', 'Integration and tests', 'Polish and docs', 'Release'],
-  general: ['Scope and preparation', 'First block of work', 'Second block of work', 'Review and adjust', 'Finish and wrap up'],
-  travel: ['Decide route and dates', 'Book flights', 'Book stays', 'Timed tickets and passes', 'Documents and packing'],
-  event: ['Budget and date', 'Venue booked', 'Invitations out', 'Suppliers confirmed', 'Final numbers and run-of-show'],
-  moving: ['Timeline and budget', 'Declutter', 'Movers booked, packing starts', 'Admin and address changes', 'Moving week'],
-  business: ['Market research', 'Offer and pricing', 'Brand and channel', 'Pre-launch content', 'Launch', 'Feedback and adjust'],
 }
 
 const RUN_OF_SHOW = [
@@ -125,7 +118,13 @@ const RUN_OF_SHOW = [
 
 export function schedule(leaf: Leaf): string {
   if (/\b(run-of-show|day itself|on the day|timeline for the day)\b/i.test(leaf.task)) {
-    return [`## ${leaf.task}`, '', table(['Time', 'What happens'], RUN_OF_SHOW), '', 'Give every line an owner and share the sheet with helpers the day before.'].join('\n')
+    return [
+      `## ${leaf.task}`,
+      '',
+      table(['Time', 'What happens'], RUN_OF_SHOW),
+      '',
+      'Give every line an owner and share the sheet with helpers the day before.',
+    ].join('\n')
   }
   const domain = domainOf(leaf)
   const focus = WEEK_FOCUS[domain]
@@ -133,20 +132,17 @@ export function schedule(leaf: Leaf): string {
   const rows = Array.from({ length: weeks }, (_, i) => [
     `Week ${i + 1}`,
     focus[Math.min(i, focus.length - 1)] ?? '',
-    i % 4 === 3 ? 'Lighter week: review and catch up' : leaf.rng.pick(['3 sessions', '4 sessions', '2 long sessions', '5 short sessions']),
+    i % 4 === 3
+      ? 'Lighter week: review and catch up'
+      : leaf.rng.pick(['3 sessions', '4 sessions', '2 long sessions', '5 short sessions']),
   ])
-  return [`## ${leaf.task}`, '', table(['Week', 'Focus', 'Load'], rows), '', 'Put each session in the calendar now; move, do not skip, a missed session.'].join('\n')
-}
-
-const ITEMS: Record<Domain, readonly string[]> = {
-  travel: ['Passport valid for 6 months past the return date', 'Visa or entry authorisation, if required', 'Travel insurance policy and emergency number', 'Flight and hotel confirmations saved offline', 'Bank cards plus some local cash', 'Phone, charger, plug adapter and power bank', 'eSIM or roaming plan', 'Medication and prescriptions', 'Comfortable walking shoes', 'Layers for the weather', 'Copies of documents in cloud storage'],
-  event: ['Venue booking and access times confirmed', 'Tables, chairs and linens', 'Plates, cups, cutlery and napkins', 'Decorations and lighting', 'Music: speaker and playlist', 'Food and drinks order confirmed', 'Cake and candles', 'Seating plan or name tags', 'First-aid kit', 'Bin bags and cleaning supplies', 'Helpers briefed with times'],
-  moving: ['Boxes in three sizes', 'Packing tape and a marker', 'Blankets or bubble wrap for fragile items', 'Every box labelled with room and contents', 'An "open first" box: kettle, chargers, toiletries, bedding', 'Photos of electronics wiring', 'Meter readings at both homes', 'Key handover arranged', 'Mail forwarding set up', 'New address sent to bank, employer, doctor and insurer'],
-  fitness: ['Proper shoes for the activity', 'Water bottle', 'Training log (app or notebook)', 'Foam roller or stretching routine', 'Meal-prep containers', 'Sleep target of 7 to 9 hours', 'Rest days in the calendar'],
-  software: ['Repository and main branch protected', 'README with setup steps', 'Linting and formatting configured', 'CI running the tests on every push', 'Environment variables documented', 'Error logging in place', 'Backups of data', 'Release checklist'],
-  business: ['Business name checked and registered', 'Bank account opened', 'Bookkeeping set up', 'Prices and terms written down', 'Website or storefront live', 'Payment method tested end to end', 'Launch announcement drafted', 'Customer support address'],
-  learning: ['Main course or book chosen', 'Practice material ready', 'Study slots in the calendar', 'Notebook or flashcard app', 'Feedback partner or tutor', 'First milestone test date'],
-  general: ['Goal and deadline written down', 'Information collected', 'Materials and tools ready', 'Time booked in the calendar', 'People involved informed', 'Result reviewed against the goal'],
+  return [
+    `## ${leaf.task}`,
+    '',
+    table(['Week', 'Focus', 'Load'], rows),
+    '',
+    'Put each session in the calendar now; move, do not skip, a missed session.',
+  ].join('\n')
 }
 
 /** A checklist long enough to be useful, short enough to be read. */
@@ -157,5 +153,11 @@ export function checklist(leaf: Leaf): string {
   const pool = ITEMS[domainOf(leaf)]
   const n = Math.min(pool.length, CHECKLIST_MIN + leaf.rng.int(CHECKLIST_MAX - CHECKLIST_MIN + 1))
   const items = pool.slice(0, n).map((item) => `- [ ] ${item}`)
-  return [`## ${leaf.task}`, '', ...items, '', `Tick items off as they are done; anything still open a week before the deadline for "${clip(leaf.path.at(-1) ?? leaf.task, 80)}" gets an owner and a date.`].join('\n')
+  return [
+    `## ${leaf.task}`,
+    '',
+    ...items,
+    '',
+    `Tick items off as they are done; anything still open a week before the deadline for "${clip(leaf.path.at(-1) ?? leaf.task, 80)}" gets an owner and a date.`,
+  ].join('\n')
 }

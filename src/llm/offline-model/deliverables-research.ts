@@ -8,7 +8,10 @@ import { table, type Leaf } from './leaf'
 import { capitalise, clip, objectOf, withoutArticle } from './text'
 
 function subject(leaf: Leaf): string {
-  const rest = leaf.task.replace(/^(list|find|gather|collect|summari[sz]e|synthesi[sz]e|analy[sz]e|research)\s+(the\s+)?(questions to answer about\s+)?/i, '')
+  const rest = leaf.task.replace(
+    /^(list|find|gather|collect|summari[sz]e|synthesi[sz]e|analy[sz]e|research)\s+(the\s+)?(questions to answer about\s+)?/i,
+    '',
+  )
   // After a verb the text is mid-sentence: keep its capitals (names like "Japan's").
   return rest === leaf.task ? objectOf(rest, 90) : clip(withoutArticle(rest), 90)
 }
@@ -23,13 +26,27 @@ function questions(leaf: Leaf): string {
     `What do people who have done this recommend, and what do they regret?`,
     `What could go wrong, and what is the fallback?`,
   ]
-  return [`## ${leaf.task}`, '', ...leaf.rng.shuffle(qs).map((q, i) => `${i + 1}. ${q}`), '', 'Answer each in two or three lines with a source; mark anything that needs a live check.'].join('\n')
+  return [
+    `## ${leaf.task}`,
+    '',
+    ...leaf.rng.shuffle(qs).map((q, i) => `${i + 1}. ${q}`),
+    '',
+    'Answer each in two or three lines with a source; mark anything that needs a live check.',
+  ].join('\n')
 }
 
 function sources(leaf: Leaf): string {
   const rows = [
-    ['Official or primary source', 'Rules, dates, prices as published', 'Government, operator or vendor sites'],
-    ['Recent first-hand accounts', 'What it is really like', 'Forums, reviews, blogs from the last year'],
+    [
+      'Official or primary source',
+      'Rules, dates, prices as published',
+      'Government, operator or vendor sites',
+    ],
+    [
+      'Recent first-hand accounts',
+      'What it is really like',
+      'Forums, reviews, blogs from the last year',
+    ],
     ['Expert overview', 'Context and trade-offs', 'Guidebooks, review articles, courses'],
     ['Data', 'Numbers to compare options', 'Statistics offices, comparison sites, reports'],
   ]
@@ -57,7 +74,14 @@ function findings(leaf: Leaf): string {
     '',
     '### Comparison',
     '',
-    table(['Criterion', 'Option A', 'Option B', 'Option C'], [['Cost', 'Low', 'Medium', 'High'], ['Effort', 'High', 'Medium', 'Low'], ['Flexibility', 'Medium', 'High', 'Low']]),
+    table(
+      ['Criterion', 'Option A', 'Option B', 'Option C'],
+      [
+        ['Cost', 'Low', 'Medium', 'High'],
+        ['Effort', 'High', 'Medium', 'Low'],
+        ['Flexibility', 'Medium', 'High', 'Low'],
+      ],
+    ),
     '',
     `### Confidence`,
     '',
@@ -66,7 +90,8 @@ function findings(leaf: Leaf): string {
 }
 
 export function researchNotes(leaf: Leaf): string {
-  if (/\b(summari[sz]e|synthesi[sz]e|findings|analy[sz]e|conclusions?)\b/i.test(leaf.task)) return findings(leaf)
+  if (/\b(summari[sz]e|synthesi[sz]e|findings|analy[sz]e|conclusions?)\b/i.test(leaf.task))
+    return findings(leaf)
   if (/^(find|gather|collect|identify)\b|\bsources\b/i.test(leaf.task)) return sources(leaf)
   if (/\bquestions?\b/i.test(leaf.task)) return questions(leaf)
   return sources(leaf)

@@ -21,12 +21,27 @@ type ExecuteTask = Extract<LlmTask, { kind: 'execute' }>
 const DEPENDENCY_EXCERPT = 160
 
 const KINDS: readonly { re: RegExp; make: (leaf: Leaf) => string }[] = [
-  { re: /\b(questions?|sources?|evidence|summari[sz]e|synthesi[sz]e|findings|analy[sz]e|research)\b/i, make: researchNotes },
-  { re: /\b(itinerary|day-by-day|day by day|route|days?\b.*\bplan|experiences)\b/i, make: itinerary },
+  {
+    re: /\b(questions?|sources?|evidence|summari[sz]e|synthesi[sz]e|findings|analy[sz]e|research)\b/i,
+    make: researchNotes,
+  },
+  {
+    re: /\b(itinerary|day-by-day|day by day|route|days?\b.*\bplan|experiences)\b/i,
+    make: itinerary,
+  },
   { re: /\b(budget|costs?|forecast|cash-flow|spend\w*|prices?)\b/i, make: budgetTable },
-  { re: /\b(schedule|timeline|calendar|weekly|12-week|program|routine|run-of-show|milestones?)\b/i, make: schedule },
-  { re: /\b(invitations?|email|announcement|speech|post|letter|message|draft|write|outline)\b/i, make: draftText },
-  { re: /\b(check|checklist|pack\w*|prepare|documents?|supplies|list|inventory|setup|get ready)\b/i, make: checklist },
+  {
+    re: /\b(schedule|timeline|calendar|weekly|12-week|program|routine|run-of-show|milestones?)\b/i,
+    make: schedule,
+  },
+  {
+    re: /\b(invitations?|email|announcement|speech|post|letter|message|draft|write|outline)\b/i,
+    make: draftText,
+  },
+  {
+    re: /\b(check|checklist|pack\w*|prepare|documents?|supplies|list|inventory|setup|get ready)\b/i,
+    make: checklist,
+  },
 ]
 
 function dependencyNote(task: ExecuteTask): string {

@@ -7,7 +7,8 @@ import { aspect, type Family } from './catalog-types'
 export const FAMILIES_1: readonly Family[] = [
   {
     id: 'travel',
-    match: /\b(trip|travel\w*|vacation|holiday|journey|itinerary|tour|honeymoon|getaway|backpack\w*|road ?trip|visit(ing)?)\b/i,
+    match:
+      /\b(trip|travel\w*|vacation|holiday|journey|itinerary|tour|honeymoon|getaway|backpack\w*|road ?trip|visit(ing)?)\b/i,
     aspects: [
       aspect('budget', /budget|cost|money|spend/i),
       aspect('transport', /flight|train|transport|rail|transfer|car|pass/i),
@@ -20,10 +21,17 @@ export const FAMILIES_1: readonly Family[] = [
         why: 'Decisions in the order they constrain each other: budget and dates, then the route, then the bookings and the daily plan that depend on the route, with preparation alongside.',
         steps: [
           ['Set the budget, travel dates and must-see priorities for {the}'],
-          ['Choose the route through {place}: which cities or regions, in what order, and how many nights in each', [0]],
+          [
+            'Choose the route through {place}: which cities or regions, in what order, and how many nights in each',
+            [0],
+          ],
           ['Book flights to and from {place} and the main transport between stops', [1]],
           ['Book accommodation for every night of the route', [1]],
-          ['Write a day-by-day itinerary with activities, reservations and rest time', [1, 3], true],
+          [
+            'Write a day-by-day itinerary with activities, reservations and rest time',
+            [1, 3],
+            true,
+          ],
           ['Prepare documents, insurance, money and a packing list', [0], true],
         ],
       },
@@ -32,7 +40,10 @@ export const FAMILIES_1: readonly Family[] = [
         steps: [
           ['Decide the shape of {the}: dates, budget ceiling, pace and who is coming'],
           ["Research {place}'s regions, seasons and events and shortlist the places to visit", [0]],
-          ['Sort out transport: international flights, rail or car passes and airport transfers', [1]],
+          [
+            'Sort out transport: international flights, rail or car passes and airport transfers',
+            [1],
+          ],
           ['Reserve places to stay close to the transport hubs of each stop', [1]],
           ['Plan the experiences at each stop: food, sights and day trips', [1], true],
         ],
@@ -51,7 +62,8 @@ export const FAMILIES_1: readonly Family[] = [
   },
   {
     id: 'learning',
-    match: /\b(learn\w*|master|study|fluent|get better at|improve my|course|skills?|practi[cs]e|language|become an?)\b/i,
+    match:
+      /\b(learn\w*|master|study|fluent|get better at|improve my|course|skills?|practi[cs]e|language|become an?)\b/i,
     aspects: [
       aspect('goal and level', /level|baseline|assess|success|milestone|goal/i),
       aspect('resources', /resource|course|book|teacher|material|tutor|community/i),
@@ -64,7 +76,10 @@ export const FAMILIES_1: readonly Family[] = [
         why: 'Goal and baseline first, then resources and a schedule, then practice and a project, with regular reviews to adjust.',
         steps: [
           ['Define what success in {act} looks like and assess the current level'],
-          ['Pick learning resources for {act}: one main course or book plus practice material', [0]],
+          [
+            'Pick learning resources for {act}: one main course or book plus practice material',
+            [0],
+          ],
           ['Build a weekly study schedule with fixed practice slots', [0]],
           ['Work through the fundamentals of {act} with short daily exercises', [1, 2]],
           ['Do a small real-world project that puts {act} to use', [3], true],
@@ -93,7 +108,8 @@ export const FAMILIES_1: readonly Family[] = [
   },
   {
     id: 'software',
-    match: /\b(app|application|website|web ?site|api|software|program|script|tool|bot|saas|game|extension|plugin|dashboard|backend|frontend|database|cli|library|service|platform|code|coding|implement\w*)\b/i,
+    match:
+      /\b(app|application|website|web ?site|api|software|program|script|tool|bot|saas|game|extension|plugin|dashboard|backend|frontend|database|cli|library|service|platform|code|coding|implement\w*)\b/i,
     aspects: [
       aspect('requirements', /requirement|feature|scope|user|flows?|must-have/i),
       aspect('design', /design|architecture|data model|schema|stack|contract/i),
@@ -136,7 +152,8 @@ export const FAMILIES_1: readonly Family[] = [
   },
   {
     id: 'event',
-    match: /\b(party|wedding|birthday|event|conference|meetup|celebration|reunion|festival|gala|dinner|workshop|shower|anniversary|hackathon|ceremony|fundraiser)\b/i,
+    match:
+      /\b(party|wedding|birthday|event|conference|meetup|celebration|reunion|festival|gala|dinner|workshop|shower|anniversary|hackathon|ceremony|fundraiser)\b/i,
     aspects: [
       aspect('basics', /date|budget|guest count|theme|format|size/i),
       aspect('venue', /venue|location|space/i),
@@ -179,7 +196,8 @@ export const FAMILIES_1: readonly Family[] = [
   },
   {
     id: 'writing',
-    match: /\b(write|writing|book|novel|essay|article|blog|paper|thesis|story|newsletter|speech|screenplay|memoir|post|manuscript|poem)\b/i,
+    match:
+      /\b(write|writing|book|novel|essay|article|blog|paper|thesis|story|newsletter|speech|screenplay|memoir|post|manuscript|poem)\b/i,
     aspects: [
       aspect('purpose', /purpose|audience|message|angle/i),
       aspect('research', /research|sources|material|notes/i),

@@ -7,7 +7,8 @@ import { aspect, type Family } from './catalog-types'
 export const FAMILIES_2: readonly Family[] = [
   {
     id: 'business',
-    match: /\b(launch|startup|start-up|business|company|product|market\w*|sell|shop|store|brand|freelanc\w*|side hustle|customers?|revenue|e-?commerce|etsy|agency|consultancy)\b/i,
+    match:
+      /\b(launch|startup|start-up|business|company|product|market\w*|sell|shop|store|brand|freelanc\w*|side hustle|customers?|revenue|e-?commerce|etsy|agency|consultancy)\b/i,
     aspects: [
       aspect('market', /market|customer|competitor|demand/i),
       aspect('offer', /offer|product|pricing|price/i),
@@ -93,7 +94,8 @@ export const FAMILIES_2: readonly Family[] = [
   },
   {
     id: 'fitness',
-    match: /\b(fitness|fit|marathon|half-marathon|run(ning)?|5k|10k|gym|weight|muscle|workouts?|exercise|health\w*|diet|nutrition|sleep|yoga|triathlon|strength|stamina)\b/i,
+    match:
+      /\b(fitness|fit|marathon|half-marathon|run(ning)?|5k|10k|gym|weight|muscle|workouts?|exercise|health\w*|diet|nutrition|sleep|yoga|triathlon|strength|stamina)\b/i,
     aspects: [
       aspect('target', /target|baseline|milestone|health check|limits/i),
       aspect('training', /training|workout|program|exercise|approach/i),
@@ -135,7 +137,8 @@ export const FAMILIES_2: readonly Family[] = [
   },
   {
     id: 'research',
-    match: /\b(research|investigat\w*|analy[sz]\w*|survey|evaluat\w*|literature|find out|assess\w*|study of|report on|compare)\b/i,
+    match:
+      /\b(research|investigat\w*|analy[sz]\w*|survey|evaluat\w*|literature|find out|assess\w*|study of|report on|compare)\b/i,
     aspects: [
       aspect('question', /question|scope|known|hypothes/i),
       aspect('sources', /source|evidence|experts?|papers|data/i),

@@ -14,7 +14,8 @@ export interface Leaf {
 }
 
 /** Which kind of project the leaf belongs to, judged from the whole path: picks item pools. */
-export type Domain = 'travel' | 'event' | 'moving' | 'fitness' | 'software' | 'business' | 'learning' | 'general'
+export type Domain =
+  'travel' | 'event' | 'moving' | 'fitness' | 'software' | 'business' | 'learning' | 'general'
 
 const DOMAINS: readonly [Domain, RegExp][] = [
   ['software', /\b(app|website|api|software|code|backend|frontend|database|deploy|script|bot)\b/i],
@@ -47,6 +48,7 @@ export function money(x: number): string {
 
 /** Markdown table from a header row and body rows. */
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const line = (cells: readonly string[]) => `| ${cells.map((c) => c.replace(/\|/g, '/')).join(' | ')} |`
+  const line = (cells: readonly string[]) =>
+    `| ${cells.map((c) => c.replace(/\|/g, '/')).join(' | ')} |`
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n')
 }

@@ -26,7 +26,8 @@ const FRAME_RESERVE = 4_000
 function nest(output: string, title: string): string {
   const lines = output.trim().split('\n')
   const firstHeading = /^#{1,6}\s+(.*)$/.exec(lines[0] ?? '')
-  if (firstHeading && clause(firstHeading[1] ?? '').toLowerCase() === clause(title).toLowerCase()) lines.shift()
+  if (firstHeading && clause(firstHeading[1] ?? '').toLowerCase() === clause(title).toLowerCase())
+    lines.shift()
   const isFence = (line: string) => /^(```|~~~)/.test(line)
   let inFence = false
   let shallowest = MAX_HEADING_LEVEL
@@ -42,7 +43,10 @@ function nest(output: string, title: string): string {
       if (isFence(line)) inFence = !inFence
       const m = inFence ? null : /^(#{1,6})(\s.*)$/.exec(line)
       if (!m) return line
-      const level = Math.min(MAX_HEADING_LEVEL, Math.max(SECTION_BODY_LEVEL, (m[1]?.length ?? 1) + shift))
+      const level = Math.min(
+        MAX_HEADING_LEVEL,
+        Math.max(SECTION_BODY_LEVEL, (m[1]?.length ?? 1) + shift),
+      )
       return `${'#'.repeat(level)}${m[2]}`
     })
     .join('\n')
@@ -75,11 +79,22 @@ export function offlineRollup(task: RollupTask, seed: string): LlmOutputs['rollu
   const glance = parts.map((p, i) => `${i + 1}. ${clause(p.text)}`)
   const sections = parts.map((p, i) => {
     let body = nest(p.output, p.text)
-    if (body.length > budget) body = `${body.slice(0, budget).trimEnd()}\n\n_(shortened to fit the plan)_`
+    if (body.length > budget)
+      body = `${body.slice(0, budget).trimEnd()}\n\n_(shortened to fit the plan)_`
     return `## ${i + 1}. ${clause(p.text)}\n\n${body}`
   })
 
-  const out = [title, '', overview, '', '## Steps at a glance', '', ...glance, '', ...sections.flatMap((s) => [s, ''])]
+  const out = [
+    title,
+    '',
+    overview,
+    '',
+    '## Steps at a glance',
+    '',
+    ...glance,
+    '',
+    ...sections.flatMap((s) => [s, '']),
+  ]
   if (isRoot) {
     const actions = parts
       .map((p) => firstAction(p.output))
@@ -90,7 +105,13 @@ export function offlineRollup(task: RollupTask, seed: string): LlmOutputs['rollu
       'Put the dated items in a shared calendar today.',
       'Start with step 1 this week; it unblocks most of the rest.',
     ])
-    out.push('## First actions', '', ...(actions.length > 0 ? actions.map((a) => `- [ ] ${a}`) : ['- [ ] Start with step 1.']), '', closing)
+    out.push(
+      '## First actions',
+      '',
+      ...(actions.length > 0 ? actions.map((a) => `- [ ] ${a}`) : ['- [ ] Start with step 1.']),
+      '',
+      closing,
+    )
   }
   const doc = out.join('\n').trim()
   return { output: doc.length <= MAX_OUTPUT ? doc : doc.slice(0, MAX_OUTPUT) }

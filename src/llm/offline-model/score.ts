@@ -38,7 +38,8 @@ interface Breakdown {
 function coverage(goal: string, texts: string[], isRoot: boolean): number {
   const goalWords = [...contentStems(goal)].filter((w) => !GENERIC_VERBS.has(w))
   const sub = new Set(texts.flatMap((t) => [...contentStems(t)]))
-  const wordCov = goalWords.length === 0 ? 1 : goalWords.filter((w) => sub.has(w)).length / goalWords.length
+  const wordCov =
+    goalWords.length === 0 ? 1 : goalWords.filter((w) => sub.has(w)).length / goalWords.length
   // Family aspects describe whole projects; a deeper goal is judged on its own words only.
   const family = isRoot ? familyOf(goal) : undefined
   if (!family) return 0.3 + 0.7 * wordCov
@@ -77,17 +78,26 @@ function actionability(texts: string[]): number {
 }
 
 export function rubric(goal: string, texts: string[], isRoot: boolean): Breakdown {
-  return { coverage: coverage(goal, texts, isRoot), overlap: overlap(goal, texts), actionability: actionability(texts) }
+  return {
+    coverage: coverage(goal, texts, isRoot),
+    overlap: overlap(goal, texts),
+    actionability: actionability(texts),
+  }
 }
 
 function weakest(b: Breakdown): string {
   const gaps = [
     { gap: 1 - b.coverage, note: 'Coverage: parts of the goal are not addressed by any subgoal.' },
     { gap: b.overlap, note: 'Overlap: at least two subgoals cover much the same work.' },
-    { gap: 1 - b.actionability, note: 'Actionability: some subgoals are vague or not phrased as actions.' },
+    {
+      gap: 1 - b.actionability,
+      note: 'Actionability: some subgoals are vague or not phrased as actions.',
+    },
   ].sort((x, y) => y.gap - x.gap)
   const top = gaps[0]!
-  return top.gap < 0.2 ? 'No real weakness: the split is complete, distinct and actionable.' : top.note
+  return top.gap < 0.2
+    ? 'No real weakness: the split is complete, distinct and actionable.'
+    : top.note
 }
 
 const pct = (x: number): string => `${Math.round(x * 100)}%`

@@ -16,7 +16,9 @@ export const STOPWORDS = new Set(
 
 /** Verbs so general that a goal's coverage should not hinge on them. */
 export const GENERIC_VERBS = new Set(
-  'plan make get do create have go start set find need want help try organise organize prepare'.split(' '),
+  'plan make get do create have go start set find need want help try organise organize prepare'.split(
+    ' ',
+  ),
 )
 
 export function words(text: string): string[] {
@@ -37,7 +39,11 @@ export function stem(word: string): string {
 }
 
 export function contentStems(text: string): Set<string> {
-  return new Set(words(text).filter((w) => !STOPWORDS.has(w) && w.length > 1).map(stem))
+  return new Set(
+    words(text)
+      .filter((w) => !STOPWORDS.has(w) && w.length > 1)
+      .map(stem),
+  )
 }
 
 /** Imperative verbs the templates and checks recognise at the start of a step. */
@@ -86,7 +92,8 @@ export interface VerbSplit {
   rest: string
 }
 
-const DETERMINERS = /^(a|an|the|my|our|your|his|her|their|this|that|these|those|some|all|every|\d+)$/i
+const DETERMINERS =
+  /^(a|an|the|my|our|your|his|her|their|this|that|these|those|some|all|every|\d+)$/i
 /** Endings that mark an English verb (renovate, organise, simplify, digitalize). */
 const VERB_ENDING = /(ate|ise|ize|ify|en)$/i
 
@@ -143,11 +150,24 @@ export function theObject(goal: string, max = 90): string {
   return `the ${rest}`
 }
 
-const NOT_PLACES = new Set(['I', 'A', 'The', 'My', 'Our', 'Learn', 'Build', 'Plan', 'Write', 'Get', 'Make'])
+const NOT_PLACES = new Set([
+  'I',
+  'A',
+  'The',
+  'My',
+  'Our',
+  'Learn',
+  'Build',
+  'Plan',
+  'Write',
+  'Get',
+  'Make',
+])
 
 /** A capitalised place after to/in/around/across/through/visit, searched from the deepest goal up. */
 export function placeOf(path: readonly string[]): string | undefined {
-  const re = /\b(?:to|in|around|across|through|visit|visiting|explore|near)\s+((?:[A-Z][\w'-]+)(?:\s+(?:[A-Z][\w'-]+|de|del|la|of))*)/g
+  const re =
+    /\b(?:to|in|around|across|through|visit|visiting|explore|near)\s+((?:[A-Z][\w'-]+)(?:\s+(?:[A-Z][\w'-]+|de|del|la|of))*)/g
   for (let i = path.length - 1; i >= 0; i--) {
     for (const match of (path[i] ?? '').matchAll(re)) {
       const place = (match[1] ?? '').replace(/\s+(de|del|la|of)$/, '')
@@ -158,8 +178,22 @@ export function placeOf(path: readonly string[]): string | undefined {
 }
 
 const NUMBER_WORDS: Record<string, number> = {
-  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
-  eleven: 11, twelve: 12, fourteen: 14, fifteen: 15, twenty: 20, thirty: 30,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  fourteen: 14,
+  fifteen: 15,
+  twenty: 20,
+  thirty: 30,
 }
 
 /** Days a goal speaks of ("two-week" = 14, "10-day" = 10, "weekend" = 2), from the deepest goal up. */
@@ -228,7 +262,8 @@ export function activityPhrase(goal: string, max = 90): string {
   if (learn) text = text.slice(learn[0].length)
   const { verb, rest } = splitVerb(text)
   const first = text.split(/\s+/)[0] ?? ''
-  const common = /^(lose|gain|get|become|run|swim|cycle|speak|play|cook|read|drive|sing|dance|paint|draw|code|ride)$/i
+  const common =
+    /^(lose|gain|get|become|run|swim|cycle|speak|play|cook|read|drive|sing|dance|paint|draw|code|ride)$/i
   if (verb) return clip(`${gerund(verb)} ${rest}`, max)
   if (learn || common.test(first)) {
     const tail = text.slice(first.length)

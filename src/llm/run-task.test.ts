@@ -1,0 +1,176 @@
+import { describe, expect, it } from 'vitest'
+import { LlmAuthError, LlmRateLimitError, LlmUnreachableError } from './errors'
+import type { GenerateRequest, GenerateResult, LlmProvider } from './provider'
+import { DEFAULT_MAX_ATTEMPTS, runLlmTask } from './run-task'
+import type { LlmTask } from './types'
+
+const task: LlmTask = {
+  kind: 'score',
+  path: ['Plan a party'],
+  subgoals: [{ text: 'Book a venue', dependsOn: [] }],
+  rationale: '',
+}
+
+type Step = { reply: unknown } | { text: string } | { error: Error }
+
+/** A provider that plays a script of replies and errors, and records every request. */
+function scripted(steps: Step[]): LlmProvider & { requests: GenerateRequest[] } {
+  const requests: GenerateRequest[] = []
+  return {
+    id: 'openai',
+    label: 'Fake',
+    model: 'fake-1',
+    offline: false,
+    requests,
+    async generate(request): Promise<GenerateResult> {
+      requests.push(request)
+      const step = steps.shift()
+      if (!step) throw new Error('script exhausted')
+      if ('error' in step) throw step.error
+      const text = 'text' in step ? step.text : JSON.stringify(step.reply)
+      return {
+        json:
+          'text' in step
+            ? { ok: false, error: 'no JSON object found in the reply' }
+            : { ok: true, value: step.reply },
+        text,
+        inputTokens: 100,
+        outputTokens: 10,
+        model: 'fake-1-0001',
+      }
+    },
+  }
+}
+
+const noSleep = { sleep: async () => {} }
+
+describe('runLlmTask', () => {
+  it('retries with the validation error fed back, then succeeds', async () => {
+    const provider = scripted([
+      { reply: { score: 7, notes: 'too high' } },
+      { text: 'I would rate this highly.' },
+      { reply: { score: 0.7, notes: 'good' } },
+    ])
+    const out = await runLlmTask(task, provider, { backoffMs: 0 })
+    expect(out).toEqual({
+      ok: true,
+      kind: 'score',
+      value: { score: 0.7, notes: 'good' },
+      attempts: 3,
+      usage: {
+        provider: 'openai',
+        model: 'fake-1-0001',
+        inputTokens: 300,
+        outputTokens: 30,
+        offline: false,
+      },
+    })
+    const [first, second, third] = provider.requests.map((r) => r.prompt)
+    expect(first).not.toContain('previous_reply_error')
+    expect(second).toContain('<previous_reply_error>schema violation: score:')
+    expect(third).toContain(
+      '<previous_reply_error>no JSON object found in the reply</previous_reply_error>',
+    )
+    expect(provider.requests[0]!.schemaName).toBe('score')
+    expect(provider.requests[0]!.task).toBe(task)
+  })
+
+  it('gives up after the attempts run out, with the last error and summed usage', async () => {
+    const bad = { reply: { score: 2, notes: '' } }
+    const provider = scripted([bad, bad, bad, bad])
+    const out = await runLlmTask(task, provider, noSleep)
+    expect(out.ok).toBe(false)
+    if (out.ok) return
+    expect(out.attempts).toBe(DEFAULT_MAX_ATTEMPTS)
+    expect(out.errorKind).toBe('output')
+    expect(out.error).toMatch(/failed validation 3 times: schema violation: score/)
+    expect(out.usage.inputTokens).toBe(300)
+    expect(provider.requests).toHaveLength(3)
+  })
+
+  it('retries transport errors with exponential backoff, honouring retry-after', async () => {
+    const delays: number[] = []
+    const provider = scripted([
+      { error: new LlmUnreachableError('cannot reach Fake') },
+      { error: new LlmRateLimitError('slow down', 5_000) },
+      { reply: { score: 0.9, notes: '' } },
+    ])
+    const out = await runLlmTask(task, provider, {
+      backoffMs: 100,
+      sleep: async (ms) => void delays.push(ms),
+    })
+    expect(out.ok).toBe(true)
+    expect(out.attempts).toBe(3)
+    // First wait: the base; second: the provider's retry-after beats the doubled base.
+    expect(delays).toEqual([100, 5_000])
+    // A transport failure spent no tokens: only the successful call counts.
+    expect(out.usage.inputTokens).toBe(100)
+  })
+
+  it('does not retry a bad key', async () => {
+    const provider = scripted([
+      { error: new LlmAuthError('Fake rejected the API key (401)') },
+      { reply: { score: 1, notes: '' } },
+    ])
+    const out = await runLlmTask(task, provider, noSleep)
+    expect(out).toMatchObject({ ok: false, errorKind: 'auth', attempts: 1 })
+    expect(provider.requests).toHaveLength(1)
+  })
+
+  it('reports the kind of the last failure', async () => {
+    const down = { error: new LlmUnreachableError('cannot reach Fake (connection refused)') }
+    const out = await runLlmTask(task, scripted([down, down, down]), noSleep)
+    expect(out).toMatchObject({ ok: false, errorKind: 'unreachable', attempts: 3 })
+    if (!out.ok) expect(out.error).toContain('connection refused')
+  })
+
+  it('maps unknown thrown errors to "other" and network TypeErrors to "unreachable"', async () => {
+    const weird = await runLlmTask(task, scripted([{ error: new Error('boom') }]), noSleep)
+    expect(weird).toMatchObject({ ok: false, errorKind: 'other', attempts: 1 })
+    const cors = new TypeError('Failed to fetch')
+    const blocked = await runLlmTask(
+      task,
+      scripted([{ error: cors }, { error: cors }, { error: cors }]),
+      noSleep,
+    )
+    expect(blocked).toMatchObject({ ok: false, errorKind: 'unreachable', attempts: 3 })
+  })
+
+  it('honours maxAttempts', async () => {
+    const bad = { reply: { nope: true } }
+    const out = await runLlmTask(task, scripted([bad, bad, bad, bad, bad]), {
+      ...noSleep,
+      maxAttempts: 5,
+    })
+    expect(out.attempts).toBe(5)
+  })
+
+  it('throws on abort instead of answering', async () => {
+    const controller = new AbortController()
+    const provider: LlmProvider = {
+      id: 'openai',
+      label: 'Slow',
+      model: 'slow',
+      offline: false,
+      generate: (request) =>
+        new Promise((_, reject) => {
+          request.signal?.addEventListener('abort', () => reject(request.signal?.reason))
+        }),
+    }
+    const pending = runLlmTask(task, provider, { signal: controller.signal })
+    controller.abort()
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' })
+  })
+
+  it('throws on abort during the backoff sleep too', async () => {
+    const controller = new AbortController()
+    const provider = scripted([
+      { reply: { score: 9, notes: '' } },
+      { reply: { score: 0.5, notes: '' } },
+    ])
+    const pending = runLlmTask(task, provider, { signal: controller.signal, backoffMs: 10_000 })
+    setTimeout(() => controller.abort(), 20)
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' })
+    expect(provider.requests).toHaveLength(1)
+  })
+})

@@ -113,7 +113,7 @@ export async function runLlmTask<T extends LlmTask>(
       const result = await provider.generate({
         kind,
         system,
-        prompt,
+        prompt: feedback === undefined ? prompt : withRetryFeedback(prompt, feedback),
         jsonSchema: wireJsonSchema(kind),
         schemaName: SCHEMA_NAMES[kind],
         maxOutputTokens: MAX_OUTPUT_TOKENS[kind],

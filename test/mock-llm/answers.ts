@@ -1,0 +1,110 @@
+/**
+ * What the mock LLM says: recognise the task in a request, rebuild it from
+ * the prompt, and answer it with the offline model ('offline' mode) or a
+ * fixed tree ('shape' mode), or with deliberately broken output on demand.
+ *
+ * Recognition, in order:
+ * 1. the marker line `task: <kind>` that src/llm/prompts.ts puts first in
+ *    every system prompt (robust whatever wire format carried it);
+ * 2. the schema name (OpenAI json_schema.name, Anthropic tool name), mapped
+ *    back through SCHEMA_NAMES.
+ * The task's data is then parsed from the user prompt's tags
+ * (parseUserPrompt), the exact inverse of how src/llm built it.
+ */
+import { offlineAnswer } from '../../src/llm/offline'
+import { parseUserPrompt, taskKindFromSystem } from '../../src/llm/prompts'
+import { SCHEMA_NAMES } from '../../src/llm/schemas'
+import type { Capability, LlmTask, LlmTaskKind } from '../../src/llm/types'
+
+export type MockMode = 'offline' | 'shape'
+
+export interface ShapeOptions {
+  /** subgoals per decomposition in shape mode */
+  branching: number
+  /** the score every proposal gets in shape mode (>= 0.6 means immediate acceptance) */
+  score: number
+  /** capability every shape-mode leaf needs */
+  capability: Capability
+}
+
+/** The protocol allows 2 to 6 subgoals. */
+const MIN_BRANCHING = 2
+const MAX_BRANCHING = 6
+
+export function recogniseTask(
+  system: string,
+  prompt: string,
+  schemaName?: string,
+): LlmTask | undefined {
+  let kind: LlmTaskKind | undefined = taskKindFromSystem(system)
+  if (!kind && schemaName) {
+    kind = (Object.entries(SCHEMA_NAMES) as [LlmTaskKind, string][]).find(
+      ([, name]) => name === schemaName,
+    )?.[0]
+  }
+  return kind ? parseUserPrompt(kind, prompt) : undefined
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`
+}
+
+/** A predictable tree for benchmarks: every goal splits into `branching` parts until maxDepth. */
+export function shapeAnswer(task: LlmTask, shape: ShapeOptions, seed: string): unknown {
+  const goal = task.path.at(-1) ?? 'goal'
+  switch (task.kind) {
+    case 'decompose': {
+      const n = Math.min(MAX_BRANCHING, Math.max(MIN_BRANCHING, Math.round(shape.branching)))
+      return {
+        subgoals: Array.from({ length: n }, (_, i) => ({
+          text: `Part ${i + 1} of ${n} (depth ${task.depth + 1}): ${clip(goal, 120)}`,
+          dependsOn: [],
+        })),
+        rationale: `Shape mode: ${n} equal parts.`,
+      }
+    }
+    case 'score':
+      return { score: shape.score, notes: 'Shape mode: fixed score.' }
+    case 'classify':
+      return {
+        atomic: task.depth >= task.maxDepth,
+        capability: shape.capability,
+        reason: `Shape mode: composite while depth ${task.depth} < max depth ${task.maxDepth}.`,
+      }
+    case 'execute':
+    case 'rollup':
+      return offlineAnswer(task, seed)
+  }
+}
+
+export function answerTask(
+  task: LlmTask,
+  mode: MockMode,
+  shape: ShapeOptions,
+  seed: string,
+): unknown {
+  return mode === 'shape' ? shapeAnswer(task, shape, seed) : offlineAnswer(task, seed)
+}
+
+/** Valid JSON that breaks the task's schema, to exercise validation and feedback. */
+export function schemaViolation(kind: LlmTaskKind | undefined): unknown {
+  switch (kind) {
+    case 'decompose':
+      return {
+        subgoals: [
+          { text: 'Do the second thing first', dependsOn: [1] },
+          { text: 'Do the first thing', dependsOn: [] },
+        ],
+        rationale: 'dependsOn points forward on purpose',
+      }
+    case 'score':
+      return { score: 1.7, notes: 'out of range on purpose' }
+    case 'classify':
+      return { atomic: 'maybe', capability: 'can_fly', reason: 'invalid on purpose' }
+    default:
+      return { output: '' }
+  }
+}
+
+/** Text that is not valid JSON: what a model cut off mid-reply looks like. */
+export const INVALID_JSON_TEXT = '{"subgoals": [{"text": "Start here", "dependsOn": [}'

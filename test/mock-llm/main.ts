@@ -1,0 +1,114 @@
+/**
+ * CLI for the mock LLM server, for end-to-end runs and benchmarks:
+ *
+ *   npm run mock-llm -- --port 8787 --latency-ms 1000 --mode shape --branching 3
+ *
+ * Options:
+ *   --port N           port to listen on (default 8787; 0 picks a free one)
+ *   --host H           address to bind (default 127.0.0.1)
+ *   --latency-ms N     delay before every answer (default 1000: a realistic LLM call)
+ *   --mode M           offline (answers from the offline model) | shape (fixed tree)
+ *   --branching N      shape mode: subgoals per decomposition, 2..6 (default 3)
+ *   --score X          shape mode: score every proposal gets, 0..1 (default 0.8)
+ *   --capability C     shape mode: capability every leaf needs (default can_write_text)
+ *   --keys a,b         accepted API keys (default: accept any, even none)
+ *   --retry-after S    retry-after seconds on simulated 429s (default 1)
+ *   --structured M     follow | ignore | reject requests for structured output (default follow;
+ *                      ignore and reject act like local servers that do not support it)
+ *   --quiet            do not log each request
+ */
+import { parseArgs } from 'node:util'
+import { CAPABILITIES, type Capability } from '../../src/llm/types'
+import { createMockLlmServer, DEFAULT_BEHAVIOUR } from './server'
+
+/** The port the docs and e2e configs use by default. */
+const DEFAULT_PORT = 8787
+/** Benchmarks want calls as slow as a real LLM's; about a second is typical for short replies. */
+const DEFAULT_CLI_LATENCY_MS = 1000
+
+function fail(message: string): never {
+  console.error(`mock-llm: ${message}`)
+  process.exit(2)
+}
+
+function num(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback
+  const n = Number(value)
+  if (!Number.isFinite(n)) fail(`--${name} must be a number, got "${value}"`)
+  return n
+}
+
+const { values } = parseArgs({
+  options: {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    'latency-ms': { type: 'string' },
+    mode: { type: 'string' },
+    branching: { type: 'string' },
+    score: { type: 'string' },
+    capability: { type: 'string' },
+    keys: { type: 'string' },
+    'retry-after': { type: 'string' },
+    structured: { type: 'string' },
+    quiet: { type: 'boolean' },
+  },
+  strict: true,
+})
+
+const mode = values.mode ?? 'offline'
+if (mode !== 'offline' && mode !== 'shape') fail(`--mode must be offline or shape, got "${mode}"`)
+const capability = (values.capability ?? DEFAULT_BEHAVIOUR.capability) as Capability
+if (!CAPABILITIES.includes(capability))
+  fail(`--capability must be one of ${CAPABILITIES.join(', ')}`)
+const structured = values.structured ?? DEFAULT_BEHAVIOUR.structuredOutput
+if (structured !== 'follow' && structured !== 'ignore' && structured !== 'reject') {
+  fail(`--structured must be follow, ignore or reject, got "${structured}"`)
+}
+const score = num(values.score, 'score', DEFAULT_BEHAVIOUR.score)
+if (score < 0 || score > 1) fail('--score must be between 0 and 1')
+
+const server = await createMockLlmServer({
+  port: num(values.port, 'port', DEFAULT_PORT),
+  host: values.host ?? '127.0.0.1',
+  latencyMs: num(values['latency-ms'], 'latency-ms', DEFAULT_CLI_LATENCY_MS),
+  mode,
+  branching: num(values.branching, 'branching', DEFAULT_BEHAVIOUR.branching),
+  score,
+  capability,
+  keys: values.keys
+    ? values.keys
+        .split(',')
+        .map((k) => k.trim())
+        .filter((k) => k !== '')
+    : undefined,
+  retryAfterSeconds: num(values['retry-after'], 'retry-after', DEFAULT_BEHAVIOUR.retryAfterSeconds),
+  structuredOutput: structured,
+})
+
+const b = server.behaviour()
+console.log(
+  `mock LLM listening on ${server.url} (mode ${b.mode}, latency ${b.latencyMs} ms${b.mode === 'shape' ? `, branching ${b.branching}, score ${b.score}` : ''})`,
+)
+console.log(`  Anthropic:          baseUrl ${server.url}/v1`)
+console.log(`  OpenAI:             baseUrl ${server.url}/v1`)
+console.log(`  OpenAI-compatible:  baseUrl ${server.url}/v1`)
+console.log(b.keys ? `  accepted keys: ${b.keys.length}` : '  any API key accepted')
+
+if (!values.quiet) {
+  let logged = 0
+  setInterval(() => {
+    for (; logged < server.requests.length; logged++) {
+      const r = server.requests[logged]!
+      if (r.status === 0) break // still in flight; log it once answered
+      console.log(
+        `${new Date(r.at).toISOString()} ${r.method} ${r.path} ${r.api ?? ''} ${r.taskKind ?? ''} ${r.form ?? ''} -> ${r.status}${r.failure ? ` (${r.failure})` : ''}`,
+      )
+    }
+  }, 250).unref()
+}
+
+const stop = () => {
+  void server.close().finally(() => process.exit(0))
+}
+process.on('SIGINT', stop)
+process.on('SIGTERM', stop)

@@ -1,0 +1,265 @@
+/**
+ * A mock LLM HTTP server speaking the real Anthropic Messages and OpenAI
+ * Chat Completions wire formats, so the real provider code runs in tests,
+ * end-to-end runs and benchmarks. The LLM is the only thing the project
+ * allows to be stood in for; everything else is real.
+ *
+ *   POST /v1/messages          Anthropic (x-api-key, anthropic-version)
+ *   POST /v1/chat/completions  OpenAI and OpenAI-compatible (Authorization: Bearer)
+ *   GET  /v1/models            a one-model list (connection checks)
+ *   OPTIONS *                  CORS preflight (browsers call it from another port)
+ *
+ * Latency sleeps (setTimeout), never spins; requests run concurrently.
+ * Binds to 127.0.0.1 unless told otherwise.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { cors, keyOf, readBody, send } from './http'
+import { hashString } from '../../src/llm/offline-model/rng'
+import type { Capability, LlmTaskKind } from '../../src/llm/types'
+import {
+  answerTask,
+  INVALID_JSON_TEXT,
+  recogniseTask,
+  schemaViolation,
+  type MockMode,
+} from './answers'
+import {
+  completion,
+  errorBody,
+  parseAnthropic,
+  parseOpenAi,
+  type Api,
+  type ParsedRequest,
+} from './wire'
+
+export type FailureKind = 'rate-limit' | 'server-error' | 'invalid-json' | 'schema-violation'
+
+export interface MockBehaviour {
+  /** 'offline': answers from the offline model; 'shape': a fixed tree (see answers.ts) */
+  mode: MockMode
+  branching: number
+  score: number
+  capability: Capability
+  /** delay before every answer, in ms */
+  latencyMs: number
+  /** accepted API keys; undefined accepts anything, even no key (like a local server) */
+  keys: readonly string[] | undefined
+  /** the retry-after header on simulated 429s, in seconds */
+  retryAfterSeconds: number
+  /**
+   * How the "model" treats requests for structured output (response_format,
+   * output_config, forced tools): 'follow' answers in kind; 'ignore' answers
+   * in chatty text anyway, like many local models; 'reject' answers 400, like
+   * servers that do not support the parameter.
+   */
+  structuredOutput: 'follow' | 'ignore' | 'reject'
+}
+
+export interface MockLlmServerInit extends Partial<MockBehaviour> {
+  /** 0 (default) picks a free port */
+  port?: number
+  /** default 127.0.0.1: tests use loopback only */
+  host?: string
+}
+
+export interface MockRequestLog {
+  at: number
+  method: string
+  path: string
+  /** lower-case header names; includes the key headers so tests can see which keys arrived */
+  headers: Record<string, string>
+  body: unknown
+  api?: Api
+  taskKind?: LlmTaskKind
+  /** how the request asked for JSON, hence how it was answered */
+  form?: ParsedRequest['form']
+  status: number
+  failure?: FailureKind
+}
+
+export interface MockLlmServer {
+  /** http://host:port (no /v1): provider base URLs are `${url}/v1` */
+  url: string
+  port: number
+  requests: MockRequestLog[]
+  behaviour(): MockBehaviour
+  setBehaviour(patch: Partial<MockBehaviour>): void
+  /** make the next n LLM requests fail this way (queued after any earlier failNext) */
+  failNext(n: number, kind: FailureKind): void
+  close(): Promise<void>
+}
+
+export const DEFAULT_BEHAVIOUR: MockBehaviour = {
+  mode: 'offline',
+  // The prototype's usual fan-out; small enough for quick benchmark trees.
+  branching: 3,
+  // Above the 0.6 acceptance threshold, so shape-mode proposals are accepted at once.
+  score: 0.8,
+  capability: 'can_write_text',
+  latencyMs: 0,
+  keys: undefined,
+  // Short, so tests that exercise it do not wait long; real providers say 1 to 60 s.
+  retryAfterSeconds: 1,
+  structuredOutput: 'follow',
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise<MockLlmServer> {
+  const { port: wantedPort = 0, host = '127.0.0.1', ...patch } = init
+  let behaviour: MockBehaviour = { ...DEFAULT_BEHAVIOUR, ...patch }
+  const failures: FailureKind[] = []
+  const requests: MockRequestLog[] = []
+  // How often each prompt was seen: the n-th identical request gets seed n, so peers asking
+  // the same question get different (but reproducible) answers, as from a sampling model.
+  const seen = new Map<number, number>()
+
+  async function handleLlm(
+    api: Api,
+    req: IncomingMessage,
+    res: ServerResponse,
+    log: MockRequestLog,
+  ) {
+    const raw = await readBody(req)
+    let body: Record<string, unknown>
+    try {
+      body = JSON.parse(raw) as Record<string, unknown>
+      log.body = body
+    } catch {
+      log.body = raw
+      log.status = 400
+      return send(res, 400, errorBody(api, 'bad-request', 'request body is not valid JSON'))
+    }
+    log.api = api
+    const key = keyOf(api, req.headers)
+    if (behaviour.keys !== undefined && (key === undefined || !behaviour.keys.includes(key))) {
+      log.status = 401
+      return send(res, 401, errorBody(api, 'auth'))
+    }
+    let parsed = api === 'anthropic' ? parseAnthropic(body) : parseOpenAi(body)
+    log.form = parsed.form
+    if (parsed.form !== 'text' && behaviour.structuredOutput === 'reject') {
+      log.status = 400
+      const what =
+        api === 'anthropic' ? 'output_config / tool_choice' : 'response_format / tool_choice'
+      return send(
+        res,
+        400,
+        errorBody(api, 'bad-request', `${what} is not supported by this server`),
+      )
+    }
+    if (behaviour.structuredOutput === 'ignore') parsed = { ...parsed, form: 'text' }
+    log.form = parsed.form
+    if (parsed.stream) {
+      log.status = 400
+      return send(
+        res,
+        400,
+        errorBody(api, 'bad-request', 'the mock LLM does not stream; send stream: false'),
+      )
+    }
+    const task = recogniseTask(parsed.system, parsed.prompt, parsed.schemaName)
+    log.taskKind = task?.kind
+    if (behaviour.latencyMs > 0) await sleep(behaviour.latencyMs)
+    const failure = failures.shift()
+    log.failure = failure
+    if (failure === 'rate-limit') {
+      log.status = 429
+      return send(res, 429, errorBody(api, 'rate-limit'), {
+        'retry-after': String(behaviour.retryAfterSeconds),
+      })
+    }
+    if (failure === 'server-error') {
+      log.status = 500
+      return send(res, 500, errorBody(api, 'server-error'))
+    }
+    log.status = 200
+    if (failure === 'invalid-json')
+      return send(res, 200, completion(parsed, undefined, INVALID_JSON_TEXT))
+    if (failure === 'schema-violation')
+      return send(res, 200, completion(parsed, schemaViolation(task?.kind)))
+    if (!task) {
+      // Not one of ours: answer like a model would, in plain text.
+      return send(
+        res,
+        200,
+        completion(
+          { ...parsed, form: 'text' },
+          undefined,
+          'Mock LLM: no Murmuration task marker found.',
+        ),
+      )
+    }
+    const promptHash = hashString(`${parsed.system}\n${parsed.prompt}`)
+    const n = seen.get(promptHash) ?? 0
+    seen.set(promptHash, n + 1)
+    const value = answerTask(task, behaviour.mode, behaviour, `mock-${n}`)
+    return send(res, 200, completion(parsed, value))
+  }
+
+  const server = createServer((req, res) => {
+    cors(req, res)
+    const path = (req.url ?? '/').split('?')[0] ?? '/'
+    const headers: Record<string, string> = {}
+    for (const [k, v] of Object.entries(req.headers))
+      if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v
+    const log: MockRequestLog = {
+      at: Date.now(),
+      method: req.method ?? 'GET',
+      path,
+      headers,
+      body: undefined,
+      status: 0,
+    }
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204)
+      res.end()
+      return
+    }
+    requests.push(log)
+    const done = (p: Promise<void> | void) =>
+      Promise.resolve(p).catch((error: unknown) => {
+        log.status = 500
+        if (!res.headersSent) send(res, 500, { error: { message: String(error) } })
+      })
+    if (req.method === 'POST' && path.endsWith('/messages'))
+      return void done(handleLlm('anthropic', req, res, log))
+    if (req.method === 'POST' && path.endsWith('/chat/completions'))
+      return void done(handleLlm('openai', req, res, log))
+    if (req.method === 'GET' && path.endsWith('/models')) {
+      log.status = 200
+      return send(res, 200, {
+        object: 'list',
+        data: [{ id: 'mock-model', object: 'model', created: 0, owned_by: 'mock' }],
+      })
+    }
+    log.status = 404
+    send(res, 404, { error: { message: `mock LLM: no route for ${req.method} ${path}` } })
+  })
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(wantedPort, host, () => resolve())
+  })
+  const { port } = server.address() as AddressInfo
+  const hostForUrl = host.includes(':') ? `[${host}]` : host
+
+  return {
+    url: `http://${hostForUrl}:${port}`,
+    port,
+    requests,
+    behaviour: () => ({ ...behaviour }),
+    setBehaviour(next) {
+      behaviour = { ...behaviour, ...next }
+    },
+    failNext(n, kind) {
+      for (let i = 0; i < n; i++) failures.push(kind)
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections()
+        server.close((error) => (error ? reject(error) : resolve()))
+      }),
+  }
+}

@@ -112,6 +112,9 @@ export function parseRetryAfter(headers: Record<string, string> | undefined): nu
   return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined
 }
 
+/** How much of a non-JSON error body to quote (HTML error pages can be huge). */
+const RAW_BODY_QUOTE = 200
+
 /** The provider's own error text, if the body is the usual {error:{message}} JSON. */
 function providerMessage(body: string | undefined): string | undefined {
   if (!body) return undefined
@@ -123,7 +126,7 @@ function providerMessage(body: string | undefined): string | undefined {
   } catch {
     // not JSON: fall through to the raw text
   }
-  return body.slice(0, 200)
+  return body.slice(0, RAW_BODY_QUOTE)
 }
 
 /** True for the errors abort() produces (DOMException or Error named AbortError/TimeoutError). */

@@ -17,6 +17,10 @@ const MAX_HEADING_LEVEL = 6
 const SECTION_BODY_LEVEL = 3
 /** Room kept for the title, overview and closing sections when parts must be shortened. */
 const FRAME_RESERVE = 4_000
+/** No part is cut below this, however many parts there are: a stub helps nobody. */
+const MIN_PART_BUDGET = 500
+/** How much of the goal to quote in the overview sentence. */
+const GOAL_QUOTE = 200
 
 /**
  * Fit a part's Markdown under its "## n. title" section: drop a leading
@@ -70,12 +74,15 @@ export function offlineRollup(task: RollupTask, seed: string): LlmOutputs['rollu
   const isRoot = task.path.length <= 1
   const rng = rngFor('rollup', seed, ...task.path)
   const parts = task.parts
-  const budget = Math.max(500, Math.floor((MAX_OUTPUT - FRAME_RESERVE) / Math.max(1, parts.length)))
+  const budget = Math.max(
+    MIN_PART_BUDGET,
+    Math.floor((MAX_OUTPUT - FRAME_RESERVE) / Math.max(1, parts.length)),
+  )
 
   const title = isRoot && !/^plan\b/i.test(goal) ? `# Plan: ${goal}` : `# ${goal}`
   const overview = isRoot
-    ? `This plan breaks "${clip(goal, 200)}" into ${parts.length} parts. Work through them in order; each section below holds the concrete result for its part.`
-    : `${parts.length} parts make up ${lowerFirst(clip(goal, 200))}; their results follow in order.`
+    ? `This plan breaks "${clip(goal, GOAL_QUOTE)}" into ${parts.length} parts. Work through them in order; each section below holds the concrete result for its part.`
+    : `${parts.length} parts make up ${lowerFirst(clip(goal, GOAL_QUOTE))}; their results follow in order.`
   const glance = parts.map((p, i) => `${i + 1}. ${clause(p.text)}`)
   const sections = parts.map((p, i) => {
     let body = nest(p.output, p.text)

@@ -27,6 +27,23 @@ const JITTER = 0.03
 /** Fewer words than this is a fragment, more is a paragraph rather than a step. */
 const MIN_STEP_WORDS = 3
 const MAX_STEP_WORDS = 32
+/**
+ * Coverage without a known family: words alone are a weak signal (a good
+ * split may rephrase the goal), so they move the score within 0.3..1.
+ */
+const WORDS_ONLY_FLOOR = 0.3
+/** With a family, its essential aspects count most; the goal's words confirm the topic. */
+const ASPECT_WEIGHT = 0.6
+/** Subgoals need not repeat every goal word: reaching 60% of them counts as full. */
+const WORD_CREDIT = 0.4
+/** A step that does not start with a verb may still be clear, but less so. */
+const NO_VERB_ACTIONABILITY = 0.55
+/** Penalties on one step's actionability. */
+const FRAGMENT_PENALTY = 0.3
+const RAMBLING_PENALTY = 0.2
+const VAGUE_PENALTY = 0.3
+/** A criterion within this of perfect is not worth calling a weakness. */
+const NO_WEAKNESS_BELOW = 0.2
 const VAGUE = /\b(stuff|things|etc|misc\w*|various|somehow|whatever|everything else)\b/i
 
 interface Breakdown {
@@ -42,10 +59,10 @@ function coverage(goal: string, texts: string[], isRoot: boolean): number {
     goalWords.length === 0 ? 1 : goalWords.filter((w) => sub.has(w)).length / goalWords.length
   // Family aspects describe whole projects; a deeper goal is judged on its own words only.
   const family = isRoot ? familyOf(goal) : undefined
-  if (!family) return 0.3 + 0.7 * wordCov
+  if (!family) return WORDS_ONLY_FLOOR + (1 - WORDS_ONLY_FLOOR) * wordCov
   const joined = texts.join(' \n ')
   const aspectCov = family.aspects.filter((a) => a.re.test(joined)).length / family.aspects.length
-  return 0.6 * aspectCov + 0.4 * Math.min(1, 0.4 + wordCov)
+  return ASPECT_WEIGHT * aspectCov + (1 - ASPECT_WEIGHT) * Math.min(1, WORD_CREDIT + wordCov)
 }
 
 function overlap(goal: string, texts: string[]): number {
@@ -68,10 +85,13 @@ function overlap(goal: string, texts: string[]): number {
 function actionability(texts: string[]): number {
   const each = texts.map((text) => {
     const ws = words(text)
-    let s = ACTION_VERBS.has(ws[0] ?? '') || ACTION_VERBS.has(stem(ws[0] ?? '')) ? 1 : 0.55
-    if (ws.length < MIN_STEP_WORDS) s -= 0.3
-    if (ws.length > MAX_STEP_WORDS) s -= 0.2
-    if (VAGUE.test(text)) s -= 0.3
+    let s =
+      ACTION_VERBS.has(ws[0] ?? '') || ACTION_VERBS.has(stem(ws[0] ?? ''))
+        ? 1
+        : NO_VERB_ACTIONABILITY
+    if (ws.length < MIN_STEP_WORDS) s -= FRAGMENT_PENALTY
+    if (ws.length > MAX_STEP_WORDS) s -= RAMBLING_PENALTY
+    if (VAGUE.test(text)) s -= VAGUE_PENALTY
     return Math.max(0, s)
   })
   return each.reduce((a, b) => a + b, 0) / Math.max(1, each.length)
@@ -95,7 +115,7 @@ function weakest(b: Breakdown): string {
     },
   ].sort((x, y) => y.gap - x.gap)
   const top = gaps[0]!
-  return top.gap < 0.2
+  return top.gap < NO_WEAKNESS_BELOW
     ? 'No real weakness: the split is complete, distinct and actionable.'
     : top.note
 }

@@ -11,6 +11,7 @@
  */
 import { peerIdFromString } from '@libp2p/peer-id'
 import { canonicalJson } from './canonical'
+import { taskId } from './ids'
 import { MAX_RECORD_BYTES } from './limits'
 import { recordId, type WireRecord } from './records'
 import { wireRecordSchema } from './schemas'
@@ -101,6 +102,9 @@ export async function decodeRecord(bytes: Uint8Array, context: DecodeContext = {
     const record = parsed.data as WireRecord
     if (canonicalJson(record) !== text) return reject('not-canonical', 'body is not canonical JSON')
     if (recordId(record) !== record.id) return reject('bad-id', `id ${record.id} does not match the content`)
+    if (record.kind === 'claim' && record.task !== taskId(record.taskType, record.subject)) {
+      return reject('bad-id', `task ${record.task} is not the ${record.taskType} task of ${record.subject}`)
+    }
     if (context.room !== undefined && record.room !== context.room) {
       return reject('wrong-room', `room ${record.room}`)
     }

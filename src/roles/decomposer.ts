@@ -15,7 +15,16 @@ import {
 } from '../protocol/rules'
 import type { DerivedGoal } from '../plan/derive'
 import { clip, failureDetail } from './text'
-import { derived, emit, freeSlots, since, startLlm, type PeerState, type RoleLogic } from './peer'
+import {
+  abortWork,
+  derived,
+  emit,
+  freeSlots,
+  since,
+  startLlm,
+  type PeerState,
+  type RoleLogic,
+} from './peer'
 import type { Effects } from './types'
 import { eligiblePeers, rankFor } from './view'
 
@@ -75,8 +84,13 @@ export const decomposer: RoleLogic = {
   },
 
   reconcile(peer, fx, now) {
+    const goals = derived(peer).goals
+    for (const work of [...peer.work.values()]) {
+      const goal = goals.get(work.subject)
+      if (goal?.cancelled || goal?.accept) abortWork(peer, fx, work, 'the goal was cancelled or decided')
+    }
     if (now - peer.startedAt < WARMUP_MS || !peer.healthy) return
-    for (const goal of derived(peer).goals.values()) {
+    for (const goal of goals.values()) {
       if (freeSlots(peer) <= 0) return
       if (wantsProposal(peer, goal)) maybePropose(peer, fx, goal, now)
     }

@@ -30,7 +30,17 @@ import { meanScore, readyToRollUp, type DerivedGoal } from '../plan/derive'
 import type { TaskState } from '../plan/tasks'
 import { isHolder, maybeClaim, reviewClaims } from './claims'
 import { clip, failureDetail } from './text'
-import { derived, emit, freeSlots, since, startLlm, type PeerState, type RoleLogic, type Work } from './peer'
+import {
+  abortWork,
+  derived,
+  emit,
+  freeSlots,
+  since,
+  startLlm,
+  type PeerState,
+  type RoleLogic,
+  type Work,
+} from './peer'
 import type { Effects } from './types'
 import { eligiblePeers, rankFor } from './view'
 
@@ -235,6 +245,11 @@ export const scorer: RoleLogic = {
   reconcile(peer, fx, now) {
     const plan = derived(peer)
     const warm = now - peer.startedAt >= WARMUP_MS
+    for (const work of [...peer.work.values()]) {
+      if (work.kind !== 'score') continue
+      const goal = plan.goals.get(peer.plan.proposals.get(work.subject)?.goal ?? '')
+      if (goal?.cancelled || goal?.accept) abortWork(peer, fx, work, 'the goal was cancelled or decided')
+    }
     for (const goal of plan.goals.values()) {
       if (goal.cancelled) continue
       if (!goal.accept) {

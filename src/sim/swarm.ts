@@ -35,6 +35,8 @@ export interface SwarmOptions {
   crashes: boolean
   /** clocks are skewed by up to this much either way */
   maxSkewMs: number
+  /** fixed clock skews by peer index, overriding the random ones */
+  skews?: Record<number, number>
   /** timers fire every tickMs plus up to tickLateMs late (background tabs) */
   tickMs: number
   tickLateMs: number
@@ -134,7 +136,8 @@ export class Swarm {
         role === 'executor'
           ? options.executorCapabilities[executorIndex++ % options.executorCapabilities.length]!
           : []
-      const skew = this.rng.chance(0.5) ? Math.round((this.rng.next() * 2 - 1) * options.maxSkewMs) : 0
+      const randomSkew = this.rng.chance(0.5) ? Math.round((this.rng.next() * 2 - 1) * options.maxSkewMs) : 0
+      const skew = options.skews?.[index] ?? randomSkew
       this.peers.push({
         index,
         peerId: fakePeerId(this.rng),

@@ -1,0 +1,230 @@
+import { describe, expect, it } from 'vitest'
+import type { LlmTask } from '../llm/types'
+import { stamp, type GoalRecord, type ProposalRecord, type ScoreRecord } from '../protocol/records'
+import { derivePlan } from '../plan/derive'
+import { PlanState } from '../plan/state'
+import { runSeed } from '../sim/run'
+import { DEFAULT_SWARM, Swarm, type SwarmOptions } from '../sim/swarm'
+import { createRng } from '../sim/rng'
+import { fakePeerId } from '../sim/swarm'
+import { derived } from './peer'
+import { acceptCandidate } from './scorer'
+
+const rng = createRng('roles-test')
+const [alice, bob, carol, dave] = [fakePeerId(rng), fakePeerId(rng), fakePeerId(rng), fakePeerId(rng)]
+const usage = { provider: 'sim', model: 'sim-1', inputTokens: 1, outputTokens: 1, offline: true }
+
+function goalWithVotes(votes: Record<string, number[]>) {
+  const plan = new PlanState()
+  const goal = stamp<GoalRecord>({ kind: 'goal', room: 'r', from: alice, text: 'g', createdAt: 1, maxDepth: 3 })
+  plan.add(goal)
+  const scorers = [bob, carol, dave]
+  for (const [label, scores] of Object.entries(votes)) {
+    const proposal = stamp<ProposalRecord>({
+      kind: 'proposal',
+      room: 'r',
+      from: alice,
+      goal: goal.id,
+      subgoals: [
+        { text: `${label} 1`, dependsOn: [] },
+        { text: `${label} 2`, dependsOn: [] },
+      ],
+      rationale: label,
+      usage,
+    })
+    plan.add(proposal)
+    scores.forEach((score, i) =>
+      plan.add(
+        stamp<ScoreRecord>({
+          kind: 'score',
+          room: 'r',
+          from: scorers[i]!,
+          goal: goal.id,
+          proposal: proposal.id,
+          score,
+          notes: '',
+          usage,
+        }),
+      ),
+    )
+  }
+  const derivedGoal = derivePlan(plan).goals.get(goal.id)!
+  const idOf = (label: string) => derivedGoal.proposals.find((p) => p.rationale === label)!.id
+  return { goal: derivedGoal, idOf }
+}
+
+describe('acceptance rule', () => {
+  it('accepts a proposal with two votes of at least 0.6 at once', () => {
+    const { goal, idOf } = goalWithVotes({ a: [0.6, 0.7], b: [0.9] })
+    expect(acceptCandidate(goal, false)).toMatchObject({ proposal: idOf('a'), basis: 'quorum' })
+  })
+
+  it('never accepts a proposal with one vote, even after the deadline', () => {
+    const { goal } = goalWithVotes({ a: [1], b: [0.95] })
+    expect(acceptCandidate(goal, true)).toBeNull()
+  })
+
+  it('after the deadline takes the best mean among proposals with two votes', () => {
+    const { goal, idOf } = goalWithVotes({ a: [0.5, 0.55], b: [0.2, 0.3], c: [1] })
+    expect(acceptCandidate(goal, false)).toBeNull()
+    expect(acceptCandidate(goal, true)).toMatchObject({ proposal: idOf('a'), basis: 'deadline' })
+  })
+
+  it('prefers a quorum over a higher mean without one, and breaks ties by id', () => {
+    const { goal, idOf } = goalWithVotes({ a: [0.6, 0.6, 0.1], b: [0.59, 0.59, 1] })
+    expect(acceptCandidate(goal, true)?.proposal).toBe(idOf('a'))
+    const tie = goalWithVotes({ x: [0.8, 0.8], y: [0.8, 0.8] })
+    const expected = [tie.idOf('x'), tie.idOf('y')].sort()[0]
+    expect(acceptCandidate(tie.goal, false)?.proposal).toBe(expected)
+  })
+})
+
+function quiet(overrides: Partial<SwarmOptions> = {}): SwarmOptions {
+  return { ...DEFAULT_SWARM, seed: 11, crashes: false, ...overrides }
+}
+
+describe('swarm scenarios (simulated)', () => {
+  it('finishes the leaf of an executor that dies just after winning its claim', () => {
+    let victim: { task: string; peer: string } | null = null
+    let sim: Swarm | undefined
+    const result = runSeed(
+      quiet({
+        onStep: (s, peer, fx) => {
+          sim = s
+          if (victim || peer.role !== 'executor') return
+          const claim = fx.publish.find((r) => r.kind === 'claim' && r.taskType === 'execute')
+          if (claim && claim.kind === 'claim') {
+            victim = { task: claim.task, peer: peer.peerId }
+            s.crash(peer) // and it never comes back
+          }
+        },
+      }),
+    )
+    expect(result.violations).toEqual([])
+    expect(victim).not.toBeNull()
+    const observer = sim!.alive().find((p) => p.role === 'observer')!
+    const task = derived(observer.state!).tasks.get(victim!.task)!
+    expect(task.result).not.toBeNull()
+    expect(task.result!.from).not.toBe(victim!.peer)
+    expect(task.epoch).toBeGreaterThan(0)
+  })
+
+  it('gives work to executors whose clocks are five minutes off either way', () => {
+    const executors = [6, 7]
+    let sim: Swarm | undefined
+    const result = runSeed(quiet({ skews: { 6: 5 * 60_000, 7: -5 * 60_000 }, onStep: (s) => (sim = s) }))
+    expect(result.violations).toEqual([])
+    const observer = sim!.alive().find((p) => p.role === 'observer')!
+    const authors = [...observer.state!.plan.records()].filter((r) => r.kind === 'result').map((r) => r.from)
+    for (const index of executors) {
+      expect(sim!.peers[index]!.role).toBe('executor')
+      expect(authors).toContain(sim!.peers[index]!.peerId)
+    }
+  })
+
+  it('hands dependency results to the leaves that depend on them', () => {
+    const executeTasks: Extract<LlmTask, { kind: 'execute' }>[] = []
+    let sim: Swarm | undefined
+    runSeed(
+      quiet({
+        seed: 5,
+        onStep: (s, _peer, fx) => {
+          sim = s
+          for (const request of fx.startLlm) if (request.task.kind === 'execute') executeTasks.push(request.task)
+        },
+      }),
+    )
+    const observer = sim!.alive().find((p) => p.role === 'observer')!
+    const plan = derived(observer.state!)
+    let checked = 0
+    for (const { goal, slot } of plan.leaves.values()) {
+      if (slot.dependsOn.length === 0) continue
+      const sent = executeTasks.find((task) => task.task === slot.text && task.path.join() === goal.path.join())!
+      expect(sent.dependencies.map((d) => d.text)).toEqual(slot.dependsOn.map((i) => goal.slots[i]!.text))
+      expect(sent.dependencies.every((d) => d.output.length > 0)).toBe(true)
+      checked++
+    }
+    expect(checked).toBeGreaterThan(0)
+  })
+
+  it('fails leaves nobody can do as a capability gap, and still rolls the plan up', () => {
+    let sim: Swarm | undefined
+    const result = runSeed(
+      quiet({ executorCapabilities: [['can_write_text']], onStep: (s) => (sim = s) }),
+    )
+    expect(result.violations).toEqual([])
+    const observer = sim!.alive().find((p) => p.role === 'observer')!
+    const plan = derived(observer.state!)
+    const gaps = [...plan.leaves.values()].filter(({ slot }) => slot.execute?.gap)
+    expect(gaps.length).toBeGreaterThan(0)
+    for (const { slot } of gaps) expect(slot.capability).not.toBe('can_write_text')
+    expect(plan.goals.get(plan.roots[0]!)!.status).toBe('done')
+  })
+
+  it('never accepts a split with a single scorer present', () => {
+    let sim: Swarm | undefined
+    const result = runSeed(
+      quiet({ makeup: { decomposers: 2, scorers: 1, executors: 1, observers: 1 }, maxVirtualMs: 120_000, onStep: (s) => (sim = s) }),
+    )
+    expect(result.completed).toBe(false)
+    const observer = sim!.alive().find((p) => p.role === 'observer')!
+    const root = derived(observer.state!).goals.get(derived(observer.state!).roots[0]!)!
+    expect(root.proposals.length).toBeGreaterThan(0)
+    expect(root.accept).toBeNull()
+    expect(root.status).toBe('scoring')
+  })
+
+  it('decomposes each composite subgoal once however many scorers there are', () => {
+    const result = runSeed(quiet({ makeup: { decomposers: 3, scorers: 6, executors: 4, observers: 1 } }))
+    expect(result.violations).toEqual([])
+    expect(result.duplicateChildren).toBe(0)
+    expect(result.acceptConflicts).toBe(0)
+  })
+
+  it('stops unclaimed work of a cancelled goal', () => {
+    const sim = new Swarm(quiet({ seed: 3 }))
+    const submitter = sim.peers.find((p) => p.role === 'decomposer')!
+    sim.schedule(3_000, { type: 'submit', peer: submitter.index, text: 'Plan a two-week trip to Japan' })
+    const observer = sim.peers.find((p) => p.role === 'observer')!
+    sim.runUntil(() => (derived(observer.state!).goals.size ?? 0) >= 3, 60_000, 100)
+    const root = derived(observer.state!).roots[0]!
+    sim.stepPeer(submitter, { type: 'command', command: { type: 'cancel-goal', goal: root } })
+    const cancelledAt = sim.now
+    const claimsAfter: number[] = []
+    sim.options.onStep = (s, _peer, fx) => {
+      for (const record of fx.publish) {
+        if (record.kind === 'claim' || record.kind === 'proposal') claimsAfter.push(s.now)
+      }
+    }
+    sim.runUntil(() => false, cancelledAt + 60_000)
+    // work already claimed may publish its result, but nothing new is taken up once peers know
+    expect(claimsAfter.filter((at) => at > cancelledAt + 2_000)).toEqual([])
+    expect(derived(observer.state!).goals.get(root)!.status).toBe('cancelled')
+  })
+})
+
+describe('swarm under adversity (simulated)', () => {
+  it('converges with no wasted or duplicate work over many seeds with crashes, skew, reordering and duplicates', () => {
+    for (let seed = 100; seed < 115; seed++) {
+      const result = runSeed({ ...DEFAULT_SWARM, seed })
+      expect(result.violations, `seed ${seed}`).toEqual([])
+      expect(result.wastedExecutions, `seed ${seed}`).toBe(0)
+      expect(result.duplicateResults, `seed ${seed}`).toBe(0)
+    }
+  })
+
+  it('converges when timers fire a minute late and a tenth of messages are lost', () => {
+    for (let seed = 200; seed < 205; seed++) {
+      const result = runSeed({ ...DEFAULT_SWARM, seed, loss: 0.1, tickLateMs: 60_000 })
+      expect(result.violations, `seed ${seed}`).toEqual([])
+      expect(result.acceptedResults, `seed ${seed}`).toBe(result.leaves)
+    }
+  })
+
+  it('converges when LLM calls fail', () => {
+    for (let seed = 300; seed < 305; seed++) {
+      const result = runSeed({ ...DEFAULT_SWARM, seed, model: { ...DEFAULT_SWARM.model, failRate: 0.1 } })
+      expect(result.violations, `seed ${seed}`).toEqual([])
+    }
+  })
+})

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { canonicalJson } from './canonical'
-import { decodeRecord, encodeRecord, SIGNATURE_BYTES, type Signer } from './codec'
+import { decodeRecord, decodeRecordAsync, encodeRecord, SIGNATURE_BYTES, type Signer } from './codec'
 import { makeSigner, sampleRecords } from './fixtures.test-support'
 import { recordId, stamp, type WireRecord } from './records'
 import { wireRecordSchema } from './schemas'
@@ -29,6 +29,17 @@ describe('codec', () => {
     for (const record of sampleRecords(alice.peerId)) {
       const decoded = await decodeRecord(await encodeRecord(record, alice), { room: 'lobby', sender: alice.peerId })
       expect(decoded, record.kind).toMatchObject({ ok: true, record })
+    }
+  })
+
+  it('decodes the same way with platform crypto', async () => {
+    const records = sampleRecords(alice.peerId)
+    for (const record of records) {
+      const bytes = await encodeRecord(record, alice)
+      expect(await decodeRecordAsync(bytes)).toEqual(decodeRecord(bytes))
+      bytes[10] = bytes[10]! ^ 1 // inside the signature
+      expect(await decodeRecordAsync(bytes)).toMatchObject({ ok: false, reason: 'bad-signature' })
+      expect(decodeRecord(bytes)).toMatchObject({ ok: false, reason: 'bad-signature' })
     }
   })
 

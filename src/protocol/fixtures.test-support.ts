@@ -71,6 +71,6 @@ export function sampleRecords(from: string, room = 'lobby'): WireRecord[] {
       boot: 1_700_000_000_000,
       seq: 3,
     },
-  ] as Draft<WireRecord>[]
+  ] as unknown as Draft<WireRecord>[]
   return drafts.map((draft) => stamp(draft))
 }

@@ -108,15 +108,16 @@ export class Syncer {
       this.init.onSession?.(report)
       return report
     }
-    return this.run(stream, peer, true)
+    return this.session(stream, peer, true)
   }
 
   /** The inbound stream handler for SYNC_PROTOCOL. */
   readonly handle = (stream: Stream, connection: Connection): void => {
-    void this.run(stream, connection.remotePeer.toString(), false)
+    void this.session(stream, connection.remotePeer.toString(), false)
   }
 
-  private async run(stream: Stream, peer: string, initiator: boolean): Promise<SyncReport> {
+  /** Runs one session on an open stream (either side; the protocol is symmetric). */
+  async session(stream: Stream, peer: string, initiator: boolean): Promise<SyncReport> {
     const { store, logger, room } = this.init
     const started = Date.now()
     const report = emptyReport(peer, initiator, started)

@@ -29,11 +29,12 @@ export const MAX_ROOM_BYTES = 128
 export const MAX_RECORD_BYTES = 256 * 1024
 
 /**
- * GossipSub heartbeat. The default (1 s) paces mesh maintenance, gossip
- * (IHAVE) emission and grafting of newly connected peers. With a small swarm
- * a faster heartbeat makes a new peer part of the mesh sooner, at the cost of
- * a few tiny control messages per second. Publishing is not paced by it
- * (floodPublish sends our own messages to every peer at once).
+ * GossipSub heartbeat. The default (1 s) paces mesh maintenance (grafting a
+ * newly linked peer), IHAVE gossip and backoffs. Measured on loopback (three
+ * Node peers, time from a new link to the first message delivered over it,
+ * 5 runs each): 1000 ms → 110–185 ms, 500 ms → 50–115 ms, 200 ms → 60–160 ms.
+ * 500 ms halves it; going lower buys nothing and costs control traffic. Our
+ * own messages do not wait for it (floodPublish sends them to every peer).
  */
 export const GOSSIP_HEARTBEAT_MS = 500
 

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { mkdtemp, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,6 +16,7 @@ import { createRelay, RELAY_LINK_DATA_BYTES, RELAY_LINK_DURATION_MS, type Relay 
 import { DISCOVER_PROTOCOL } from '../src/net/constants'
 import { decodePeers, encodeJoin } from '../src/net/discovery-wire'
 import { silentLogger } from '../src/net/log'
+import { fetchRelayInfo, pickRelayAddrs } from '../src/net/relay-info'
 
 let dir: string
 beforeAll(async () => {
@@ -92,6 +94,24 @@ describe('relay', () => {
     expect(await res.json()).toEqual({ peerId: relay.peerId, multiaddrs: relay.multiaddrs })
     const missing = await fetch(relay.infoUrl.replace('relay.json', 'nope'))
     expect(missing.status).toBe(404)
+
+    // what a web app does with it
+    const info = await fetchRelayInfo(relay.infoUrl)
+    expect(info.peerId).toBe(relay.peerId)
+    expect(pickRelayAddrs(info, 'localhost')[0]).toBe(relay.multiaddrs[0])
+    await expect(fetchRelayInfo(relay.infoUrl.replace('relay.json', 'nope'))).rejects.toThrow(
+      /cannot read relay info/,
+    )
+  })
+
+  it('orders relay addresses for the page host: same host first', () => {
+    const info = {
+      peerId: 'x',
+      multiaddrs: ['/ip4/10.0.0.5/tcp/9090/ws/p2p/x', '/ip4/127.0.0.1/tcp/9090/ws/p2p/x'],
+    }
+    expect(pickRelayAddrs(info, '127.0.0.1')[0]).toBe('/ip4/127.0.0.1/tcp/9090/ws/p2p/x')
+    expect(pickRelayAddrs(info, '10.0.0.5')[0]).toBe('/ip4/10.0.0.5/tcp/9090/ws/p2p/x')
+    expect(pickRelayAddrs(info, 'example.lan')).toEqual(info.multiaddrs)
   })
 
   it('accepts more than the default 15 reservations, each with the swarm-sized link limits', async () => {
@@ -163,5 +183,44 @@ describe('relay', () => {
     const lp2 = lpStream(s2)
     await lp2.write(encodeJoin({ room: 'r' }))
     expect(decodePeers((await lp2.read()).subarray()).peers).toEqual([])
+  })
+
+  it('CLI: prints its addresses and /relay.json URL, keeps its key, and exits cleanly on SIGTERM', async () => {
+    const keyFile = join(dir, 'cli.key')
+    const run = async () => {
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          './scripts/node-preload.mjs',
+          '--import',
+          'tsx',
+          'relay/main.ts',
+          '--port',
+          '0',
+          '--key-file',
+          keyFile,
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      )
+      let out = ''
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+      await waitFor(() => out.includes('RELAY_READY'), 20_000)
+      const code = new Promise<number | null>((res) => child.once('exit', (c) => res(c)))
+      child.kill('SIGTERM')
+      const exitCode = await code
+      return { out, code: exitCode }
+    }
+    const first = await run()
+    expect(first.code).toBe(0)
+    const id = /RELAY_PEER_ID (\S+)/.exec(first.out)?.[1]
+    expect(id).toBeDefined()
+    expect(first.out).toMatch(
+      new RegExp(`RELAY_MULTIADDR /ip4/127\\.0\\.0\\.1/tcp/\\d+/ws/p2p/${id}`),
+    )
+    expect(first.out).toMatch(/RELAY_INFO_URL http:\/\/127\.0\.0\.1:\d+\/relay\.json/)
+    expect(first.out).toContain('SIGTERM, stopping')
+    const second = await run()
+    expect(/RELAY_PEER_ID (\S+)/.exec(second.out)?.[1]).toBe(id)
   })
 })

@@ -63,3 +63,13 @@ export function stamp<R extends WireRecord>(draft: Draft<R>): R {
   const body = { ...draft, v: PROTOCOL_VERSION } as Omit<R, 'id'>
   return { ...body, id: recordId(body) } as R
 }
+
+/** A new root goal, as a person submits it. */
+export function newGoal(room: string, from: string, text: string, createdAt: number, maxDepth: number): GoalRecord {
+  return stamp<GoalRecord>({ kind: 'goal', room, from, text: text.trim(), createdAt, maxDepth })
+}
+
+/** A cancellation of a goal and everything under it. */
+export function newCancel(room: string, from: string, goal: string, at: number, reason = ''): CancelRecord {
+  return stamp<CancelRecord>({ kind: 'cancel', room, from, goal, reason: reason.trim(), at })
+}

@@ -9,15 +9,7 @@
  */
 import type { LlmTask, LlmTaskKind } from '../llm/types'
 import { taskId } from '../protocol/ids'
-import {
-  stamp,
-  type CancelRecord,
-  type Draft,
-  type GoalRecord,
-  type PlanRecord,
-  type Presence,
-  type WireRecord,
-} from '../protocol/records'
+import { stamp, type Draft, type PlanRecord, type Presence, type WireRecord } from '../protocol/records'
 import { PRESENCE_INTERVAL_MS } from '../protocol/rules'
 import { derivePlan, type DerivedPlan } from '../plan/derive'
 import { PlanState } from '../plan/state'
@@ -150,19 +142,8 @@ export function freeSlots(peer: PeerState): number {
   return peer.config.capacity - peer.work.size
 }
 
-function handleCommand(peer: PeerState, fx: Effects, command: Command, now: number): void {
+function handleCommand(peer: PeerState, command: Command): void {
   switch (command.type) {
-    case 'submit-goal':
-      emit<GoalRecord>(peer, fx, {
-        kind: 'goal',
-        text: command.text.trim(),
-        createdAt: now,
-        maxDepth: command.maxDepth ?? 3,
-      })
-      break
-    case 'cancel-goal':
-      emit<CancelRecord>(peer, fx, { kind: 'cancel', goal: command.goal, reason: command.reason ?? '', at: now })
-      break
     case 'set-capabilities':
       peer.config.capabilities = [...command.capabilities]
       peer.beatDue = true
@@ -227,7 +208,7 @@ export function stepPeer(
         break
       }
       case 'command':
-        handleCommand(peer, fx, input.command, now)
+        handleCommand(peer, input.command)
         break
       case 'tick':
         break

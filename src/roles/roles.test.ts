@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { LlmTask } from '../llm/types'
-import { stamp, type GoalRecord, type ProposalRecord, type ScoreRecord } from '../protocol/records'
+import { newCancel, stamp, type GoalRecord, type ProposalRecord, type ScoreRecord } from '../protocol/records'
 import { derivePlan } from '../plan/derive'
 import { PlanState } from '../plan/state'
 import { runSeed } from '../sim/run'
@@ -188,7 +188,7 @@ describe('swarm scenarios (simulated)', () => {
     const observer = sim.peers.find((p) => p.role === 'observer')!
     sim.runUntil(() => (derived(observer.state!).goals.size ?? 0) >= 3, 60_000, 100)
     const root = derived(observer.state!).roots[0]!
-    sim.stepPeer(submitter, { type: 'command', command: { type: 'cancel-goal', goal: root } })
+    sim.inject(submitter, newCancel('sim', submitter.peerId, root, sim.local(submitter)))
     const cancelledAt = sim.now
     const claimsAfter: number[] = []
     sim.options.onStep = (s, _peer, fx) => {

@@ -22,10 +22,8 @@ export interface PeerConfig {
   offline: boolean
 }
 
-export type Command =
-  | { type: 'submit-goal'; text: string; maxDepth?: number }
-  | { type: 'cancel-goal'; goal: string; reason?: string }
-  | { type: 'set-capabilities'; capabilities: Capability[] }
+/** Settings a person changes while the role runs. (Goals and cancels are plain records: see newGoal.) */
+export type Command = { type: 'set-capabilities'; capabilities: Capability[] }
 
 export type PeerInput =
   /** a validated plan record: from gossip, sync, storage, or this peer itself */

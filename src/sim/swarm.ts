@@ -6,7 +6,7 @@
  * one seed, so a failing run is replayed exactly by its seed.
  */
 import type { Capability } from '../llm/types'
-import type { PlanRecord, Role, WireRecord } from '../protocol/records'
+import { newGoal, type PlanRecord, type Role, type WireRecord } from '../protocol/records'
 import { PlanState } from '../plan/state'
 import { createPeer, step, type Effects, type PeerInput, type PeerState } from '../roles/index'
 import { DEFAULT_CAPABILITY_MIX, simAnswer, type SimModelOptions } from './model'
@@ -236,6 +236,12 @@ export class Swarm {
     this.options.onStep?.(this, peer, effects, now)
   }
 
+  /** A record made by a person at `peer` (a goal, a cancel): applied there and gossiped. */
+  inject(peer: SimPeer, record: PlanRecord): void {
+    this.stepPeer(peer, { type: 'record', record })
+    this.broadcast(peer, record)
+  }
+
   crash(peer: SimPeer): void {
     if (!peer.state) return
     peer.persisted = peer.state.plan
@@ -298,12 +304,12 @@ export class Swarm {
         this.schedule(this.options.syncIntervalMs, event)
         break
       }
-      case 'submit':
-        this.stepPeer(this.peers[event.peer]!, {
-          type: 'command',
-          command: { type: 'submit-goal', text: event.text, maxDepth: this.options.maxDepth },
-        })
+      case 'submit': {
+        const peer = this.peers[event.peer]!
+        if (!peer.state) break
+        this.inject(peer, newGoal('sim', peer.peerId, event.text, this.local(peer), this.options.maxDepth))
         break
+      }
     }
   }
 

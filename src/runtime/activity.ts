@@ -1,0 +1,146 @@
+/**
+ * What a role is doing, in words a person reads: its current work, a short
+ * history of what it did, its LLM calls and tokens. Built from the core's
+ * events and from the records it publishes.
+ */
+import { costUsd } from '../llm/pricing'
+import type { LlmOutcome, LlmTaskKind, ModelConfig } from '../llm/types'
+import type { WireRecord } from '../protocol/records'
+import { derived, type PeerState, type Work } from '../roles/peer'
+import type { PeerEvent } from '../roles/types'
+import type { ActivityEntry, RoleActivity } from './types'
+
+/** Entries kept in the activity list: enough to scroll back a while, bounded. */
+const MAX_RECENT = 60
+
+function short(text: string, max = 70): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`
+}
+
+export class ActivityLog {
+  private readonly recent: ActivityEntry[] = []
+  private inputTokens = 0
+  private outputTokens = 0
+  private cost = 0
+  private lastErrorKind: RoleActivity['lastErrorKind'] = null
+
+  constructor(private readonly peer: PeerState) {}
+
+  usage(outcome: LlmOutcome): void {
+    this.inputTokens += outcome.usage.inputTokens
+    this.outputTokens += outcome.usage.outputTokens
+    this.cost += costUsd(outcome.usage)
+    this.lastErrorKind = outcome.ok ? null : outcome.errorKind
+  }
+
+  record(events: readonly PeerEvent[], published: readonly WireRecord[], now: number): void {
+    for (const event of events) {
+      const entry = this.describeEvent(event)
+      if (entry) this.push({ at: now, ...entry })
+    }
+    for (const record of published) {
+      const entry = this.describeRecord(record)
+      if (entry) this.push({ at: now, ...entry })
+    }
+  }
+
+  snapshot(model: ModelConfig): RoleActivity {
+    const peer = this.peer
+    return {
+      role: peer.config.role,
+      capabilities: [...peer.config.capabilities],
+      model: peer.config.model,
+      offline: model.provider === 'offline',
+      healthy: peer.healthy,
+      lastError: peer.lastError,
+      lastErrorKind: peer.lastError ? this.lastErrorKind : null,
+      work: [...peer.work.values()].map((work) => ({
+        id: work.requestId,
+        kind: work.kind,
+        label: this.label(work),
+        since: Number.isFinite(work.since) ? work.since : peer.startedAt,
+        started: work.started,
+      })),
+      recent: [...this.recent],
+      llm: {
+        calls: { ...peer.counters.llmCalls } as Record<LlmTaskKind, number>,
+        inputTokens: this.inputTokens,
+        outputTokens: this.outputTokens,
+        costUsd: this.cost,
+      },
+    }
+  }
+
+  private push(entry: ActivityEntry): void {
+    this.recent.unshift(entry)
+    if (this.recent.length > MAX_RECENT) this.recent.length = MAX_RECENT
+  }
+
+  /** The goal or subgoal text a piece of work is about. */
+  private label(work: Work): string {
+    const plan = derived(this.peer)
+    switch (work.kind) {
+      case 'decompose':
+        return `split: ${short(plan.goals.get(work.subject)?.text ?? work.subject)}`
+      case 'score': {
+        const goal = this.peer.plan.proposals.get(work.subject)?.goal
+        return `score a split of: ${short(plan.goals.get(goal ?? '')?.text ?? work.subject)}`
+      }
+      case 'classify': {
+        const goal = plan.goals.get(work.subject)
+        const slot = work.index !== undefined ? goal?.slots[work.index] : undefined
+        return slot ? `classify: ${short(slot.text)}` : `decide: ${short(goal?.text ?? work.subject)}`
+      }
+      case 'execute':
+        return `execute: ${short(plan.leaves.get(work.task ?? '')?.slot.text ?? work.subject)}`
+      case 'rollup':
+        return `roll up: ${short(plan.goals.get(work.subject)?.text ?? work.subject)}`
+    }
+  }
+
+  private describeEvent(event: PeerEvent): Omit<ActivityEntry, 'at'> | null {
+    switch (event.type) {
+      case 'claimed':
+        return { text: `Claimed a task${event.designated ? '' : ' (stepping in)'}`, tone: 'info' }
+      case 'llm-aborted':
+        return { text: `Stopped ${event.kind}: ${event.why}`, tone: 'warn' }
+      case 'output-dropped':
+        return { text: `Dropped ${event.kind} output: ${event.why}`, tone: 'warn' }
+      case 'health':
+        return event.healthy
+          ? { text: 'LLM provider works again', tone: 'good' }
+          : { text: `LLM provider failing: ${event.error ?? 'unknown error'}`, tone: 'bad' }
+      default:
+        return null
+    }
+  }
+
+  private describeRecord(record: WireRecord): Omit<ActivityEntry, 'at'> | null {
+    const plan = derived(this.peer)
+    switch (record.kind) {
+      case 'goal':
+        return { text: `Submitted goal: ${short(record.text)}`, tone: 'info' }
+      case 'proposal':
+        return {
+          text: `Proposed ${record.subgoals.length} subgoals for: ${short(plan.goals.get(record.goal)?.text ?? '')}`,
+          tone: 'good',
+        }
+      case 'score':
+        return { text: `Scored a split ${record.score.toFixed(2)}: ${short(record.notes, 60)}`, tone: 'good' }
+      case 'accept':
+        return { text: `Accepted a split (${record.basis}) of: ${short(plan.goals.get(record.goal)?.text ?? '')}`, tone: 'good' }
+      case 'node':
+        return { text: `Classified subgoal ${record.index + 1} as ${record.atomic ? 'atomic' : 'composite'}`, tone: 'info' }
+      case 'result':
+        return { text: `Published a result (${record.output.length} chars)`, tone: 'good' }
+      case 'failure':
+        return { text: `Reported a failure (${record.stage}): ${short(record.detail, 80)}`, tone: 'bad' }
+      case 'cancel':
+        return { text: 'Cancelled a goal', tone: 'warn' }
+      case 'reannounce':
+        return { text: 'Re-announced an unclaimed task', tone: 'warn' }
+      default:
+        return null
+    }
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * Where the role core runs, as the runtime sees it: in-process (headless
+ * agents, tests, benchmarks) or in a Web Worker (tabs: worker-host.browser.ts).
+ */
+import type { ModelConfig, ProviderInit } from '../llm/index'
+import type { PlanRecord, WireRecord } from '../protocol/records'
+import type { PlanTree } from '../plan/tree'
+import type { PeerInput } from '../roles/index'
+import type { PeerConfig } from '../roles/types'
+import { CoreDriver } from './driver'
+import type { RoleActivity } from './types'
+
+export interface CoreHostInit {
+  config: PeerConfig
+  records: PlanRecord[]
+  model: ModelConfig
+  /** records the core wants published */
+  publish: (records: WireRecord[]) => void
+  onTree: (tree: PlanTree) => void
+  onActivity: (activity: RoleActivity) => void
+  log: (message: string) => void
+}
+
+export interface CoreHost {
+  deliver(inputs: PeerInput[]): void
+  setModel(model: ModelConfig): void
+  /** the latest tree and activity (a worker host answers with the last it received) */
+  tree(): PlanTree
+  activity(): RoleActivity
+  stop(): void
+}
+
+export type StartCore = (init: CoreHostInit) => CoreHost
+
+/** Run the core in this process. */
+export function inProcessCore(providerInit?: ProviderInit): StartCore {
+  return (init) => {
+    const driver = new CoreDriver({ ...init, providerInit })
+    return {
+      deliver: (inputs) => driver.deliver(inputs),
+      setModel: (model) => driver.setModel(model),
+      tree: () => driver.tree(),
+      activity: () => driver.activity(),
+      stop: () => driver.stop(),
+    }
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * A peer in a Node process: a headless agent (`npm run agent`), a benchmark
+ * peer, a test peer. Same runtime and role code as a tab; the core runs
+ * in-process; identity and records live in a data directory when given.
+ */
+import { join } from 'node:path'
+import type { PrivateKey } from '@libp2p/interface'
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import type { ProviderInit } from '../llm/index'
+import type { NetLogger } from '../net/types'
+import { loadOrCreateKeyFile } from '../net/identity.node'
+import { createSwarmNode } from '../net/node.node'
+import { inProcessCore } from './host'
+import { memoryPersistence } from './persist'
+import { filePersistence } from './persist.node'
+import { createRuntime } from './runtime'
+import type { PeerRuntime, RuntimeInit } from './types'
+
+export interface NodeRuntimeInit extends RuntimeInit {
+  /** keeps `identity.key` and `records.bin` here; default: a fresh identity and memory only */
+  dataDir?: string
+  privateKey?: PrivateKey
+  /** libp2p listen addresses (default: TCP on 127.0.0.1, circuit relay, WebRTC) */
+  listen?: string[]
+  /** local address for WebRTC ICE candidates (tests: 127.0.0.1) */
+  rtcBindAddress?: string
+  providerInit?: ProviderInit
+  log?: (message: string) => void
+}
+
+function loggerFrom(log: (message: string) => void): NetLogger {
+  return {
+    debug: () => {},
+    info: (message) => log(message),
+    warn: (message) => log(`warning: ${message}`),
+    error: (message) => log(`error: ${message}`),
+  }
+}
+
+export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRuntime> {
+  const privateKey =
+    init.privateKey ??
+    (init.dataDir ? await loadOrCreateKeyFile(join(init.dataDir, 'identity.key')) : await generateKeyPair('Ed25519'))
+  return createRuntime({
+    init,
+    privateKey,
+    persistence: init.dataDir ? filePersistence(join(init.dataDir, `records-${init.room}.bin`)) : memoryPersistence(),
+    startCore: inProcessCore(init.providerInit),
+    createNode: (nodeInit) =>
+      createSwarmNode({
+        ...nodeInit,
+        ...(init.listen ? { listen: init.listen } : {}),
+        ...(init.rtcBindAddress ? { rtcBindAddress: init.rtcBindAddress } : {}),
+      }),
+    log: init.log,
+    ...(init.log ? { netLogger: loggerFrom(init.log) } : {}),
+  })
+}

@@ -1,0 +1,45 @@
+/**
+ * Plan records of a headless agent in an append-only file: each record is a
+ * 4-byte big-endian length followed by its signed bytes. A torn last write
+ * (the process died mid-append) is ignored on load; every record is verified
+ * again when loaded, so a damaged file cannot inject anything.
+ */
+import { appendFile, mkdir, readFile } from 'node:fs/promises'
+import { dirname } from 'node:path'
+import type { RecordPersistence } from './persist'
+
+export function filePersistence(path: string): RecordPersistence {
+  const saved = new Set<string>()
+  let queue: Promise<void> = Promise.resolve()
+  return {
+    async load() {
+      let data: Buffer
+      try {
+        data = await readFile(path)
+      } catch {
+        return []
+      }
+      const records: Uint8Array[] = []
+      for (let at = 0; at + 4 <= data.length; ) {
+        const length = data.readUInt32BE(at)
+        if (at + 4 + length > data.length) break
+        records.push(new Uint8Array(data.subarray(at + 4, at + 4 + length)))
+        at += 4 + length
+      }
+      return records
+    },
+    async save(id, bytes) {
+      if (saved.has(id)) return
+      saved.add(id)
+      const frame = Buffer.alloc(4 + bytes.length)
+      frame.writeUInt32BE(bytes.length, 0)
+      frame.set(bytes, 4)
+      // appends are serialised so frames never interleave
+      queue = queue.then(async () => {
+        await mkdir(dirname(path), { recursive: true })
+        await appendFile(path, frame)
+      })
+      await queue
+    },
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Real peers over real libp2p (relay, WebRTC between Node peers, GossipSub
+ * with signing and validation, anti-entropy), the real role core, the
+ * built-in offline model: a goal runs to a finished plan, every peer derives
+ * the same tree, and a late observer catches up.
+ */
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createRelay } from '../../relay/relay'
+import { silentLogger } from '../net/log'
+import { contentId } from '../protocol/hash'
+import { createNodeRuntime } from './node'
+import type { PeerRuntime, Role } from './types'
+
+const running: Array<{ stop(): Promise<void> }> = []
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((r) => r.stop()))
+})
+
+async function waitFor(cond: () => boolean, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+async function peer(relays: string[], role: Role): Promise<PeerRuntime> {
+  const runtime = await createNodeRuntime({
+    room: 'runtime-test',
+    role,
+    relays,
+    rtcBindAddress: '127.0.0.1',
+    providerInit: { latencyMs: 20 },
+    log: () => {},
+  })
+  running.push(runtime)
+  return runtime
+}
+
+const fingerprint = (runtime: PeerRuntime) => contentId(runtime.tree() as unknown as never)
+
+describe('runtime over real libp2p', () => {
+  it('runs a goal to a finished plan that every peer derives alike, and a late observer catches up', async () => {
+    const relay = await createRelay({ port: 0, privateKey: await generateKeyPair('Ed25519'), logger: silentLogger })
+    running.push(relay)
+    const roles: Role[] = ['decomposer', 'decomposer', 'scorer', 'scorer', 'executor', 'executor', 'observer']
+    const peers = await Promise.all(roles.map((role) => peer(relay.multiaddrs, role)))
+    const observer = peers[peers.length - 1]!
+    await waitFor(() => peers.every((p) => p.connections().direct + p.connections().other >= roles.length - 1), 30_000, 'a full mesh')
+
+    const goal = await peers[0]!.submitGoal('Plan a weekend trip to Kyoto', 2)
+    await waitFor(() => observer.tree().goals[0]?.status === 'done', 60_000, 'the plan to finish')
+
+    const tree = observer.tree()
+    expect(tree.goals[0]!.id).toBe(goal)
+    expect(tree.progress.leavesDone).toBe(tree.progress.leaves)
+    expect(tree.goals[0]!.rollup.output?.length).toBeGreaterThan(50)
+    await waitFor(() => new Set(peers.map(fingerprint)).size === 1, 10_000, 'every peer to derive the same tree')
+
+    const late = await peer(relay.multiaddrs, 'observer')
+    await waitFor(() => late.tree().goals[0]?.status === 'done', 10_000, 'the late observer to catch up')
+    expect(fingerprint(late)).toBe(fingerprint(observer))
+    expect(observer.exportPlan(goal, 'markdown')).toContain('# Plan a weekend trip to Kyoto')
+  }, 120_000)
+})

@@ -1,0 +1,197 @@
+/**
+ * The peer runtime, common to tabs and headless agents: bytes from the
+ * network are validated once (GossipSub validator, or sync), land in the
+ * plan store, go to the role core; what the core publishes is signed here
+ * and gossiped. The platform supplies the node, the identity, storage and
+ * where the core runs.
+ */
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import type { PrivateKey } from '@libp2p/interface'
+import type { Capability, ModelConfig } from '../llm/types'
+import type { NetLogger, SwarmNode, SwarmNodeInitBase, Verdict } from '../net/types'
+import { decodeRecord, encodeRecord, type Signer } from '../protocol/codec'
+import { newCancel, newGoal, type PlanRecord, type Presence, type WireRecord } from '../protocol/records'
+import { DEFAULT_MAX_DEPTH } from '../protocol/limits'
+import { roomTopics } from '../protocol/topics'
+import { exportJson, exportMarkdown } from '../plan/export'
+import type { PlanTree } from '../plan/tree'
+import { modelLabel } from './driver'
+import type { StartCore } from './host'
+import type { RecordPersistence } from './persist'
+import { isPlanRecord, PlanStore } from './store'
+import type { PeerRuntime, RoleActivity, RuntimeEvents, RuntimeInit } from './types'
+
+export const DEFAULT_CAPACITY = 4
+const ALL_CAPABILITIES: Capability[] = ['can_write_text', 'can_run_code', 'can_query_api']
+
+export interface RuntimeParts {
+  init: RuntimeInit
+  privateKey: PrivateKey
+  createNode: (init: SwarmNodeInitBase) => Promise<SwarmNode>
+  persistence: RecordPersistence
+  startCore: StartCore
+  log?: (message: string) => void
+  /** the network layer's logger (default: its console logger) */
+  netLogger?: NetLogger
+  now?: () => number
+}
+
+type Listener<E extends keyof RuntimeEvents> = (detail: RuntimeEvents[E]) => void
+
+export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
+  const { init } = parts
+  const log = parts.log ?? ((message: string) => console.info(`[murmuration] ${message}`))
+  const now = parts.now ?? Date.now
+  const room = init.room
+  const topics = roomTopics(room)
+  const peerId = peerIdFromPrivateKey(parts.privateKey).toString()
+  const signer: Signer = { peerId, sign: (data) => parts.privateKey.sign(data) }
+  const model: ModelConfig = init.model ?? { provider: 'offline', model: 'offline-v1' }
+  const listeners = new Map<keyof RuntimeEvents, Set<Listener<keyof RuntimeEvents>>>()
+  const emit = <E extends keyof RuntimeEvents>(event: E, detail: RuntimeEvents[E]) => {
+    for (const cb of listeners.get(event) ?? []) (cb as Listener<E>)(detail)
+  }
+
+  // records restored from storage go to the core when it starts; later ones as they come
+  const restored: PlanRecord[] = []
+  let deliver: (record: PlanRecord) => void = (record) => {
+    restored.push(record)
+  }
+  const store = new PlanStore({
+    room,
+    persistence: parts.persistence,
+    onRecord: (record) => deliver(record),
+    log,
+  })
+  const dropped = await store.restore()
+  if (dropped > 0) log(`dropped ${dropped} stored records that failed verification`)
+
+  let node: SwarmNode | null = null
+  let outbox = Promise.resolve()
+  const publish = (records: WireRecord[]) => {
+    outbox = outbox.then(async () => {
+      for (const record of records) {
+        const bytes = await encodeRecord(record, signer)
+        const topic = isPlanRecord(record) ? topics.plan : topics.presence
+        try {
+          await node?.publish(topic, bytes)
+        } catch (err) {
+          log(`could not publish a ${record.kind}: ${(err as Error).message}`)
+        }
+        if (isPlanRecord(record)) store.addVerified(record, bytes)
+      }
+    })
+  }
+
+  const role = init.role
+  const core = parts.startCore({
+    config: {
+      peerId,
+      room,
+      role,
+      capabilities: role === 'executor' ? (init.capabilities ?? ALL_CAPABILITIES) : [],
+      capacity: init.capacity ?? DEFAULT_CAPACITY,
+      model: modelLabel(model),
+      offline: model.provider === 'offline',
+    },
+    records: restored,
+    model,
+    publish,
+    onTree: (tree) => emit('tree', tree),
+    onActivity: (activity) => emit('activity', activity),
+    log,
+  })
+  deliver = (record) => core.deliver([{ type: 'record', record }])
+
+  // (boot, seq) of the latest presence beat per peer: stale or replayed beats are ignored
+  const beats = new Map<string, { boot: number; seq: number }>()
+  const validate = (topic: string, bytes: Uint8Array, from: string): Verdict => {
+    const decoded = decodeRecord(bytes, { room, sender: from })
+    if (!decoded.ok) {
+      log(`dropped gossip from ${from}: ${decoded.reason} (${decoded.detail})`)
+      return 'reject'
+    }
+    const record = decoded.record
+    if (topic === topics.plan) {
+      if (!isPlanRecord(record)) {
+        log(`dropped gossip from ${from}: a ${record.kind} on the plan topic`)
+        return 'reject'
+      }
+      return store.has(record.id) && from !== peerId ? 'ignore' : 'accept'
+    }
+    if (topic === topics.presence && record.kind === 'presence') {
+      const last = beats.get(from)
+      if (last && (record.boot < last.boot || (record.boot === last.boot && record.seq <= last.seq))) {
+        return 'ignore'
+      }
+      beats.set(from, { boot: record.boot, seq: record.seq })
+      return 'accept'
+    }
+    log(`dropped gossip from ${from}: a ${record.kind} on ${topic}`)
+    return 'reject'
+  }
+
+  node = await parts.createNode({
+    room,
+    relays: init.relays,
+    privateKey: parts.privateKey,
+    validate,
+    store,
+    ...(parts.netLogger ? { logger: parts.netLogger } : {}),
+  })
+  node.subscribe(topics.plan, (bytes, from) => {
+    const decoded = decodeRecord(bytes, { room, sender: from })
+    if (decoded.ok && isPlanRecord(decoded.record)) store.addVerified(decoded.record, bytes)
+  })
+  node.subscribe(topics.presence, (bytes, from) => {
+    const decoded = decodeRecord(bytes, { room, sender: from })
+    if (decoded.ok && decoded.record.kind === 'presence') {
+      core.deliver([{ type: 'presence', presence: decoded.record as Presence }])
+    }
+  })
+  node.on('connections', (summary) => emit('connections', summary))
+
+  const swarmNode = node
+  const runtime: PeerRuntime = {
+    peerId,
+    room,
+    role,
+    tree: (): PlanTree => core.tree(),
+    activity: (): RoleActivity => core.activity(),
+    connections: () => swarmNode.connections(),
+    on(event, cb) {
+      let set = listeners.get(event)
+      if (!set) listeners.set(event, (set = new Set()))
+      set.add(cb as Listener<keyof RuntimeEvents>)
+      return () => set.delete(cb as Listener<keyof RuntimeEvents>)
+    },
+    async submitGoal(text, maxDepth = DEFAULT_MAX_DEPTH) {
+      if (role === 'observer') throw new Error('an observer publishes nothing')
+      const goal = newGoal(room, peerId, text, now(), maxDepth)
+      publish([goal])
+      await outbox
+      return goal.id
+    },
+    async cancelGoal(goalId, reason) {
+      if (role === 'observer') throw new Error('an observer publishes nothing')
+      publish([newCancel(room, peerId, goalId, now(), reason)])
+      await outbox
+    },
+    setCapabilities(capabilities) {
+      core.deliver([{ type: 'command', command: { type: 'set-capabilities', capabilities } }])
+    },
+    setModel(next) {
+      core.setModel(next)
+    },
+    exportPlan(goalId, format) {
+      return format === 'json' ? exportJson(core.tree(), goalId) : exportMarkdown(core.tree(), goalId)
+    },
+    async stop() {
+      core.stop()
+      await outbox.catch(() => {})
+      await swarmNode.stop()
+      await parts.persistence.close?.()
+    },
+  }
+  return runtime
+}

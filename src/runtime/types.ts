@@ -1,0 +1,93 @@
+/**
+ * The peer runtime: one peer of the swarm, put together from the network
+ * node, the plan store, the role core and the LLM layer. This is what the UI
+ * (src/ui) and the headless agent (src/cli) use; they never touch libp2p,
+ * IndexedDB or the role core directly.
+ */
+import type { Capability, LlmTaskKind, ModelConfig } from '../llm/types'
+import type { ConnectionSummary } from '../net/types'
+import type { Role } from '../protocol/records'
+import type { PlanTree } from '../plan/tree'
+
+export type { ConnectionSummary, PlanTree, Role, Capability, ModelConfig }
+
+/** One LLM call or claimed task the role is busy with right now. */
+export interface WorkItem {
+  id: string
+  kind: LlmTaskKind
+  /** a short human description, e.g. "classify: Book flights" */
+  label: string
+  /** local ms timestamp the work started (or the claim was made) */
+  since: number
+  /** false while a claim waits out its window */
+  started: boolean
+}
+
+/** Something the role did, for its activity list. */
+export interface ActivityEntry {
+  at: number
+  text: string
+  tone: 'info' | 'good' | 'warn' | 'bad'
+}
+
+export interface RoleActivity {
+  role: Role
+  capabilities: Capability[]
+  /** the model this role uses, e.g. "offline-v1" or "anthropic/claude-…" */
+  model: string
+  offline: boolean
+  healthy: boolean
+  /** the last LLM error, human-readable (bad key, unreachable, rate limited…) */
+  lastError: string | null
+  lastErrorKind: 'auth' | 'unreachable' | 'rate-limit' | 'output' | 'other' | null
+  work: WorkItem[]
+  /** newest first, bounded */
+  recent: ActivityEntry[]
+  llm: {
+    calls: Record<LlmTaskKind, number>
+    inputTokens: number
+    outputTokens: number
+    costUsd: number
+  }
+}
+
+export interface RuntimeInit {
+  room: string
+  role: Role
+  /** executors: what they can do (default: all three) */
+  capabilities?: Capability[]
+  /** most LLM calls at once (default 4) */
+  capacity?: number
+  /** the model this peer's role uses (default: the built-in offline model) */
+  model?: ModelConfig
+  /** relay multiaddrs; browsers default to those advertised by the page's origin (/relay.json) */
+  relays?: string[]
+}
+
+export interface RuntimeEvents {
+  /** the plan tree changed (throttled) */
+  tree: PlanTree
+  /** the role's activity changed (throttled) */
+  activity: RoleActivity
+  /** links changed */
+  connections: ConnectionSummary
+}
+
+export interface PeerRuntime {
+  readonly peerId: string
+  readonly room: string
+  readonly role: Role
+  tree(): PlanTree
+  activity(): RoleActivity
+  connections(): ConnectionSummary
+  on<E extends keyof RuntimeEvents>(event: E, cb: (detail: RuntimeEvents[E]) => void): () => void
+  /** publishes a new root goal (not for observers) and returns its id */
+  submitGoal(text: string, maxDepth?: number): Promise<string>
+  cancelGoal(goalId: string, reason?: string): Promise<void>
+  setCapabilities(capabilities: Capability[]): void
+  /** changes this role's model (and key) from now on; the key stays in this process */
+  setModel(model: ModelConfig): void
+  /** the final plan (or the plan so far) of one root goal */
+  exportPlan(goalId: string, format: 'markdown' | 'json'): string
+  stop(): Promise<void>
+}

@@ -11,6 +11,7 @@ import { defineConfig } from '@playwright/test'
 export default defineConfig({
   testDir: 'e2e',
   testMatch: '**/*.spec.ts',
+  testIgnore: 'artifacts/**',
   outputDir: 'e2e/artifacts/test-results',
   globalSetup: './e2e/global-setup.ts',
   // 2 cores: tabs of one test already use both

@@ -240,7 +240,6 @@ test('e. a headless Node peer joins the tabs’ mesh over WebRTC and exchanges g
     step('tabs linked to node')
     await peer.waitFor(() => (peer.summary()?.direct ?? 0) === 2, 10_000, 'node links')
     step('node linked to tabs')
-    console.log(peer.logs.filter((l) => /direct link|dial|relay/.test(l)).join('\n'))
     peer.subscribe('e')
     await Promise.all(pages.map((p) => p.evaluate(() => (window.net as NetHandle).subscribe('e'))))
     await pages[0]?.waitForTimeout(1_000)

@@ -47,7 +47,8 @@ describe('runtime over real libp2p', () => {
     const roles: Role[] = ['decomposer', 'decomposer', 'scorer', 'scorer', 'executor', 'executor', 'observer']
     const peers = await Promise.all(roles.map((role) => peer(relay.multiaddrs, role)))
     const observer = peers[peers.length - 1]!
-    await waitFor(() => peers.every((p) => p.connections().direct + p.connections().other >= roles.length - 1), 30_000, 'a full mesh')
+    const linked = (p: PeerRuntime) => p.connections().direct + p.connections().other
+    await waitFor(() => peers.every((p) => linked(p) >= roles.length - 1), 30_000, `a full mesh (${peers.map(linked)})`)
 
     const goal = await peers[0]!.submitGoal('Plan a weekend trip to Kyoto', 2)
     await waitFor(() => observer.tree().goals[0]?.status === 'done', 60_000, 'the plan to finish')

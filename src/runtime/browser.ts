@@ -1,0 +1,36 @@
+/**
+ * A peer in a browser tab: the tab's own identity (IndexedDB, one per tab),
+ * plan records in IndexedDB, the libp2p node on the main thread, the role
+ * core and its LLM calls in a Web Worker.
+ */
+import { acquireTabIdentity } from '../net/identity.browser'
+import { createSwarmNode } from '../net/node.browser'
+import { fetchRelayInfo, pickRelayAddrs } from '../net/relay-info'
+import { indexedDbPersistence } from './persist.browser'
+import { createRuntime } from './runtime'
+import type { PeerRuntime, RuntimeInit } from './types'
+import { workerCore } from './worker-host.browser'
+
+/** Where the page's origin says the relay is (served by `npm start` and by the relay itself). */
+export const RELAY_INFO_PATH = '/relay.json'
+
+export async function createBrowserRuntime(init: RuntimeInit): Promise<PeerRuntime> {
+  const identity = await acquireTabIdentity()
+  const relays =
+    init.relays ?? pickRelayAddrs(await fetchRelayInfo(RELAY_INFO_PATH), location.hostname)
+  const runtime = await createRuntime({
+    init: { ...init, relays },
+    privateKey: identity.privateKey,
+    persistence: indexedDbPersistence(init.room),
+    startCore: workerCore,
+    createNode: (nodeInit) => createSwarmNode(nodeInit),
+  })
+  const stop = runtime.stop
+  return {
+    ...runtime,
+    async stop() {
+      await stop()
+      identity.release()
+    },
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Runs the role core in a Web Worker (src/worker/role.worker.ts) and
+ * presents it to the runtime as a CoreHost. The latest tree and activity the
+ * worker sent are kept here so the UI can read them synchronously.
+ */
+import type { PlanTree } from '../plan/tree'
+import type { FromWorker, ToWorker } from '../worker/messages'
+import type { CoreHost, StartCore } from './host'
+import type { RoleActivity } from './types'
+
+const EMPTY_TREE: PlanTree = {
+  goals: [],
+  progress: { leaves: 0, leavesDone: 0, leavesFailed: 0, goals: 0 },
+  usage: {
+    decomposer: { calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0 },
+    scorer: { calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0 },
+    executor: { calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0 },
+  },
+}
+
+export const workerCore: StartCore = (init) => {
+  const worker = new Worker(new URL('../worker/role.worker.ts', import.meta.url), {
+    type: 'module',
+    name: `murmuration-${init.config.role}`,
+  })
+  const send = (message: ToWorker) => worker.postMessage(message)
+  let tree = EMPTY_TREE
+  let activity: RoleActivity | null = null
+  worker.onmessage = ({ data }: MessageEvent<FromWorker>) => {
+    switch (data.type) {
+      case 'publish':
+        init.publish(data.records)
+        break
+      case 'tree':
+        tree = data.tree
+        init.onTree(tree)
+        break
+      case 'activity':
+        activity = data.activity
+        init.onActivity(activity)
+        break
+      case 'log':
+        init.log(data.message)
+        break
+    }
+  }
+  worker.onerror = (event) => init.log(`role worker error: ${event.message}`)
+  send({ type: 'start', config: init.config, records: init.records, model: init.model })
+  const host: CoreHost = {
+    deliver: (inputs) => send({ type: 'deliver', inputs }),
+    setModel: (model) => send({ type: 'set-model', model }),
+    tree: () => tree,
+    activity: () =>
+      activity ?? {
+        role: init.config.role,
+        capabilities: init.config.capabilities,
+        model: init.config.model,
+        offline: init.config.offline,
+        healthy: true,
+        lastError: null,
+        lastErrorKind: null,
+        work: [],
+        recent: [],
+        llm: { calls: { decompose: 0, score: 0, classify: 0, execute: 0, rollup: 0 }, inputTokens: 0, outputTokens: 0, costUsd: 0 },
+      },
+    stop: () => {
+      send({ type: 'stop' })
+      setTimeout(() => worker.terminate(), 1_000)
+    },
+  }
+  return host
+}

@@ -1,0 +1,23 @@
+/**
+ * The typed bridge between a tab's main thread (libp2p node, plan store,
+ * UI) and its role worker (role core, LLM calls). Everything crossing it is
+ * structured-cloneable plain data.
+ */
+import type { ModelConfig } from '../llm/types'
+import type { PlanRecord, WireRecord } from '../protocol/records'
+import type { PlanTree } from '../plan/tree'
+import type { PeerInput } from '../roles/index'
+import type { PeerConfig } from '../roles/types'
+import type { RoleActivity } from '../runtime/types'
+
+export type ToWorker =
+  | { type: 'start'; config: PeerConfig; records: PlanRecord[]; model: ModelConfig }
+  | { type: 'deliver'; inputs: PeerInput[] }
+  | { type: 'set-model'; model: ModelConfig }
+  | { type: 'stop' }
+
+export type FromWorker =
+  | { type: 'publish'; records: WireRecord[] }
+  | { type: 'tree'; tree: PlanTree }
+  | { type: 'activity'; activity: RoleActivity }
+  | { type: 'log'; message: string }

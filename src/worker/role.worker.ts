@@ -1,0 +1,43 @@
+/**
+ * A tab's role worker: hosts the role core and makes its LLM calls, off the
+ * main thread, so the UI stays smooth and timers keep running when the tab
+ * is in the background. It talks only to its tab, through messages.ts.
+ */
+import { CoreDriver } from '../runtime/driver'
+import type { FromWorker, ToWorker } from './messages'
+
+const scope = self as unknown as {
+  postMessage(message: FromWorker): void
+  onmessage: ((event: MessageEvent<ToWorker>) => void) | null
+  close(): void
+}
+const post = (message: FromWorker) => scope.postMessage(message)
+let driver: CoreDriver | null = null
+
+scope.onmessage = ({ data }) => {
+  switch (data.type) {
+    case 'start':
+      driver = new CoreDriver({
+        config: data.config,
+        records: data.records,
+        model: data.model,
+        publish: (records) => post({ type: 'publish', records }),
+        onTree: (tree) => post({ type: 'tree', tree }),
+        onActivity: (activity) => post({ type: 'activity', activity }),
+        log: (message) => post({ type: 'log', message }),
+      })
+      post({ type: 'tree', tree: driver.tree() })
+      post({ type: 'activity', activity: driver.activity() })
+      break
+    case 'deliver':
+      driver?.deliver(data.inputs)
+      break
+    case 'set-model':
+      driver?.setModel(data.model)
+      break
+    case 'stop':
+      driver?.stop()
+      scope.close()
+      break
+  }
+}

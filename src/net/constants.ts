@@ -136,6 +136,12 @@ export const SYNC_RETRY_DELAY_MS = 300
 export const SYNC_MAX_RETRIES = 3
 
 /**
+ * Sync: inbound sessions one connection may have open at once. One is the
+ * normal case; a few more cover syncNow() racing the on-connect session.
+ */
+export const SYNC_MAX_INBOUND_STREAMS = 4
+
+/**
  * Strikes: how many protocol violations (rejected gossip, junk in sync) a
  * peer may commit before we hang up on it and refuse it for a while. Gossip
  * rejections of a *forwarded* message count against the forwarder, which a
@@ -143,14 +149,28 @@ export const SYNC_MAX_RETRIES = 3
  * threshold above one.
  */
 export const STRIKES_BEFORE_BAN = 20
+/**
+ * A sync session that breaks the protocol or carries junk records counts as
+ * this many strikes: it is deliberate (a correct peer only offers records its
+ * own store accepted), unlike a gossip rejection that may be a forwarder's
+ * honest mistake.
+ */
+export const SYNC_STRIKE_WEIGHT = 5
 /** How long a banned peer is refused (dials and inbound connections). */
 export const BAN_DURATION_MS = 60_000
 /** Strikes decay: one is forgiven per this interval. */
 export const STRIKE_DECAY_MS = 10_000
 
 /**
- * Circuit relay client: the relayed link only carries WebRTC signalling (SDP
- * and ICE, a few KiB) and the discovery stream rides the direct WebSocket to
- * the relay, so nothing else should use it.
+ * Inbound connections per second from one host before libp2p refuses more.
+ * The default (5) is meant for public nodes; here every tab on a laptop, and
+ * every WebRTC link signalled through one relay, comes from one host.
+ */
+export const INBOUND_CONNECTION_THRESHOLD = 100
+
+/**
+ * Circuit relay client: how long a reservation request may take. On a LAN it
+ * completes in well under a second; 10 s tolerates a relay busy with a room
+ * of tabs all (re)joining at once, and a failed attempt is retried.
  */
 export const RELAY_RESERVATION_TIMEOUT_MS = 10_000

@@ -15,10 +15,13 @@ import { multiaddr, type Multiaddr } from '@multiformats/multiaddr'
 import {
   DEFAULT_ROOM,
   DIAL_RECHECK_MS,
+  INBOUND_CONNECTION_THRESHOLD,
   MAX_RECORD_BYTES,
+  SYNC_MAX_INBOUND_STREAMS,
   SYNC_MAX_RETRIES,
   SYNC_PROTOCOL,
   SYNC_RETRY_DELAY_MS,
+  SYNC_STRIKE_WEIGHT,
 } from './constants'
 import { checkRoom } from './discovery-wire'
 import { Dialer } from './dialer'
@@ -38,13 +41,6 @@ import type {
   SwarmNodeInitBase,
   SyncReport,
 } from './types'
-
-/**
- * Inbound connections per second from one host before libp2p refuses more.
- * The default (5) is meant for public nodes; here every tab on a laptop, and
- * every WebRTC link signalled through one relay, comes from one host.
- */
-export const INBOUND_CONNECTION_THRESHOLD = 100
 
 /** What a platform variant supplies. */
 export interface PlatformParts {
@@ -201,7 +197,7 @@ export async function createSwarm(
     store: init.store,
     logger,
     signal: stopSignal,
-    onStrike: (peer, reason) => strikes.strike(peer, reason, 5),
+    onStrike: (peer, reason) => strikes.strike(peer, reason, SYNC_STRIKE_WEIGHT),
     onSession: (report) => {
       if (report.accepted > 0 || report.sent > 0 || report.error !== undefined) {
         logger.info('sync session', { ...report })
@@ -268,9 +264,7 @@ export async function createSwarm(
   // --- wiring ---------------------------------------------------------------
   await libp2p.handle(SYNC_PROTOCOL, syncer.handle, {
     runOnLimitedConnection: false,
-    // one session per connection at a time is the normal case; a few more
-    // cover syncNow() racing the on-connect session
-    maxInboundStreams: 4,
+    maxInboundStreams: SYNC_MAX_INBOUND_STREAMS,
   })
 
   libp2p.addEventListener('connection:open', (evt) => {

@@ -19,7 +19,7 @@ import { modelLabel } from './driver'
 import type { StartCore } from './host'
 import type { RecordPersistence } from './persist'
 import { isPlanRecord, PlanStore } from './store'
-import type { PeerRuntime, RoleActivity, RuntimeEvents, RuntimeInit } from './types'
+import type { PeerRuntime, RoleActivity, RuntimeEvents, RuntimeInit, TrafficStats } from './types'
 
 export const DEFAULT_CAPACITY = 4
 const ALL_CAPABILITIES: Capability[] = ['can_write_text', 'can_run_code', 'can_query_api']
@@ -52,6 +52,15 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     for (const cb of listeners.get(event) ?? []) (cb as Listener<E>)(detail)
   }
 
+  const traffic: TrafficStats = {
+    published: 0,
+    publishedBytes: 0,
+    received: 0,
+    receivedBytes: 0,
+    synced: 0,
+    syncedBytes: 0,
+  }
+
   // records restored from storage go to the core when it starts; later ones as they come
   const restored: PlanRecord[] = []
   let deliver: (record: PlanRecord) => void = (record) => {
@@ -75,6 +84,8 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
         const topic = isPlanRecord(record) ? topics.plan : topics.presence
         try {
           await node?.publish(topic, bytes)
+          traffic.published++
+          traffic.publishedBytes += bytes.length
         } catch (err) {
           log(`could not publish a ${record.kind}: ${(err as Error).message}`)
         }
@@ -140,10 +151,14 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     ...(parts.netLogger ? { logger: parts.netLogger } : {}),
   })
   node.subscribe(topics.plan, (bytes, from) => {
+    traffic.received++
+    traffic.receivedBytes += bytes.length
     const decoded = decodeRecord(bytes, { room, sender: from })
     if (decoded.ok && isPlanRecord(decoded.record)) store.addVerified(decoded.record, bytes)
   })
   node.subscribe(topics.presence, (bytes, from) => {
+    traffic.received++
+    traffic.receivedBytes += bytes.length
     const decoded = decodeRecord(bytes, { room, sender: from })
     if (decoded.ok && decoded.record.kind === 'presence') {
       core.deliver([{ type: 'presence', presence: decoded.record as Presence }])
@@ -159,6 +174,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     tree: (): PlanTree => core.tree(),
     activity: (): RoleActivity => core.activity(),
     connections: () => swarmNode.connections(),
+    traffic: () => ({ ...traffic, synced: store.synced, syncedBytes: store.syncedBytes }),
     on(event, cb) {
       let set = listeners.get(event)
       if (!set) listeners.set(event, (set = new Set()))

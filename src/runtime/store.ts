@@ -24,6 +24,9 @@ export function isPlanRecord(record: WireRecord): record is PlanRecord {
 
 export class PlanStore implements RecordStore {
   private readonly bytes = new Map<string, Uint8Array>()
+  /** records (and their bytes) kept from anti-entropy sync */
+  synced = 0
+  syncedBytes = 0
 
   constructor(private readonly init: PlanStoreInit) {}
 
@@ -57,8 +60,13 @@ export class PlanStore implements RecordStore {
   }
 
   /** Verify and add bytes from sync or storage. Never throws. */
-  add(bytes: Uint8Array, from: string): Promise<Verdict> {
-    return this.verifyAndAdd(bytes, from, true)
+  async add(bytes: Uint8Array, from: string): Promise<Verdict> {
+    const verdict = await this.verifyAndAdd(bytes, from, true)
+    if (verdict === 'accept') {
+      this.synced++
+      this.syncedBytes += bytes.length
+    }
+    return verdict
   }
 
   private async verifyAndAdd(bytes: Uint8Array, from: string, persist: boolean): Promise<Verdict> {

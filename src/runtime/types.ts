@@ -73,6 +73,18 @@ export interface RuntimeEvents {
   connections: ConnectionSummary
 }
 
+/** Traffic of this peer at the protocol level (records, not transport frames). */
+export interface TrafficStats {
+  published: number
+  publishedBytes: number
+  /** gossip delivered to this peer (after validation, duplicates excluded) */
+  received: number
+  receivedBytes: number
+  /** records this peer got by anti-entropy sync (and kept) */
+  synced: number
+  syncedBytes: number
+}
+
 export interface PeerRuntime {
   readonly peerId: string
   readonly room: string
@@ -80,6 +92,7 @@ export interface PeerRuntime {
   tree(): PlanTree
   activity(): RoleActivity
   connections(): ConnectionSummary
+  traffic(): TrafficStats
   on<E extends keyof RuntimeEvents>(event: E, cb: (detail: RuntimeEvents[E]) => void): () => void
   /** publishes a new root goal (not for observers) and returns its id */
   submitGoal(text: string, maxDepth?: number): Promise<string>

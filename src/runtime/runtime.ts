@@ -22,6 +22,12 @@ import { isPlanRecord, PlanStore } from './store'
 import type { PeerRuntime, RoleActivity, RuntimeEvents, RuntimeInit, TrafficStats } from './types'
 
 export const DEFAULT_CAPACITY = 4
+/**
+ * Anti-entropy with every linked peer this often, besides the sync when a
+ * link opens: repairs what gossip lost. Peers already in sync exchange one
+ * digest frame each way, so this costs almost nothing.
+ */
+export const ANTI_ENTROPY_INTERVAL_MS = 20_000
 const ALL_CAPABILITIES: Capability[] = ['can_write_text', 'can_run_code', 'can_query_api']
 
 export interface RuntimeParts {
@@ -165,6 +171,9 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     }
   })
   node.on('connections', (summary) => emit('connections', summary))
+  const antiEntropy = setInterval(() => {
+    node?.syncNow().catch((err: Error) => log(`anti-entropy failed: ${err.message}`))
+  }, ANTI_ENTROPY_INTERVAL_MS)
 
   const swarmNode = node
   const runtime: PeerRuntime = {
@@ -203,6 +212,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       return format === 'json' ? exportJson(core.tree(), goalId) : exportMarkdown(core.tree(), goalId)
     },
     async stop() {
+      clearInterval(antiEntropy)
       core.stop()
       await outbox.catch(() => {})
       await swarmNode.stop()

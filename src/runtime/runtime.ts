@@ -9,7 +9,7 @@ import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import type { PrivateKey } from '@libp2p/interface'
 import type { Capability, ModelConfig } from '../llm/types'
 import type { NetLogger, SwarmNode, SwarmNodeInitBase, Verdict } from '../net/types'
-import { decodeRecord, encodeRecord, type Signer } from '../protocol/codec'
+import { decodeRecord, encodeRecord, MAX_WIRE_BYTES, type Signer } from '../protocol/codec'
 import { newCancel, newGoal, type PlanRecord, type Presence, type WireRecord } from '../protocol/records'
 import { DEFAULT_MAX_DEPTH } from '../protocol/limits'
 import { roomTopics } from '../protocol/topics'
@@ -154,6 +154,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     privateKey: parts.privateKey,
     validate,
     store,
+    maxRecordBytes: MAX_WIRE_BYTES,
     ...(parts.netLogger ? { logger: parts.netLogger } : {}),
   })
   node.subscribe(topics.plan, (bytes, from) => {

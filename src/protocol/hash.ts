@@ -26,10 +26,28 @@ export function contentId(value: unknown): string {
  * an exact JavaScript integer; ties (1 in 2^48) fall back to peer id order.
  */
 export function rendezvousWeight(subject: string, peerId: string): number {
-  const digest = sha256(canonicalBytes([subject, peerId]))
-  let weight = 0
-  for (let i = 0; i < 6; i++) weight = weight * 256 + digest[i]!
+  const key = `${subject}\n${peerId}`
+  let weight = weights.get(key)
+  if (weight === undefined) {
+    const digest = sha256(canonicalBytes([subject, peerId]))
+    weight = 0
+    for (let i = 0; i < 6; i++) weight = weight * 256 + digest[i]!
+    remember(weights, key, weight)
+  }
   return weight
+}
+
+/**
+ * Ranks and derived ids are asked for again and again (every step derives
+ * the plan anew): remember them. Bounded so a long-lived peer cannot grow
+ * without end; a cleared cache only costs recomputation.
+ */
+const MEMO_LIMIT = 100_000
+const weights = new Map<string, number>()
+
+export function remember<V>(cache: Map<string, V>, key: string, value: V): void {
+  if (cache.size >= MEMO_LIMIT) cache.clear()
+  cache.set(key, value)
 }
 
 /** Peers sorted by rendezvous weight for a subject, best first (ties: lower peer id first). */

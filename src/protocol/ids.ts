@@ -3,7 +3,7 @@
  * computes them from what all peers agree on, so two peers that publish the
  * same decision publish the same id.
  */
-import { contentId } from './hash'
+import { contentId, remember } from './hash'
 import type { TaskType } from './records'
 
 /**
@@ -13,10 +13,18 @@ import type { TaskType } from './records'
  * split, the child goal has one id and is decomposed once.
  */
 export function nodeId(goal: string, proposal: string, index: number, text: string, atomic: boolean): string {
-  return contentId(['node', goal, proposal, index, text, atomic])
+  const key = `${goal}:${proposal}:${index}:${atomic}:${text}`
+  let id = nodeIds.get(key)
+  if (id === undefined) remember(nodeIds, key, (id = contentId(['node', goal, proposal, index, text, atomic])))
+  return id
 }
+const nodeIds = new Map<string, string>()
 
 /** A task that exactly one peer should do at a time (claimed, leased, taken over). */
 export function taskId(type: TaskType, subject: string): string {
-  return contentId(['task', type, subject])
+  const key = `${type}:${subject}`
+  let id = taskIds.get(key)
+  if (id === undefined) remember(taskIds, key, (id = contentId(['task', type, subject])))
+  return id
 }
+const taskIds = new Map<string, string>()

@@ -1,0 +1,226 @@
+/**
+ * DEV ONLY: a PeerRuntime that replays protocol simulator runs, for working
+ * on the UI without a relay or other tabs (`npm run dev`, then open
+ * /?fake=1). It is loaded behind `import.meta.env.DEV`, so it never reaches
+ * the production bundle, and no test uses it.
+ *
+ * Each submitted goal runs a whole seeded simulation up front (about half a
+ * second), recording the observer's tree and this role's activity every
+ * virtual half second; the frames are then replayed in real time, faster.
+ * An API key of "bad" makes the role report an auth error until changed.
+ */
+import type { PlanTree } from '../../plan/tree'
+import { projectTree } from '../../plan/tree'
+import { derived } from '../../roles/peer'
+import { ActivityLog } from '../../runtime/activity'
+import type {
+  Capability,
+  ConnectionSummary,
+  ModelConfig,
+  PeerRuntime,
+  RoleActivity,
+  RuntimeEvents,
+  RuntimeInit,
+} from '../../runtime/types'
+import { runSeed } from '../../sim/run'
+import { DEFAULT_SWARM } from '../../sim/swarm'
+
+const FRAME_MS = 500
+const SPEED = 4
+
+interface Frame {
+  at: number
+  tree: PlanTree
+  activity: RoleActivity
+}
+
+interface Run {
+  startedAt: number
+  frames: Frame[]
+  goalId: string | null
+}
+
+function randomPeerId(): string {
+  const alphabet = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'
+  let id = '12D3KooW'
+  for (let i = 0; i < 44; i++) id += alphabet[Math.floor(Math.random() * alphabet.length)]
+  return id
+}
+
+function simulate(init: RuntimeInit, text: string, maxDepth: number, seed: number): Frame[] {
+  const frames: Frame[] = []
+  let log: ActivityLog | null = null
+  let lastFrame = -FRAME_MS
+  runSeed({
+    ...DEFAULT_SWARM,
+    seed,
+    goals: [text],
+    maxDepth,
+    crashes: false,
+    maxSkewMs: 0,
+    onStep(sim, peer, effects, now) {
+      const mine = sim.peers.find((p) => p.role === init.role)
+      if (peer === mine && peer.state) {
+        log ??= new ActivityLog(peer.state)
+        log.record(effects.events, effects.publish, now)
+      }
+      if (now - lastFrame < FRAME_MS) return
+      const observer = sim.peers.find((p) => p.role === 'observer')?.state
+      if (!observer || !mine?.state) return
+      lastFrame = now
+      log ??= new ActivityLog(mine.state)
+      frames.push({
+        at: now,
+        tree: projectTree(derived(observer), observer.plan),
+        activity: log.snapshot(init.model ?? { provider: 'offline', model: 'offline-v1' }),
+      })
+    },
+  })
+  return frames
+}
+
+function zeroUsage() {
+  return { calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0 }
+}
+
+function emptyActivity(init: RuntimeInit): RoleActivity {
+  return {
+    role: init.role,
+    capabilities: init.capabilities ?? ['can_write_text', 'can_run_code', 'can_query_api'],
+    model: init.model?.model ?? 'offline-v1',
+    offline: (init.model?.provider ?? 'offline') === 'offline',
+    healthy: true,
+    lastError: null,
+    lastErrorKind: null,
+    work: [],
+    recent: [],
+    llm: {
+      calls: { decompose: 0, score: 0, classify: 0, execute: 0, rollup: 0 },
+      inputTokens: 0,
+      outputTokens: 0,
+      costUsd: 0,
+    },
+  }
+}
+
+export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime> {
+  const peerId = randomPeerId()
+  const runs: Run[] = []
+  const listeners: { [E in keyof RuntimeEvents]: Set<(d: RuntimeEvents[E]) => void> } = {
+    tree: new Set(),
+    activity: new Set(),
+    connections: new Set(),
+  }
+  let model: ModelConfig = init.model ?? { provider: 'offline', model: 'offline-v1' }
+  let capabilities: Capability[] = init.capabilities ?? [
+    'can_write_text',
+    'can_run_code',
+    'can_query_api',
+  ]
+  let tree: PlanTree = {
+    goals: [],
+    progress: { leaves: 0, leavesDone: 0, leavesFailed: 0, goals: 0 },
+    usage: { decomposer: zeroUsage(), scorer: zeroUsage(), executor: zeroUsage() },
+  }
+  let activity = emptyActivity(init)
+  const connections: ConnectionSummary = {
+    relay: 'up',
+    relays: [{ peerId: randomPeerId(), connected: true, reserved: true }],
+    peers: Array.from({ length: 10 }, (_, i) => ({
+      peerId: randomPeerId(),
+      kind: i < 8 ? ('direct-webrtc' as const) : ('relayed' as const),
+    })),
+    direct: 8,
+    relayed: 2,
+    other: 0,
+    known: 10,
+  }
+  const emit = <E extends keyof RuntimeEvents>(event: E, detail: RuntimeEvents[E]) => {
+    for (const cb of listeners[event]) (cb as (d: RuntimeEvents[E]) => void)(detail)
+  }
+
+  const frameAt = (run: Run, now: number): Frame | undefined => {
+    const virtual = (now - run.startedAt) * SPEED
+    let found: Frame | undefined
+    for (const frame of run.frames) {
+      if (frame.at > virtual) break
+      found = frame
+    }
+    return found
+  }
+
+  const tick = () => {
+    const now = Date.now()
+    const frames = runs.map((run) => frameAt(run, now)).filter((f): f is Frame => !!f)
+    const goals = frames.flatMap((f) => f.tree.goals)
+    for (const [i, run] of runs.entries()) run.goalId ??= frames[i]?.tree.goals[0]?.id ?? null
+    tree = {
+      goals,
+      progress: frames.reduce(
+        (sum, f) => ({
+          leaves: sum.leaves + f.tree.progress.leaves,
+          leavesDone: sum.leavesDone + f.tree.progress.leavesDone,
+          leavesFailed: sum.leavesFailed + f.tree.progress.leavesFailed,
+          goals: sum.goals + f.tree.progress.goals,
+        }),
+        { leaves: 0, leavesDone: 0, leavesFailed: 0, goals: 0 },
+      ),
+      usage: frames.at(-1)?.tree.usage ?? tree.usage,
+    }
+    const latest = frames.at(-1)?.activity
+    const bad = model.apiKey === 'bad'
+    activity = {
+      ...(latest ?? activity),
+      capabilities,
+      model: model.model,
+      offline: model.provider === 'offline',
+      healthy: !bad,
+      lastError: bad ? 'The provider rejected the API key (401).' : null,
+      lastErrorKind: bad ? 'auth' : null,
+    }
+    emit('tree', tree)
+    emit('activity', activity)
+  }
+  const timer = setInterval(tick, 250)
+
+  return {
+    peerId,
+    room: init.room,
+    role: init.role,
+    tree: () => tree,
+    activity: () => activity,
+    connections: () => connections,
+    traffic: () => ({
+      published: 0,
+      publishedBytes: 0,
+      received: 0,
+      receivedBytes: 0,
+      synced: 0,
+      syncedBytes: 0,
+    }),
+    on(event, cb) {
+      listeners[event].add(cb as never)
+      return () => listeners[event].delete(cb as never)
+    },
+    async submitGoal(text, maxDepth = 3) {
+      const frames = simulate(init, text, maxDepth, runs.length + 1)
+      runs.push({ startedAt: Date.now() - 3_000 / SPEED, frames, goalId: null })
+      return frames.at(-1)?.tree.goals[0]?.id ?? ''
+    },
+    async cancelGoal() {},
+    setCapabilities(next) {
+      capabilities = [...next]
+    },
+    setModel(next) {
+      model = next
+    },
+    exportPlan(goalId, format) {
+      const goal = tree.goals.find((g) => g.id === goalId)
+      if (format === 'json') return JSON.stringify(goal ?? null, null, 2)
+      return `# ${goal?.text ?? 'Plan'}\n\n${goal?.rollup.output ?? '(not finished yet)'}\n`
+    },
+    async stop() {
+      clearInterval(timer)
+    },
+  }
+}

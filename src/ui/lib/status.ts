@@ -1,0 +1,84 @@
+/**
+ * How each node's status looks: an icon, words and a tone. The tone picks a
+ * colour, but the icon and the words carry the meaning on their own (never
+ * colour alone).
+ */
+import type { GoalView, SlotView } from '../../plan/tree'
+import type { Capability } from '../../runtime/types'
+import { shortPeer } from './format'
+
+export type Tone = 'idle' | 'busy' | 'good' | 'bad' | 'muted'
+
+export interface StatusLook {
+  icon: string
+  label: string
+  tone: Tone
+}
+
+export const CAPABILITY_LABELS: Record<Capability, string> = {
+  can_write_text: 'writing',
+  can_run_code: 'code',
+  can_query_api: 'API lookup',
+}
+
+export const CAPABILITY_DESCRIPTIONS: Record<Capability, string> = {
+  can_write_text: 'Write text: plans, summaries, lists, messages',
+  can_run_code: 'Write code: scripts and snippets (it writes code; nothing is run)',
+  can_query_api: 'Query APIs: look up facts, prices, schedules',
+}
+
+function who(peerId: string, self: string): string {
+  return peerId === self ? 'you' : shortPeer(peerId)
+}
+
+export function goalLook(goal: GoalView, self = ''): StatusLook {
+  switch (goal.status) {
+    case 'awaiting-proposals':
+      return { icon: '◌', label: 'Awaiting proposals', tone: 'idle' }
+    case 'scoring':
+      return {
+        icon: '⚖',
+        label: `Scoring ${goal.proposals.length} proposal${goal.proposals.length === 1 ? '' : 's'}`,
+        tone: 'busy',
+      }
+    case 'accepted':
+      if (goal.rollup.status === 'claimed' && goal.rollup.holder) {
+        return { icon: '⟳', label: `Rolling up (${who(goal.rollup.holder, self)})`, tone: 'busy' }
+      }
+      return { icon: '▶', label: 'Split accepted, in progress', tone: 'busy' }
+    case 'done':
+      return { icon: '✔', label: 'Done', tone: 'good' }
+    case 'failed':
+      return { icon: '✖', label: 'Failed', tone: 'bad' }
+    case 'cancelled':
+      return { icon: '⊘', label: 'Cancelled', tone: 'muted' }
+  }
+}
+
+/** A subgoal that is a leaf (or not yet classified); composite subgoals show their child goal. */
+export function slotLook(slot: SlotView, self = ''): StatusLook {
+  if (slot.goal) return goalLook(slot.goal, self)
+  switch (slot.status) {
+    case 'unclassified':
+      return { icon: '◌', label: 'Classifying', tone: 'idle' }
+    case 'waiting':
+      return { icon: '⏸', label: 'Atomic, waiting for earlier steps', tone: 'idle' }
+    case 'open':
+      return { icon: '◇', label: 'Atomic, open for executors', tone: 'idle' }
+    case 'claimed':
+      return {
+        icon: '⚙',
+        label: slot.leaf?.holder ? `Claimed by ${who(slot.leaf.holder, self)}` : 'Claimed',
+        tone: 'busy',
+      }
+    case 'active':
+      return { icon: '▶', label: 'In progress', tone: 'busy' }
+    case 'done':
+      return { icon: '✔', label: 'Done', tone: 'good' }
+    case 'failed':
+      if (slot.leaf?.gap) return { icon: '⚠', label: 'Capability gap', tone: 'bad' }
+      if (slot.blocked) return { icon: '✖', label: 'Blocked: an earlier step failed', tone: 'bad' }
+      if (slot.classifyError) return { icon: '✖', label: 'Could not classify', tone: 'bad' }
+      return { icon: '✖', label: 'Failed', tone: 'bad' }
+  }
+}

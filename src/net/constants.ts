@@ -71,6 +71,13 @@ export const DIAL_FALLBACK_AFTER_MS = 8_000
  */
 export const DIAL_TIMEOUT_MS = 10_000
 
+/**
+ * Once a peer is linked directly, the relayed link that carried the WebRTC
+ * signalling is closed after this grace period (both sides have finished
+ * with it well before), so the relay does not keep it open for nothing.
+ */
+export const RELAYED_LINK_GRACE_MS = 5_000
+
 /** Backoff before re-dialing the relay after losing it: first, and cap. */
 export const RELAY_REDIAL_INITIAL_MS = 500
 export const RELAY_REDIAL_MAX_MS = 10_000

@@ -16,6 +16,7 @@ import {
   DIAL_BACKOFF_MAX_MS,
   DIAL_FALLBACK_AFTER_MS,
   DIAL_TIMEOUT_MS,
+  RELAYED_LINK_GRACE_MS,
 } from './constants'
 import { backoff } from './backoff'
 import { errMsg, type NetLogger } from './log'
@@ -76,6 +77,7 @@ export class Dialer {
 
   tick(): void {
     if (this.init.signal.aborted) return
+    this.closeSpentRelayedLinks()
     const now = Date.now()
     for (const [id, c] of this.peers) {
       if (c.dialing) continue
@@ -87,6 +89,30 @@ export class Dialer {
       const ourTurn = this.self < id || now - c.firstSeen >= this.fallbackAfterMs
       if (!ourTurn || now < c.nextDialAt) continue
       void this.dial(id, c)
+    }
+  }
+
+  /**
+   * A relayed link to a peer we also reach directly has done its job (it
+   * carried the WebRTC signalling): close it, so the relay does not hold it
+   * open for nothing until its duration limit.
+   */
+  private closeSpentRelayedLinks(): void {
+    const conns = this.init.libp2p.getConnections()
+    const directSince = new Map<string, number>()
+    for (const c of conns) {
+      if (c.status === 'open' && c.limits == null) {
+        const peer = c.remotePeer.toString()
+        directSince.set(peer, Math.min(directSince.get(peer) ?? Infinity, c.timeline.open))
+      }
+    }
+    const now = Date.now()
+    for (const c of conns) {
+      if (c.status !== 'open' || c.limits == null) continue
+      const since = directSince.get(c.remotePeer.toString())
+      if (since !== undefined && now - since >= RELAYED_LINK_GRACE_MS) {
+        void c.close().catch(() => {})
+      }
     }
   }
 

@@ -11,6 +11,8 @@ import { MemoryStore, recordIdOf, testValidate } from './testing/memory-store'
 import { RecordRejectedError } from './errors'
 import type { SwarmNode, SyncReport } from './types'
 import { generateKeyPair } from '@libp2p/crypto/keys'
+import { RELAY_V2_HOP_CODEC } from '@libp2p/circuit-relay-v2'
+import { RELAYED_LINK_GRACE_MS } from './constants'
 
 const running: Array<{ stop(): Promise<void> }> = []
 afterEach(async () => {
@@ -90,6 +92,16 @@ describe('swarm node (Node variant)', () => {
       10_000,
       'gossip',
     )
+
+    // once linked directly, the relayed (signalling) link is closed: the
+    // relay carries no circuit for the pair any more
+    const hopStreams = () =>
+      r.libp2p
+        .getConnections()
+        .flatMap((c) => c.streams)
+        .filter((st) => st.protocol === RELAY_V2_HOP_CODEC).length
+    await waitFor(() => hopStreams() === 0, RELAYED_LINK_GRACE_MS + 5_000, 'relayed link closed')
+    expect(linked(a.node, b.node)).toBe(true)
 
     // our own validator refuses junk before it leaves
     await expect(a.node.publish('t', Uint8Array.of(0xff, 1))).rejects.toBeInstanceOf(

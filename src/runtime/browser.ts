@@ -26,6 +26,7 @@ export async function createBrowserRuntime(init: RuntimeInit): Promise<PeerRunti
     createNode: (nodeInit) => createSwarmNode(nodeInit),
   })
   const stop = runtime.stop
+  exposeForDevtools(runtime)
   return {
     ...runtime,
     async stop() {
@@ -33,4 +34,33 @@ export async function createBrowserRuntime(init: RuntimeInit): Promise<PeerRunti
       identity.release()
     },
   }
+}
+
+/** What `window.murmuration` offers in devtools (and to end-to-end tests): read-only views. */
+export interface DevtoolsHandle {
+  peerId: string
+  room: string
+  role: PeerRuntime['role']
+  tree: PeerRuntime['tree']
+  activity: PeerRuntime['activity']
+  connections: PeerRuntime['connections']
+  traffic: PeerRuntime['traffic']
+}
+
+declare global {
+  interface Window {
+    murmuration?: DevtoolsHandle
+  }
+}
+
+function exposeForDevtools(runtime: PeerRuntime): void {
+  window.murmuration = Object.freeze({
+    peerId: runtime.peerId,
+    room: runtime.room,
+    role: runtime.role,
+    tree: () => runtime.tree(),
+    activity: () => runtime.activity(),
+    connections: () => runtime.connections(),
+    traffic: () => runtime.traffic(),
+  })
 }

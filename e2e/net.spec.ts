@@ -268,26 +268,30 @@ test('f. dial-race regression: mesh formation completes quickly, round after rou
   room,
   tabs,
 }) => {
-  // With the @libp2p/webrtc 6.0.33 dial race back, some dials hang until our
-  // 10 s dial timeout: the mesh would take over DIAL_TIMEOUT_MS and the tabs
-  // would log failed dials. Without it, every dial succeeds the first time.
+  // With the @libp2p/webrtc 6.0.33 dial race back, a dial hangs until our
+  // DIAL_TIMEOUT_MS (10 s), fails, and is retried: that pair links after more
+  // than 10 s and its tab logs a failed dial. Without it, every dial succeeds
+  // the first time, in 1-4 s even on a loaded 2-core machine.
   const ROUNDS = 3
-  const MESH_DEADLINE_MS = 7_000
+  const MESH_DEADLINE_MS = 9_500
   const times: number[] = []
   for (let round = 0; round < ROUNDS; round++) {
     const pages = await tabs.openMany(3, { room: `${room}-${round}` })
     const t0 = Date.now()
-    await waitForFullMesh(pages, MESH_DEADLINE_MS)
+    await waitForFullMesh(pages, 20_000)
     times.push(Date.now() - t0)
-    for (const p of pages) {
-      const logs = await p.evaluate(() => (window.net as NetHandle).logs)
-      expect(logs.filter((l) => l.includes('dial failed'))).toEqual([])
-    }
+    const failures = (
+      await Promise.all(pages.map((p) => p.evaluate(() => (window.net as NetHandle).logs)))
+    )
+      .flat()
+      .filter((l) => l.includes('dial failed'))
+    expect(failures).toEqual([])
     await Promise.all(context.pages().map((p) => p.close()))
   }
   console.log(
     `[measure] 3-tab mesh formation per round (ms after all tabs were up): ${times.join(', ')}`,
   )
+  for (const t of times) expect(t).toBeLessThan(MESH_DEADLINE_MS)
 })
 
 test('g. gossip the validator rejects is not delivered to other tabs', async ({ tabs }) => {

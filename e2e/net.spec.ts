@@ -56,6 +56,8 @@ test('a. four tabs reach a full mesh of direct WebRTC links and gossip reaches e
   tabs,
 }) => {
   const pages = await tabs.openMany(4)
+  // four tabs opened at once in one browser took four different identities
+  expect(new Set(await Promise.all(pages.map(peerIdOf))).size).toBe(4)
   const t0 = Date.now()
   await waitForFullMesh(pages)
   const meshMs = Date.now() - t0

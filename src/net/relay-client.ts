@@ -45,7 +45,8 @@ interface RelayState extends RelayInfo {
   dialing: boolean
   failures: number
   nextDialAt: number
-  discover: Stream | undefined
+  /** the open discovery stream, or 'opening' while one is being opened */
+  discover: Stream | 'opening' | undefined
 }
 
 export class RelayClient {
@@ -130,12 +131,15 @@ export class RelayClient {
 
   private async discover(r: RelayState): Promise<void> {
     const { libp2p, logger, signal, room } = this.init
+    // claimed before the first await: a tick meanwhile must not open a second
+    // stream (the relay would replace the first, and so on)
+    r.discover = 'opening'
     let stream: Stream
     try {
-      const relayPeer = libp2p.getConnections().find((c) => c.remotePeer.toString() === r.peerId)
-      if (relayPeer === undefined) return
-      r.discover = await relayPeer.newStream(DISCOVER_PROTOCOL, { signal })
-      stream = r.discover
+      const conn = libp2p.getConnections().find((c) => c.remotePeer.toString() === r.peerId)
+      if (conn === undefined) throw new Error('relay not connected')
+      stream = await conn.newStream(DISCOVER_PROTOCOL, { signal })
+      r.discover = stream
     } catch (err) {
       r.discover = undefined
       logger.debug('discovery: could not open stream', { relay: r.peerId, error: errMsg(err) })
@@ -167,7 +171,7 @@ export class RelayClient {
       }
       stream.abort(err instanceof Error ? err : new Error(String(err)))
     } finally {
-      r.discover = undefined
+      if (r.discover === stream) r.discover = undefined
       this.init.onChange()
     }
   }

@@ -19,9 +19,10 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((n) => n.stop()))
 })
 
-async function relay(): Promise<Relay> {
+async function relay(logs?: string[]): Promise<Relay> {
   const key = await generateKeyPair('Ed25519')
-  const r = await createRelay({ port: 0, privateKey: key, logger: silentLogger })
+  const logger = logs === undefined ? silentLogger : collectingLogger(logs)
+  const r = await createRelay({ port: 0, privateKey: key, logger })
   running.push(r)
   return r
 }
@@ -69,11 +70,14 @@ function linked(a: SwarmNode, b: SwarmNode): boolean {
 
 describe('swarm node (Node variant)', () => {
   it('finds a room peer through the relay, links over WebRTC, gossips, and rejects junk', async () => {
-    const r = await relay()
+    const relayLogs: string[] = []
+    const r = await relay(relayLogs)
     const a = await peer(r)
     const b = await peer(r)
     await waitFor(() => linked(a.node, b.node) && linked(b.node, a.node), 15_000, 'direct link')
     expect(a.node.connections().relay).toBe('up')
+    // each peer joined its room once: one discovery stream, not a churn of them
+    expect(relayLogs.filter((l) => l.startsWith('info discover: joined')).length).toBe(2)
 
     const got: string[] = []
     b.node.subscribe('t', (bytes, from) => {

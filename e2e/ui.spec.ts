@@ -76,7 +76,7 @@ test('tabs pick roles, a friend joins by share link, the observer sees the finis
     baseUrl: `${mockLlm.url}/v1`,
     key: MOCK_KEY,
   })
-  await expect(decomposer.getByText('Model: mock-model')).toBeVisible()
+  await expect(decomposer.getByText('openai-compatible/mock-model')).toBeVisible()
 
   // the share link, opened on another machine (a new browser context), joins as an executor
   const link = await readShareLink(decomposer)
@@ -100,7 +100,9 @@ test('tabs pick roles, a friend joins by share link, the observer sees the finis
   await submitGoal(decomposer, GOAL, 2)
 
   // the observer draws the plan as it grows
-  await expect(observer.getByRole('heading', { name: GOAL })).toBeVisible({ timeout: 30_000 })
+  await expect(observer.getByRole('heading', { name: GOAL, level: 2 })).toBeVisible({
+    timeout: 30_000,
+  })
   const tree = observer.getByRole('tree', { name: `Plan tree: ${GOAL}` })
   await expect(tree).toBeVisible()
   await expect(observer.getByText(/Why this split won/)).toBeVisible({ timeout: 90_000 })

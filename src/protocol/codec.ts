@@ -23,6 +23,8 @@ export const SIGNATURE_BYTES = 64
 /** Domain separation: a record signature can never be mistaken for a signature of anything else. */
 export const SIGNING_PREFIX = new TextEncoder().encode('murmuration/record/1\n')
 const HEADER_BYTES = 1 + SIGNATURE_BYTES
+/** Format byte and signature, before the body. */
+export const WIRE_HEADER_BYTES = HEADER_BYTES
 /** The largest record on the wire: header and the largest body. */
 export const MAX_WIRE_BYTES = HEADER_BYTES + MAX_RECORD_BYTES
 

@@ -45,6 +45,7 @@ export interface DevtoolsHandle {
   activity: PeerRuntime['activity']
   connections: PeerRuntime['connections']
   traffic: PeerRuntime['traffic']
+  records: PeerRuntime['records']
 }
 
 declare global {
@@ -62,5 +63,6 @@ function exposeForDevtools(runtime: PeerRuntime): void {
     activity: () => runtime.activity(),
     connections: () => runtime.connections(),
     traffic: () => runtime.traffic(),
+    records: () => runtime.records(),
   })
 }

@@ -185,6 +185,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     activity: (): RoleActivity => core.activity(),
     connections: () => swarmNode.connections(),
     traffic: () => ({ ...traffic, synced: store.synced, syncedBytes: store.syncedBytes }),
+    records: () => store.records(),
     on(event, cb) {
       let set = listeners.get(event)
       if (!set) listeners.set(event, (set = new Set()))

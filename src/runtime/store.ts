@@ -6,7 +6,7 @@
  * from this peer itself. Each is verified once, persisted, and handed on.
  */
 import type { RecordStore, Verdict } from '../net/types'
-import { decodeRecordAsync } from '../protocol/codec'
+import { decodeRecordAsync, WIRE_HEADER_BYTES } from '../protocol/codec'
 import type { PlanRecord, WireRecord } from '../protocol/records'
 import type { RecordPersistence } from './persist'
 
@@ -80,6 +80,16 @@ export class PlanStore implements RecordStore {
       return 'reject'
     }
     return this.addVerified(decoded.record, bytes, persist) ? 'accept' : 'ignore'
+  }
+
+  /** Decoded copies of every record held (already verified: no signature check again). */
+  records(): PlanRecord[] {
+    const records: PlanRecord[] = []
+    for (const bytes of this.bytes.values()) {
+      const record = JSON.parse(new TextDecoder().decode(bytes.subarray(WIRE_HEADER_BYTES))) as PlanRecord
+      records.push(record)
+    }
+    return records
   }
 
   /** Load what persistence holds, verifying each record again. Returns how many were dropped. */

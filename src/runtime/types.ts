@@ -6,7 +6,7 @@
  */
 import type { Capability, LlmTaskKind, ModelConfig } from '../llm/types'
 import type { ConnectionSummary } from '../net/types'
-import type { Role } from '../protocol/records'
+import type { PlanRecord, Role } from '../protocol/records'
 import type { PlanTree } from '../plan/tree'
 
 export type { ConnectionSummary, PlanTree, Role, Capability, ModelConfig }
@@ -93,6 +93,8 @@ export interface PeerRuntime {
   activity(): RoleActivity
   connections(): ConnectionSummary
   traffic(): TrafficStats
+  /** every plan record this peer holds (decoded copies; for inspection and tests) */
+  records(): PlanRecord[]
   on<E extends keyof RuntimeEvents>(event: E, cb: (detail: RuntimeEvents[E]) => void): () => void
   /** publishes a new root goal (not for observers) and returns its id */
   submitGoal(text: string, maxDepth?: number): Promise<string>

@@ -5,7 +5,7 @@
  *                    [--room lobby] [--data .data/agents/<role>]
  *                    [--provider offline|anthropic|openai|openai-compatible] [--model NAME]
  *                    [--base-url URL] [--capabilities can_write_text,can_run_code] [--capacity 4]
- *                    [--goal "text"]
+ *                    [--goal "text"] [--rtc-bind 127.0.0.1]
  *
  * The API key is read from the environment (MURMURATION_API_KEY, or
  * ANTHROPIC_API_KEY / OPENAI_API_KEY by provider), never from the command
@@ -32,6 +32,7 @@ const { values } = parseArgs({
     capabilities: { type: 'string' },
     capacity: { type: 'string', default: '4' },
     goal: { type: 'string' },
+    'rtc-bind': { type: 'string' },
     quiet: { type: 'boolean', default: false },
   },
 })
@@ -44,7 +45,8 @@ function fail(message: string): never {
 const role = roleSchema.safeParse(values.role).data ?? fail(`unknown role ${values.role}`)
 const room = roomSchema.safeParse(values.room).data ?? fail(`bad room name ${values.room}`)
 const provider = values.provider as ModelConfig['provider']
-if (!['offline', 'anthropic', 'openai', 'openai-compatible'].includes(provider)) fail(`unknown provider ${provider}`)
+if (!['offline', 'anthropic', 'openai', 'openai-compatible'].includes(provider))
+  fail(`unknown provider ${provider}`)
 const DEFAULT_MODELS: Record<ModelConfig['provider'], string> = {
   offline: 'offline-v1',
   anthropic: 'claude-sonnet-4-5',
@@ -64,11 +66,16 @@ const model: ModelConfig = {
 const capabilities = values.capabilities
   ?.split(',')
   .map((c) => c.trim())
-  .map((c) => (CAPABILITIES.includes(c as Capability) ? (c as Capability) : fail(`unknown capability ${c}`)))
+  .map((c) =>
+    CAPABILITIES.includes(c as Capability) ? (c as Capability) : fail(`unknown capability ${c}`),
+  )
 
 const relays = values.relay?.length
   ? values.relay
-  : pickRelayAddrs(await fetchRelayInfo(new URL('/relay.json', values.app).href), new URL(values.app).hostname)
+  : pickRelayAddrs(
+      await fetchRelayInfo(new URL('/relay.json', values.app).href),
+      new URL(values.app).hostname,
+    )
 
 const runtime = await createNodeRuntime({
   room,
@@ -78,9 +85,12 @@ const runtime = await createNodeRuntime({
   capacity: Number(values.capacity),
   ...(capabilities ? { capabilities } : {}),
   dataDir: values.data ?? `.data/agents/${room}-${role}`,
+  ...(values['rtc-bind'] ? { rtcBindAddress: values['rtc-bind'] } : {}),
   log: values.quiet ? () => {} : (message) => console.log(`  ${message}`),
 })
-console.log(`Murmuration ${role} ${runtime.peerId} in room "${room}" (${model.provider}/${model.model})`)
+console.log(
+  `Murmuration ${role} ${runtime.peerId} in room "${room}" (${model.provider}/${model.model})`,
+)
 
 let lastPrinted = ''
 runtime.on('activity', (activity) => {
@@ -92,7 +102,8 @@ runtime.on('activity', (activity) => {
     fresh.push(entry)
   }
   if (fresh.length) lastPrinted = key(fresh[0]!)
-  for (const entry of fresh.reverse()) console.log(`${new Date(entry.at).toLocaleTimeString()} ${entry.text}`)
+  for (const entry of fresh.reverse())
+    console.log(`${new Date(entry.at).toLocaleTimeString()} ${entry.text}`)
 })
 if (values.goal) {
   // wait for the mesh so the goal is heard at once (it would reach late peers by sync anyway)

@@ -1,0 +1,321 @@
+/**
+ * The real swarm in Chromium (issue 3): the app as `npm start` serves it, a
+ * real relay, real WebRTC between tabs, real IndexedDB, the built-in offline
+ * model. Goals are typed into the app; the tabs' state is read through the
+ * read-only `window.murmuration` devtools handle.
+ */
+import {
+  test as base,
+  expect,
+  type Browser,
+  type BrowserContext,
+  type Page,
+} from '@playwright/test'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import type { PlanTree } from '../src/plan/tree'
+import type { PlanRecord } from '../src/protocol/records'
+import { serve, type Served } from './fixtures/serve'
+
+type Role = 'decomposer' | 'scorer' | 'executor' | 'observer'
+const GOAL = 'Plan a two-week trip to Japan'
+/** tabs share 2 cores with the relay: plans take longer than on a laptop */
+const PLAN_TIMEOUT_MS = 150_000
+
+const test = base.extend<{ room: string }, { served: Served }>({
+  served: [
+    // eslint-disable-next-line no-empty-pattern
+    async ({}, use) => {
+      const served = await serve()
+      await use(served)
+      await served.stop()
+    },
+    { scope: 'worker', timeout: 120_000 },
+  ],
+  // eslint-disable-next-line no-empty-pattern
+  room: async ({}, use, info) => use(`swarm-${info.testId.slice(0, 8)}-${Date.now().toString(36)}`),
+})
+test.describe.configure({ timeout: 240_000 })
+
+async function machine(browser: Browser, origin: string): Promise<BrowserContext> {
+  const context = await browser.newContext()
+  await context.grantPermissions(['microphone'], { origin })
+  return context
+}
+
+/** Opens the app as `role` in `room` (a share-link URL skips the start screen) and waits until it runs. */
+async function peer(
+  context: BrowserContext,
+  served: Served,
+  room: string,
+  role: Role,
+): Promise<Page> {
+  const page = await context.newPage()
+  await page.goto(new URL(`/?room=${room}&role=${role}`, served.url).toString())
+  await page.waitForFunction(() => window.murmuration !== undefined, undefined, { timeout: 60_000 })
+  return page
+}
+
+const peerIdOf = (page: Page) => page.evaluate(() => window.murmuration!.peerId)
+const treeOf = (page: Page): Promise<PlanTree> => page.evaluate(() => window.murmuration!.tree())
+const recordsOf = (page: Page): Promise<PlanRecord[]> =>
+  page.evaluate(() => window.murmuration!.records())
+
+async function waitForMesh(pages: Page[], timeout = 60_000): Promise<void> {
+  const ids = await Promise.all(pages.map(peerIdOf))
+  await Promise.all(
+    pages.map((page, i) =>
+      page.waitForFunction(
+        (others) => {
+          const linked = new Set(
+            window
+              .murmuration!.connections()
+              .peers.filter((p) => p.kind === 'direct-webrtc')
+              .map((p) => p.peerId),
+          )
+          return others.every((id) => linked.has(id))
+        },
+        ids.filter((_, j) => j !== i),
+        { timeout, polling: 200 },
+      ),
+    ),
+  )
+}
+
+async function submit(page: Page, text: string, depth: number): Promise<void> {
+  await page.getByLabel('Maximum depth of the plan tree').selectOption(String(depth))
+  const box = page.getByLabel('New goal')
+  await box.fill(text)
+  await box.press('Enter')
+  await expect(box).toHaveValue('')
+}
+
+async function waitForRootDone(page: Page, text: string, timeout = PLAN_TIMEOUT_MS): Promise<void> {
+  await page.waitForFunction(
+    (goal) => window.murmuration!.tree().goals.find((g) => g.text === goal)?.status === 'done',
+    text,
+    { timeout, polling: 250 },
+  )
+}
+
+/** Every tab ends with the same plan as `reference` (the same records give the same tree). */
+async function expectSamePlan(pages: Page[], reference: Page): Promise<void> {
+  const expected = JSON.stringify(await treeOf(reference))
+  for (const page of pages) {
+    await expect
+      .poll(async () => JSON.stringify(await treeOf(page)), { timeout: 30_000 })
+      .toBe(expected)
+  }
+}
+
+/** No task has more than one result record. */
+function duplicateResults(records: PlanRecord[]): string[] {
+  const seen = new Map<string, number>()
+  for (const record of records)
+    if (record.kind === 'result') seen.set(record.task, (seen.get(record.task) ?? 0) + 1)
+  return [...seen].filter(([, n]) => n > 1).map(([task]) => task)
+}
+
+test('five tabs run a goal to a finished tree; direct links only; it goes on without the relay', async ({
+  browser,
+  room,
+}) => {
+  // a relay of this test's own: it is stopped half-way
+  const served = await serve()
+  try {
+    const context = await machine(browser, served.origin)
+    const roles: Role[] = ['decomposer', 'scorer', 'scorer', 'executor', 'observer']
+    const pages = []
+    for (const role of roles) pages.push(await peer(context, served, room, role))
+    const [decomposer, , , , observer] = pages as [Page, Page, Page, Page, Page]
+    await waitForMesh(pages)
+
+    await submit(decomposer, GOAL, 3)
+    await waitForRootDone(observer, GOAL)
+    const tree = await treeOf(observer)
+    expect(tree.progress.leavesDone).toBe(tree.progress.leaves)
+    expect(tree.goals[0]!.rollup.output).toMatch(/Japan/i)
+    await expectSamePlan(pages, observer)
+    expect(duplicateResults(await recordsOf(observer))).toEqual([])
+
+    // every link that carries plan traffic is direct WebRTC
+    for (const page of pages) {
+      const summary = await page.evaluate(() => window.murmuration!.connections())
+      expect(summary.peers.filter((p) => p.kind !== 'direct-webrtc')).toEqual([])
+      expect(summary.direct).toBe(roles.length - 1)
+    }
+
+    await served.stop()
+    await expect
+      .poll(() => observer.evaluate(() => window.murmuration!.connections().relay))
+      .toBe('down')
+    const second = 'Organise a neighbourhood book swap'
+    await submit(decomposer, second, 2)
+    await waitForRootDone(observer, second)
+    await expectSamePlan(pages, observer)
+  } finally {
+    await served.stop()
+  }
+})
+
+test('an observer opened after the goal is done shows the whole tree within 2 s of its first link', async ({
+  browser,
+  served,
+  room,
+}) => {
+  const context = await machine(browser, served.origin)
+  const roles: Role[] = ['decomposer', 'scorer', 'scorer', 'executor']
+  const pages = []
+  for (const role of roles) pages.push(await peer(context, served, room, role))
+  await waitForMesh(pages)
+  await submit(pages[0]!, GOAL, 2)
+  await waitForRootDone(pages[0]!, GOAL)
+
+  // another machine: nothing in its IndexedDB, everything comes from its peers
+  const late = await peer(await machine(browser, served.origin), served, room, 'observer')
+  const { linkedAt, doneAt } = await late.evaluate(
+    (goal) =>
+      new Promise<{ linkedAt: number; doneAt: number }>((resolve) => {
+        let linkedAt = 0
+        const poll = () => {
+          const m = window.murmuration!
+          if (!linkedAt && m.connections().direct > 0) linkedAt = performance.now()
+          if (m.tree().goals.find((g) => g.text === goal)?.status === 'done') {
+            resolve({ linkedAt: linkedAt || performance.now(), doneAt: performance.now() })
+          } else setTimeout(poll, 20)
+        }
+        poll()
+      }),
+    GOAL,
+  )
+  console.log(
+    `late observer: first direct link → whole tree in ${Math.round(doneAt - linkedAt)} ms`,
+  )
+  expect(doneAt - linkedAt).toBeLessThan(2_000)
+  expect(JSON.stringify(await treeOf(late))).toBe(JSON.stringify(await treeOf(pages[0]!)))
+})
+
+test('an executor reloaded mid-run keeps its PeerId, and the run completes without duplicate results', async ({
+  browser,
+  served,
+  room,
+}) => {
+  const context = await machine(browser, served.origin)
+  const roles: Role[] = ['decomposer', 'scorer', 'scorer', 'executor', 'executor', 'observer']
+  const pages = []
+  for (const role of roles) pages.push(await peer(context, served, room, role))
+  const executor = pages[3]!
+  const observer = pages[5]!
+  await waitForMesh(pages)
+  const before = await peerIdOf(executor)
+
+  await submit(pages[0]!, GOAL, 3)
+  // reload while it works on something
+  await executor.waitForFunction(
+    () => window.murmuration!.activity().work.some((w) => w.started),
+    undefined,
+    {
+      timeout: PLAN_TIMEOUT_MS,
+    },
+  )
+  await executor.reload()
+  await executor.waitForFunction(() => window.murmuration !== undefined, undefined, {
+    timeout: 60_000,
+  })
+  expect(await peerIdOf(executor)).toBe(before)
+
+  await waitForRootDone(observer, GOAL)
+  await expectSamePlan(pages, observer)
+  expect(duplicateResults(await recordsOf(observer))).toEqual([])
+})
+
+test('an executor closed just after it wins a claim: another executor finishes that leaf', async ({
+  browser,
+  served,
+  room,
+}) => {
+  const context = await machine(browser, served.origin)
+  const roles: Role[] = ['decomposer', 'scorer', 'scorer', 'executor', 'executor', 'observer']
+  const pages = []
+  for (const role of roles) pages.push(await peer(context, served, room, role))
+  const [first, second] = [pages[3]!, pages[4]!]
+  const observer = pages[5]!
+  await waitForMesh(pages)
+  const firstId = await peerIdOf(first)
+
+  await submit(pages[0]!, GOAL, 2)
+  // the moment `first` holds a leaf, close it
+  const claimed = await first.waitForFunction(
+    () => window.murmuration!.activity().work.find((w) => w.kind === 'execute')?.id ?? null,
+    undefined,
+    { timeout: PLAN_TIMEOUT_MS, polling: 20 },
+  )
+  const task = ((await claimed.jsonValue()) as string).split(':')[1]!
+  await first.close()
+
+  await waitForRootDone(observer, GOAL)
+  const leaf = (await recordsOf(observer)).filter((r) => r.kind === 'result' && r.task === task)
+  expect(leaf).toHaveLength(1)
+  expect(leaf[0]!.from).not.toBe(firstId)
+  expect(leaf[0]!.from).toBe(await peerIdOf(second))
+})
+
+test('a headless executor joins the tabs and does the work', async ({ browser, served, room }) => {
+  const context = await machine(browser, served.origin)
+  const roles: Role[] = ['decomposer', 'scorer', 'scorer', 'observer']
+  const pages = []
+  for (const role of roles) pages.push(await peer(context, served, room, role))
+  const data = mkdtempSync(join(tmpdir(), 'murm-agent-'))
+  const output: string[] = []
+  const agent = spawn(
+    process.execPath,
+    [
+      '--import',
+      './scripts/node-preload.mjs',
+      '--import',
+      'tsx',
+      'src/cli/agent.ts',
+      '--role',
+      'executor',
+      '--app',
+      served.url,
+      '--room',
+      room,
+      '--data',
+      data,
+      '--rtc-bind',
+      '127.0.0.1',
+    ],
+    { cwd: resolve(import.meta.dirname, '..'), stdio: ['ignore', 'pipe', 'pipe'] },
+  )
+  agent.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()))
+  agent.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()))
+  try {
+    await expect
+      .poll(() => /Murmuration executor (12D3KooW\w+)/.exec(output.join(''))?.[1], {
+        timeout: 60_000,
+      })
+      .toBeTruthy()
+    const agentId = /Murmuration executor (12D3KooW\w+)/.exec(output.join(''))![1]!
+    await waitForMesh(pages)
+    await pages[0]!.waitForFunction(
+      (id) => window.murmuration!.connections().peers.some((p) => p.peerId === id),
+      agentId,
+      {
+        timeout: 60_000,
+      },
+    )
+
+    await submit(pages[0]!, GOAL, 2)
+    await waitForRootDone(pages[3]!, GOAL)
+    const results = (await recordsOf(pages[3]!)).filter((r) => r.kind === 'result')
+    expect(results.length).toBeGreaterThan(0)
+    expect(results.every((r) => r.from === agentId)).toBe(true)
+  } finally {
+    agent.kill('SIGTERM')
+    await new Promise((done) => agent.once('exit', done))
+    rmSync(data, { recursive: true, force: true })
+  }
+})

@@ -1,0 +1,126 @@
+/** Command-line options of `npm run bench`. */
+import { MIN_PEERS } from './split'
+
+export interface BenchOptions {
+  peers: number
+  goals: number
+  branching: number
+  depth: number
+  latencyMs: number
+  /** per-peer concurrent LLM calls; undefined = the runtime's default */
+  capacity: number | undefined
+  sweep: boolean
+  sweepSizes: number[]
+  /** child processes for the peers: 0 = in this process; undefined = automatic */
+  procs: number | undefined
+  jsonOnly: boolean
+  /** give up on the swarm after this long (per size) */
+  timeoutS: number
+}
+
+export const DEFAULTS: BenchOptions = {
+  peers: 11,
+  goals: 1,
+  branching: 3,
+  depth: 3,
+  latencyMs: 1000,
+  capacity: undefined,
+  sweep: false,
+  sweepSizes: [4, 8, 16, 32, 64],
+  procs: undefined,
+  jsonOnly: false,
+  timeoutS: 240,
+}
+
+export const USAGE = `npm run bench -- [options]
+
+  --peers N        swarm size (default 11: 3 decomposers, 3 scorers, 4 executors, 1 observer)
+  --goals G        concurrent root goals (default 1)
+  --branching B    subgoals per split, 2..6 (default 3)
+  --depth D        depth cap of the tree (default 3)
+  --latency-ms L   mock LLM latency per call (default 1000)
+  --capacity C     concurrent LLM calls per peer (default: the runtime's, 4)
+  --procs P        child processes for the peers (0: all in this process;
+                   default: 0 up to 16 peers, else 2)
+  --sweep          run 4, 8, 16, 32 and 64 peers (or --sizes a,b,c)
+  --sizes LIST     sizes for --sweep, comma-separated
+  --timeout-s S    give up on a swarm run after S seconds (default 240)
+  --json-only      print only the final JSON line
+  --help           this text`
+
+function int(
+  name: string,
+  value: string | undefined,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  const n = Number(value)
+  if (value === undefined || !Number.isInteger(n) || n < min || n > max) {
+    throw new Error(
+      `${name} wants an integer from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''} (got ${value ?? 'nothing'})`,
+    )
+  }
+  return n
+}
+
+/** Parses argv (without node and the script); throws with a readable message on bad input. */
+export function parseArgs(argv: readonly string[]): BenchOptions | 'help' {
+  const options: BenchOptions = { ...DEFAULTS, sweepSizes: [...DEFAULTS.sweepSizes] }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    const [flag, inline] = arg.includes('=')
+      ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+      : [arg, undefined]
+    const value = () => inline ?? argv[++i]
+    switch (flag) {
+      case '--peers':
+        options.peers = int('--peers', value(), MIN_PEERS)
+        break
+      case '--goals':
+        options.goals = int('--goals', value(), 1)
+        break
+      case '--branching':
+        options.branching = int('--branching', value(), 2, 6)
+        break
+      case '--depth':
+        options.depth = int('--depth', value(), 1, 5)
+        break
+      case '--latency-ms':
+        options.latencyMs = int('--latency-ms', value(), 0)
+        break
+      case '--capacity':
+        options.capacity = int('--capacity', value(), 1)
+        break
+      case '--procs':
+        options.procs = int('--procs', value(), 0, 16)
+        break
+      case '--sweep':
+        options.sweep = true
+        break
+      case '--sizes': {
+        const list = value()
+        options.sweepSizes = (list ?? '').split(',').map((s) => int('--sizes', s.trim(), MIN_PEERS))
+        options.sweep = true
+        break
+      }
+      case '--timeout-s':
+        options.timeoutS = int('--timeout-s', value(), 10)
+        break
+      case '--json-only':
+        options.jsonOnly = true
+        break
+      case '--help':
+      case '-h':
+        return 'help'
+      default:
+        throw new Error(`unknown option ${arg}\n\n${USAGE}`)
+    }
+  }
+  return options
+}
+
+/** Child processes for a swarm of `peers` unless told: one process up to 16 peers, two above. */
+export function procsFor(peers: number, procs: number | undefined): number {
+  if (procs !== undefined) return procs
+  return peers > 16 ? 2 : 0
+}

@@ -1,0 +1,123 @@
+/**
+ * The LLM call timeline: a fetch wrapper that records when each LLM request
+ * started and ended (or was aborted), for the swarm's peers and for the
+ * central orchestrator alike. It wraps the real fetch the provider uses, so
+ * the measured path is the real one (Vercel AI SDK over HTTP to the mock).
+ *
+ * Request bodies are kept as-is while running and parsed only afterwards
+ * (`describeCalls`), so the wrapper adds nothing measurable to a call.
+ */
+import type { LlmTaskKind } from '../src/llm/types'
+import { recogniseTask } from '../test/mock-llm/answers'
+import { parseOpenAi } from '../test/mock-llm/wire'
+
+export interface RawCall {
+  /** who made it: a peer index, or -1 for the central orchestrator */
+  peer: number
+  start: number
+  end: number
+  /** 'ok': an HTTP answer arrived; 'aborted': the caller dropped it; 'error': no answer */
+  status: 'ok' | 'aborted' | 'error'
+  body: string
+  /** why a call got no answer */
+  error?: string
+}
+
+export interface LlmCall {
+  peer: number
+  kind: LlmTaskKind | 'unknown'
+  /** the goal the call is about: its path from the root, joined */
+  goal: string
+  /** depth of that goal (root = 0) */
+  depth: number
+  /** for classify: the subgoal; for execute: the leaf's text */
+  item: string | null
+  start: number
+  end: number
+  status: RawCall['status']
+  error?: string
+}
+
+export const PATH_SEPARATOR = ' › '
+
+export class CallRecorder {
+  readonly calls: RawCall[] = []
+
+  /** A fetch that records every call made through it on behalf of `peer`. */
+  fetchFor(peer: number): typeof fetch {
+    return async (input, init) => {
+      const start = Date.now()
+      const body = typeof init?.body === 'string' ? init.body : ''
+      const call: RawCall = { peer, start, end: start, status: 'error', body }
+      this.calls.push(call)
+      try {
+        const res = await fetch(input, init)
+        call.status = 'ok'
+        return res
+      } catch (error) {
+        call.status = init?.signal?.aborted ? 'aborted' : 'error'
+        if (call.status === 'error') call.error = errorText(error)
+        throw error
+      } finally {
+        call.end = Date.now()
+      }
+    }
+  }
+}
+
+function errorText(error: unknown): string {
+  const err = error as { message?: string; cause?: { message?: string; code?: string } }
+  const cause = err.cause ? ` (${err.cause.code ?? ''} ${err.cause.message ?? ''})` : ''
+  return `${err.message ?? String(error)}${cause}`.slice(0, 200)
+}
+
+export function describeCall(raw: RawCall): LlmCall {
+  let task: ReturnType<typeof recogniseTask>
+  try {
+    const parsed = parseOpenAi(JSON.parse(raw.body) as Record<string, unknown>)
+    task = recogniseTask(parsed.system, parsed.prompt, parsed.schemaName)
+  } catch {
+    task = undefined
+  }
+  const base = {
+    peer: raw.peer,
+    start: raw.start,
+    end: raw.end,
+    status: raw.status,
+    ...(raw.error ? { error: raw.error } : {}),
+  }
+  if (!task) return { ...base, kind: 'unknown', goal: '', depth: -1, item: null }
+  const item = task.kind === 'classify' ? task.subgoal : task.kind === 'execute' ? task.task : null
+  return {
+    ...base,
+    kind: task.kind,
+    goal: task.path.join(PATH_SEPARATOR),
+    depth: task.path.length - 1,
+    item,
+  }
+}
+
+export function describeCalls(raw: readonly RawCall[]): LlmCall[] {
+  return raw.map(describeCall)
+}
+
+export const KINDS: readonly LlmTaskKind[] = ['decompose', 'score', 'classify', 'execute', 'rollup']
+
+export type KindCounts = Record<LlmTaskKind, number>
+
+export function emptyCounts(): KindCounts {
+  return { decompose: 0, score: 0, classify: 0, execute: 0, rollup: 0 }
+}
+
+/** Calls made (HTTP requests sent), by kind; aborted ones included. */
+export function countByKind(
+  calls: readonly LlmCall[],
+  filter?: (call: LlmCall) => boolean,
+): KindCounts {
+  const counts = emptyCounts()
+  for (const call of calls) {
+    if (call.kind === 'unknown' || (filter && !filter(call))) continue
+    counts[call.kind]++
+  }
+  return counts
+}

@@ -1,0 +1,151 @@
+/** Smoke test of the central orchestrator's flow, with an instant fake LLM. */
+import { describe, expect, it } from 'vitest'
+import type { LlmOutcome, LlmTask } from '../src/llm/types'
+import { parseArgs, procsFor } from './args'
+import {
+  bestByMean,
+  hasQuorum,
+  protocolBudget,
+  runCentral,
+  scoreShare,
+  type LlmRunner,
+} from './central'
+import { Pool } from './pool'
+import { splitRoles } from './split'
+
+const usage = { provider: 'fake', model: 'fake', inputTokens: 0, outputTokens: 0, offline: true }
+
+/** Splits every goal into `branching` parts; composite until the cap; scores `score`. */
+function fakeLlm(branching: number, score = 0.8) {
+  const calls: LlmTask[] = []
+  const llm: LlmRunner = async (task) => {
+    calls.push(task)
+    await new Promise((resolve) => setTimeout(resolve, 1))
+    const ok = <V>(value: V) =>
+      ({ ok: true, kind: task.kind, value, usage, attempts: 1 }) as LlmOutcome
+    switch (task.kind) {
+      case 'decompose':
+        return ok({
+          subgoals: Array.from({ length: branching }, (_, i) => ({
+            text: `${task.path.at(-1)}/${i}`,
+            dependsOn: i ? [i - 1] : [],
+          })),
+          rationale: 'r',
+        })
+      case 'score':
+        return ok({ score, notes: 'n' })
+      case 'classify':
+        return ok({
+          atomic: task.depth >= task.maxDepth,
+          capability: 'can_write_text',
+          reason: 'r',
+        })
+      case 'execute':
+        return ok({
+          output: `did ${task.task} after ${task.dependencies.map((d) => d.text).join('+')}`,
+        })
+      case 'rollup':
+        return ok({ output: task.parts.map((p) => p.output).join(' | ') })
+    }
+  }
+  return { llm, calls }
+}
+
+const count = (calls: LlmTask[], kind: LlmTask['kind']) =>
+  calls.filter((c) => c.kind === kind).length
+
+describe('central orchestrator', () => {
+  it('makes the calls of the protocol flow for a 2 × depth 2 tree and rolls up in dependency order', async () => {
+    const { llm, calls } = fakeLlm(2)
+    const [result] = await runCentral({
+      roots: [{ text: 'G', maxDepth: 2 }],
+      pools: { decomposer: 2, scorer: 3, executor: 2 },
+      budget: protocolBudget(2, 2),
+      llm,
+    })
+    expect(result!.ok).toBe(true)
+    // goals: G, G/0, G/1 → 3 goals × 2 proposals; scores stop at the first quorum
+    expect(count(calls, 'decompose')).toBe(6)
+    expect(count(calls, 'classify')).toBe(6)
+    expect(count(calls, 'execute')).toBe(4)
+    expect(count(calls, 'rollup')).toBe(3)
+    expect(count(calls, 'score')).toBeGreaterThanOrEqual(6)
+    expect(count(calls, 'score')).toBeLessThanOrEqual(12)
+    // leaf 1 ran after leaf 0, with its output
+    const second = calls.find((c) => c.kind === 'execute' && c.task === 'G/0/1')
+    expect(second?.kind === 'execute' && second.dependencies.map((d) => d.text)).toEqual(['G/0/0'])
+    expect(result!.output).toContain('did G/1/1 after G/1/0')
+  })
+
+  it('falls back to the best mean when no proposal reaches quorum, and fails with one vote', async () => {
+    const low = fakeLlm(2, 0.3)
+    const [ok] = await runCentral({
+      roots: [{ text: 'G', maxDepth: 1 }],
+      pools: { decomposer: 1, scorer: 1, executor: 1 },
+      budget: protocolBudget(1, 2),
+      llm: low.llm,
+    })
+    expect(ok!.ok).toBe(true)
+    const one = fakeLlm(2)
+    const [failed] = await runCentral({
+      roots: [{ text: 'G', maxDepth: 1 }],
+      pools: { decomposer: 1, scorer: 1, executor: 1 },
+      budget: protocolBudget(1, 1),
+      llm: one.llm,
+    })
+    expect(failed!.ok).toBe(false)
+    expect(count(one.calls, 'classify')).toBe(0)
+  })
+
+  it('acceptance and score sharing follow the rules', () => {
+    expect(hasQuorum([0.6, 0.7])).toBe(true)
+    expect(hasQuorum([0.59, 0.9])).toBe(false)
+    expect(bestByMean([{ votes: [0.5] }, { votes: [0.4, 0.5] }, { votes: [0.3, 0.3] }])).toEqual({
+      votes: [0.4, 0.5],
+    })
+    expect([0, 1, 2].map((k) => scoreShare(k, 3, 7))).toEqual([3, 2, 2])
+  })
+
+  it('pools never run more than their size', async () => {
+    const pool = new Pool(2)
+    let running = 0
+    let peak = 0
+    await Promise.all(
+      Array.from({ length: 7 }, () =>
+        pool.run(async () => {
+          running++
+          peak = Math.max(peak, running)
+          await new Promise((resolve) => setTimeout(resolve, 2))
+          running--
+        }),
+      ),
+    )
+    expect(peak).toBe(2)
+    expect(pool.peak).toBe(2)
+  })
+})
+
+describe('bench options', () => {
+  it('splits roles as documented', () => {
+    expect(splitRoles(11)).toEqual({ decomposer: 3, scorer: 3, executor: 4, observer: 1 })
+    expect(splitRoles(4)).toEqual({ decomposer: 1, scorer: 2, executor: 1, observer: 0 })
+    expect(splitRoles(64)).toEqual({ decomposer: 16, scorer: 16, executor: 31, observer: 1 })
+    expect(() => splitRoles(3)).toThrow()
+  })
+
+  it('parses flags', () => {
+    const options = parseArgs(['--peers', '8', '--latency-ms=200', '--sweep', '--json-only'])
+    expect(options).toMatchObject({
+      peers: 8,
+      latencyMs: 200,
+      sweep: true,
+      jsonOnly: true,
+      goals: 1,
+      depth: 3,
+    })
+    expect(() => parseArgs(['--branching', '9'])).toThrow(/2 to 6/)
+    expect(() => parseArgs(['--nope'])).toThrow(/unknown option/)
+    expect(procsFor(64, undefined)).toBe(2)
+    expect(procsFor(11, 0)).toBe(0)
+  })
+})

@@ -1,0 +1,203 @@
+/**
+ * A peer host: runs a group of swarm peers (real Node runtimes) in this
+ * process. The swarm runner drives hosts through the `PeerHost` interface;
+ * a host in a child process (child.ts) is the same class behind IPC.
+ */
+import type { ModelConfig } from '../src/llm/types'
+import { contentId } from '../src/protocol/hash'
+import type { PlanRecord } from '../src/protocol/records'
+import { createBenchRuntime } from './runtime'
+import type { PeerRuntime, PlanTree, Role, TrafficStats } from '../src/runtime/types'
+import { CallRecorder, type RawCall } from './calls'
+
+export interface PeerSpec {
+  /** index in the whole swarm (peer numbers in reports) */
+  index: number
+  role: Role
+}
+
+export interface HostInit {
+  room: string
+  relays: string[]
+  /** the mock LLM's base URL (…/v1) */
+  baseUrl: string
+  /** per-peer concurrent LLM calls; undefined = the runtime's default */
+  capacity?: number
+}
+
+export interface PeerInfo {
+  index: number
+  role: Role
+  peerId: string
+}
+
+export interface PeerReport extends PeerInfo {
+  traffic: TrafficStats
+  /** direct links to other peers */
+  links: number
+  /** a hash of the peer's plan tree: equal hashes mean the same tree */
+  fingerprint: string
+}
+
+export interface CpuSample {
+  /** microseconds of CPU (user + system) this process used so far */
+  cpuMicros: number
+  at: number
+}
+
+/** What the swarm runner needs from a host, in-process or behind IPC. */
+export interface PeerHost {
+  start(peers: PeerSpec[]): Promise<PeerInfo[]>
+  /** direct links per peer of this host */
+  links(): Promise<Record<number, number>>
+  /** publish a root goal from a peer; returns its id */
+  submit(index: number, text: string, maxDepth: number): Promise<string>
+  /** resolves with the local time at which the peer's tree first showed every goal in `goals` done */
+  watchDone(index: number, goals: string[], timeoutMs: number): Promise<number>
+  reports(): Promise<PeerReport[]>
+  /** the LLM calls made by this host's peers so far (and forgets them) */
+  takeCalls(): Promise<RawCall[]>
+  /** the latest tree of a peer */
+  tree(index: number): Promise<PlanTree>
+  /** every plan record a peer holds (for the timeline analysis) */
+  records(index: number): Promise<PlanRecord[]>
+  cpu(): Promise<CpuSample>
+  /** stop one peer */
+  stopPeer(index: number): Promise<void>
+  stop(): Promise<void>
+}
+
+export const WATCH_POLL_MS = 20
+
+function fingerprint(tree: PlanTree): string {
+  return contentId(tree as unknown as never)
+}
+
+export class LocalHost implements PeerHost {
+  private readonly peers = new Map<number, { spec: PeerSpec; runtime: PeerRuntime }>()
+  private readonly recorder = new CallRecorder()
+  private stopped = false
+
+  constructor(private readonly init: HostInit) {}
+
+  async start(specs: PeerSpec[]): Promise<PeerInfo[]> {
+    const model: ModelConfig = {
+      provider: 'openai-compatible',
+      model: 'mock',
+      baseUrl: this.init.baseUrl,
+    }
+    const started = await Promise.all(
+      specs.map(async (spec) => {
+        const runtime = await createBenchRuntime({
+          room: this.init.room,
+          role: spec.role,
+          relays: this.init.relays,
+          rtcBindAddress: '127.0.0.1',
+          model,
+          ...(this.init.capacity !== undefined ? { capacity: this.init.capacity } : {}),
+          providerInit: { fetch: this.recorder.fetchFor(spec.index) },
+          log: process.env.BENCH_LOG
+            ? (m: string) => console.log(`[peer ${spec.index}] ${m}`)
+            : () => {},
+        })
+        this.peers.set(spec.index, { spec, runtime })
+        return { index: spec.index, role: spec.role, peerId: runtime.peerId }
+      }),
+    )
+    return started
+  }
+
+  private peer(index: number): PeerRuntime {
+    const peer = this.peers.get(index)
+    if (!peer) throw new Error(`no peer ${index} in this host`)
+    return peer.runtime
+  }
+
+  async links(): Promise<Record<number, number>> {
+    const out: Record<number, number> = {}
+    for (const [index, { runtime }] of this.peers) {
+      const c = runtime.connections()
+      out[index] = c.direct + c.other
+    }
+    return out
+  }
+
+  async submit(index: number, text: string, maxDepth: number): Promise<string> {
+    return this.peer(index).submitGoal(text, maxDepth)
+  }
+
+  watchDone(index: number, goals: string[], timeoutMs: number): Promise<number> {
+    const runtime = this.peer(index)
+    const want = new Set(goals)
+    const deadline = Date.now() + timeoutMs
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        if (this.stopped) return reject(new Error('host stopped'))
+        const tree = runtime.tree()
+        const done = tree.goals.filter((goal) => want.has(goal.id) && goal.status === 'done')
+        if (done.length === want.size) return resolve(Date.now())
+        const failed = tree.goals.find(
+          (goal) => want.has(goal.id) && (goal.status === 'failed' || goal.status === 'cancelled'),
+        )
+        if (failed)
+          return reject(new Error(`goal ${failed.id.slice(0, 12)} ended ${failed.status}`))
+        if (Date.now() > deadline) {
+          const p = tree.progress
+          return reject(
+            new Error(
+              `timed out after ${timeoutMs} ms: ${done.length}/${want.size} goals done, ` +
+                `${p.leavesDone}/${p.leaves} leaves done, ${p.goals} goals known`,
+            ),
+          )
+        }
+        setTimeout(check, WATCH_POLL_MS)
+      }
+      check()
+    })
+  }
+
+  async reports(): Promise<PeerReport[]> {
+    return [...this.peers.values()].map(({ spec, runtime }) => {
+      const c = runtime.connections()
+      return {
+        index: spec.index,
+        role: spec.role,
+        peerId: runtime.peerId,
+        traffic: runtime.traffic(),
+        links: c.direct + c.other,
+        fingerprint: fingerprint(runtime.tree()),
+      }
+    })
+  }
+
+  async takeCalls(): Promise<RawCall[]> {
+    return this.recorder.calls.splice(0)
+  }
+
+  async tree(index: number): Promise<PlanTree> {
+    return this.peer(index).tree()
+  }
+
+  async records(index: number): Promise<PlanRecord[]> {
+    return this.peer(index).records()
+  }
+
+  async cpu(): Promise<CpuSample> {
+    const usage = process.cpuUsage()
+    return { cpuMicros: usage.user + usage.system, at: Date.now() }
+  }
+
+  async stopPeer(index: number): Promise<void> {
+    const peer = this.peers.get(index)
+    if (!peer) return
+    this.peers.delete(index)
+    await peer.runtime.stop()
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    const all = [...this.peers.values()]
+    this.peers.clear()
+    await Promise.allSettled(all.map(({ runtime }) => runtime.stop()))
+  }
+}

@@ -1,0 +1,349 @@
+/**
+ * `npm run bench`: what leaderlessness costs. One run executes the same
+ * workload two ways on this machine and compares them:
+ *
+ * - the swarm (swarm.ts): N real peers over libp2p on loopback with a real
+ *   relay, the tabs' role code, the mock LLM over HTTP in "shape" mode;
+ * - a centralized orchestrator (central.ts): one process making the same LLM
+ *   calls (counts taken from what the swarm did) with the same concurrency,
+ *   through runLlmTask and the same mock server, with function calls
+ *   instead of gossip.
+ *
+ * Progress goes to stdout as it happens; the last line is one JSON object
+ * (see docs/PERFORMANCE.md for every field).
+ */
+import { setMaxListeners } from 'node:events'
+import { loadavg } from 'node:os'
+import { createProvider, runLlmTask } from '../src/llm/index'
+import type { ModelConfig } from '../src/llm/types'
+import { DEFAULT_CAPACITY } from '../src/runtime/runtime'
+import { createMockLlmServer, type MockLlmServer } from '../test/mock-llm/server'
+import {
+  byDepth,
+  byStage,
+  claimTimes,
+  criticalChain,
+  criticalPathCalls,
+  perGoalBudget,
+  summariseCalls,
+  waves,
+  type Segment,
+} from './analysis'
+import { parseArgs, procsFor, USAGE, type BenchOptions } from './args'
+import { CallRecorder, describeCalls, KINDS, type KindCounts, type LlmCall } from './calls'
+import { protocolBudget, runCentral, type CallBudget } from './central'
+import { MAX_PROPOSALS_PER_GOAL, MAX_SCORES_PER_PROPOSAL } from '../src/protocol/rules'
+import { splitRoles } from './split'
+import { runSwarm, type SwarmRun } from './swarm'
+
+// libp2p hangs many listeners on shared abort signals; 64 peers in one process exceed the default 10
+setMaxListeners(1000)
+
+const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0)
+const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits
+
+function median(xs: readonly number[]): number {
+  if (xs.length === 0) return 0
+  const sorted = [...xs].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+const withTotal = (counts: KindCounts) => ({ ...counts, total: sum(Object.values(counts)) })
+
+function goalTexts(goals: number): string[] {
+  const base = 'Plan a two-week trip to Japan'
+  return goals === 1
+    ? [base]
+    : Array.from({ length: goals }, (_, i) => `${base} (plan ${i + 1} of ${goals})`)
+}
+
+function budgetFrom(calls: readonly LlmCall[], fallback: CallBudget): CallBudget {
+  const perGoal = perGoalBudget(calls)
+  return {
+    proposals: (goal) => perGoal.get(goal.key)?.proposals ?? fallback.proposals(goal),
+    scores: (goal) => perGoal.get(goal.key)?.scores ?? fallback.scores(goal),
+  }
+}
+
+interface CentralRun {
+  seconds: number
+  startedAt: number
+  doneAt: number
+  calls: LlmCall[]
+  cpuPercent: number
+  ok: boolean
+}
+
+async function runCentralSide(
+  options: BenchOptions,
+  size: number,
+  mock: MockLlmServer,
+  budget: CallBudget,
+  goals: string[],
+): Promise<CentralRun> {
+  const split = splitRoles(size)
+  const capacity = options.capacity ?? DEFAULT_CAPACITY
+  const recorder = new CallRecorder()
+  const model: ModelConfig = {
+    provider: 'openai-compatible',
+    model: 'mock',
+    baseUrl: `${mock.url}/v1`,
+  }
+  const provider = createProvider(model, { fetch: recorder.fetchFor(-1) })
+  const cpu0 = process.cpuUsage()
+  const startedAt = Date.now()
+  const results = await runCentral({
+    roots: goals.map((text) => ({ text, maxDepth: options.depth })),
+    pools: {
+      decomposer: split.decomposer * capacity,
+      scorer: split.scorer * capacity,
+      executor: split.executor * capacity,
+    },
+    budget,
+    llm: (task, signal) => runLlmTask(task, provider, { signal, seed: 'central' }),
+  })
+  const doneAt = Date.now()
+  const cpu = process.cpuUsage(cpu0)
+  return {
+    seconds: (doneAt - startedAt) / 1000,
+    startedAt,
+    doneAt,
+    calls: describeCalls(recorder.calls),
+    cpuPercent: (100 * (cpu.user + cpu.system)) / 1000 / (doneAt - startedAt),
+    ok: results.every((r) => r.ok),
+  }
+}
+
+function stageTable(swarm: Segment[], central: Segment[]): string[] {
+  const s = byStage(swarm)
+  const c = new Map(byStage(central).map((row) => [row.stage, row]))
+  const lines = ['  critical chain, by stage          swarm s   central s']
+  const seen = new Set<string>()
+  for (const row of s) {
+    seen.add(row.stage)
+    const other = c.get(row.stage)
+    lines.push(
+      `  ${row.stage.padEnd(38)} ${row.seconds.toFixed(2).padStart(7)} ${other ? other.seconds.toFixed(2).padStart(11) : '          -'}`,
+    )
+  }
+  for (const row of c.values()) {
+    if (!seen.has(row.stage))
+      lines.push(`  ${row.stage.padEnd(38)}       - ${row.seconds.toFixed(2).padStart(11)}`)
+  }
+  const depthS = byDepth(swarm)
+  const depthC = new Map(byDepth(central).map((row) => [row.depth, row]))
+  lines.push('  critical chain, by depth     swarm LLM / wait s   central LLM / wait s')
+  for (const row of depthS) {
+    const other = depthC.get(row.depth)
+    lines.push(
+      `  depth ${row.depth}                      ${row.llm.toFixed(2).padStart(6)} / ${row.wait.toFixed(2).padStart(5)}` +
+        `      ${other ? `${other.llm.toFixed(2).padStart(6)} / ${other.wait.toFixed(2).padStart(5)}` : '-'}`,
+    )
+  }
+  return lines
+}
+
+function chainSummary(segments: Segment[]) {
+  const llm = sum(segments.filter((s) => s.llm).map((s) => s.to - s.from)) / 1000
+  const wait = sum(segments.filter((s) => !s.llm).map((s) => s.to - s.from)) / 1000
+  const stages: Record<string, number> = {}
+  for (const row of byStage(segments)) stages[row.stage] = round(row.seconds)
+  return { llm_s: round(llm), wait_s: round(wait), stages }
+}
+
+async function runSize(
+  options: BenchOptions,
+  size: number,
+  mock: MockLlmServer,
+  log: (line: string) => void,
+): Promise<Record<string, unknown>> {
+  const goals = goalTexts(options.goals)
+  const procs = procsFor(size, options.procs)
+  const capacity = options.capacity ?? DEFAULT_CAPACITY
+  const load = loadavg()[0]!
+  log(
+    `=== ${size} peers, ${goals.length} goal(s), branching ${options.branching}, depth ${options.depth}, ` +
+      `latency ${options.latencyMs} ms, capacity ${capacity}; load average ${load.toFixed(2)} on this machine`,
+  )
+
+  const swarm: SwarmRun = await runSwarm({
+    peers: size,
+    goals,
+    depth: options.depth,
+    baseUrl: `${mock.url}/v1`,
+    capacity: options.capacity,
+    procs,
+    timeoutMs: options.timeoutS * 1000,
+    log,
+  })
+
+  const split = swarm.split
+  const fallback = protocolBudget(
+    Math.min(split.decomposer, MAX_PROPOSALS_PER_GOAL),
+    Math.min(split.scorer, MAX_SCORES_PER_PROPOSAL),
+  )
+  log(
+    `central: same calls, pools ${split.decomposer * capacity}/${split.scorer * capacity}/${split.executor * capacity} (decompose / score+classify / execute+roll-up)`,
+  )
+  const central = await runCentralSide(
+    options,
+    size,
+    mock,
+    budgetFrom(swarm.calls, fallback),
+    goals,
+  )
+  log(`central: done in ${central.seconds.toFixed(2)} s`)
+
+  const swarmCalls = summariseCalls(swarm.calls)
+  const centralCalls = summariseCalls(central.calls)
+  const match = KINDS.every((k) => swarmCalls.made[k] === centralCalls.made[k])
+  const callsLine = (name: string, c: typeof swarmCalls) =>
+    `  ${name.padEnd(8)} ` +
+    KINDS.map(
+      (k) =>
+        `${k} ${c.made[k]}${c.aborted[k] ? ` (${c.aborted[k]} aborted)` : ''}${c.failed[k] ? ` (${c.failed[k]} failed)` : ''}`,
+    ).join(', ')
+  log('LLM calls made (HTTP requests):')
+  log(callsLine('swarm', swarmCalls))
+  log(callsLine('central', centralCalls))
+  log(
+    `  ${match ? 'the same calls on both sides' : 'MISMATCH: the two sides did not make the same calls'}`,
+  )
+
+  const swarmChain = criticalChain({
+    calls: swarm.calls,
+    roots: goals,
+    startedAt: swarm.submittedAt,
+    doneAt: swarm.doneAt,
+    claims: claimTimesFrom(swarm),
+  })
+  const centralChain = criticalChain({
+    calls: central.calls,
+    roots: goals,
+    startedAt: central.startedAt,
+    doneAt: central.doneAt,
+  })
+  for (const line of stageTable(swarmChain, centralChain)) log(line)
+  log('  calls by depth and kind: swarm first start → last end (s)   | central')
+  const cw = new Map(
+    waves(central.calls, central.startedAt).map((w) => [`${w.depth}|${w.kind}`, w]),
+  )
+  for (const w of waves(swarm.calls, swarm.submittedAt)) {
+    const c = cw.get(`${w.depth}|${w.kind}`)
+    log(
+      `  depth ${w.depth} ${w.kind.padEnd(9)} ${String(w.calls).padStart(3)} calls ${w.first.toFixed(2).padStart(6)} → ${w.last.toFixed(2).padStart(6)}` +
+        `   | ${c ? `${String(c.calls).padStart(3)} calls ${c.first.toFixed(2).padStart(6)} → ${c.last.toFixed(2).padStart(6)}` : '-'}`,
+    )
+  }
+
+  const messages = swarm.traffic.map(
+    (p) => p.traffic.published + p.traffic.received + p.traffic.synced,
+  )
+  const bytes = swarm.traffic.map(
+    (p) => p.traffic.publishedBytes + p.traffic.receivedBytes + p.traffic.syncedBytes,
+  )
+  const critical = (criticalPathCalls(options.depth) * options.latencyMs) / 1000
+  const result = {
+    peers: size,
+    roles: {
+      decomposer: split.decomposer,
+      scorer: split.scorer,
+      executor: split.executor,
+      observer: split.observer,
+    },
+    goals: goals.length,
+    branching: options.branching,
+    depth: options.depth,
+    latency_ms: options.latencyMs,
+    capacity,
+    procs,
+    T_swarm_s: round(swarm.seconds),
+    T_central_s: round(central.seconds),
+    T_critical_path_s: round(critical),
+    ratio: round(swarm.seconds / central.seconds, 3),
+    llm_calls: {
+      swarm: withTotal(swarmCalls.made),
+      central: withTotal(centralCalls.made),
+      match,
+      swarm_aborted: withTotal(swarmCalls.aborted),
+      central_aborted: withTotal(centralCalls.aborted),
+      swarm_failed: withTotal(swarmCalls.failed),
+    },
+    messages_per_peer: { median: median(messages), max: Math.max(...messages) },
+    bytes_per_peer: { median: median(bytes), max: Math.max(...bytes) },
+    late_join_s: swarm.lateJoin ? round(swarm.lateJoin.seconds) : null,
+    late_join_bytes: swarm.lateJoin?.bytes ?? null,
+    late_join_records: swarm.lateJoin?.records ?? null,
+    cpu_percent: round(swarm.cpuPercent, 1),
+    cpu_percent_central: round(central.cpuPercent, 1),
+    mesh_s: round(swarm.meshSeconds, 1),
+    consistent: swarm.consistent,
+    central_ok: central.ok,
+    chain: { swarm: chainSummary(swarmChain), central: chainSummary(centralChain) },
+    loadavg_1m: round(load),
+  }
+  log(
+    `result: ${size} peers: T_swarm ${result.T_swarm_s} s, T_central ${result.T_central_s} s, ` +
+      `critical path ${result.T_critical_path_s} s, ratio ${result.ratio}; messages/peer median ${result.messages_per_peer.median} ` +
+      `max ${result.messages_per_peer.max}; bytes/peer median ${result.bytes_per_peer.median} max ${result.bytes_per_peer.max}; ` +
+      `late join ${result.late_join_s} s / ${result.late_join_bytes} B; CPU ${result.cpu_percent}%`,
+  )
+  return result
+}
+
+function claimTimesFrom(swarm: SwarmRun) {
+  return swarm.tree ? claimTimes(swarm.tree, swarm.records) : null
+}
+
+async function main(): Promise<number> {
+  let options: BenchOptions | 'help'
+  try {
+    options = parseArgs(process.argv.slice(2))
+  } catch (error) {
+    console.error((error as Error).message)
+    return 2
+  }
+  if (options === 'help') {
+    console.log(USAGE)
+    return 0
+  }
+  const opts = options
+  const log = opts.jsonOnly ? () => {} : (line: string) => console.log(line)
+  const startedAt = Date.now()
+  const mock = await createMockLlmServer({
+    mode: 'shape',
+    branching: opts.branching,
+    latencyMs: opts.latencyMs,
+  })
+  const sizes = opts.sweep ? opts.sweepSizes : [opts.peers]
+  const results: Array<Record<string, unknown>> = []
+  let failed = false
+  try {
+    for (const size of sizes) {
+      try {
+        results.push(await runSize(opts, size, mock, log))
+      } catch (error) {
+        failed = true
+        const message = (error as Error).message
+        log(`${size} peers: FAILED: ${message}`)
+        results.push({ peers: size, error: message })
+      }
+    }
+  } finally {
+    await mock.close()
+  }
+  const wall = round((Date.now() - startedAt) / 1000, 1)
+  log(`bench: finished in ${wall} s`)
+  const out = opts.sweep ? { sweep: results, wall_s: wall } : { ...results[0], wall_s: wall }
+  console.log(JSON.stringify(out))
+  return failed ? 1 : 0
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: Error) => {
+    console.error(error.stack ?? error.message)
+    process.exit(1)
+  },
+)

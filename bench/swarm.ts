@@ -1,0 +1,310 @@
+/**
+ * The swarm side of the benchmark: a real relay, N real peers (libp2p over
+ * loopback: TCP to the relay, WebRTC between peers signalled through it,
+ * GossipSub with StrictSign, record validation, anti-entropy sync), the same
+ * role code as the tabs, every LLM call over HTTP to the mock LLM.
+ *
+ * Timeline: start the peers → wait for a full mesh and for presence to
+ * settle (not measured) → submit the root goals → the witness (the observer)
+ * sees every root done: that is T_swarm. Then a fresh observer joins and
+ * catches up (late join), and everything is stopped.
+ */
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { createRelay } from '../relay/relay'
+import { silentLogger } from '../src/net/log'
+import type { PlanRecord } from '../src/protocol/records'
+import { PRESENCE_INTERVAL_MS } from '../src/protocol/rules'
+import type { PlanTree, TrafficStats } from '../src/runtime/types'
+import { describeCalls, type LlmCall } from './calls'
+import { LocalHost, type PeerHost, type PeerInfo, type PeerReport, type PeerSpec } from './host'
+import { RemoteHost } from './remote'
+import { roleList, splitRoles, type RoleSplit } from './split'
+
+export interface SwarmOptions {
+  peers: number
+  goals: string[]
+  depth: number
+  /** the mock LLM's base URL (…/v1) */
+  baseUrl: string
+  capacity?: number
+  /** child processes to spread the peers over; 0 = all in this process */
+  procs: number
+  /** how long the goals may take before the run is called failed */
+  timeoutMs: number
+  log: (line: string) => void
+}
+
+export interface LateJoin {
+  /** from creating the peer until its tree shows every root done */
+  seconds: number
+  /** until its first direct link */
+  firstLinkSeconds: number
+  /** what it received to get there: gossip + sync */
+  bytes: number
+  records: number
+  synced: number
+}
+
+export interface SwarmRun {
+  split: RoleSplit
+  peers: PeerInfo[]
+  /** from starting the peers to a full mesh */
+  meshSeconds: number
+  submittedAt: number
+  doneAt: number
+  seconds: number
+  calls: LlmCall[]
+  /** per peer: traffic from submit to done */
+  traffic: Array<{ index: number; role: string; traffic: TrafficStats }>
+  /** the witness's records and tree at the end (claims with their times, accepts…) */
+  records: PlanRecord[]
+  tree: PlanTree | null
+  /** did every peer derive the same tree at the end? */
+  consistent: boolean
+  /** process CPU (all processes) over wall time, submit to done, in % of one core */
+  cpuPercent: number
+  lateJoin: LateJoin | null
+  roots: string[]
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/** Presence beats come at least every PRESENCE_INTERVAL_MS: after one interval every peer knows every peer. */
+const SETTLE_MS = PRESENCE_INTERVAL_MS + 1_000
+const MESH_POLL_MS = 100
+
+function diffTraffic(a: TrafficStats, b: TrafficStats | undefined): TrafficStats {
+  const base = b ?? {
+    published: 0,
+    publishedBytes: 0,
+    received: 0,
+    receivedBytes: 0,
+    synced: 0,
+    syncedBytes: 0,
+  }
+  return {
+    published: a.published - base.published,
+    publishedBytes: a.publishedBytes - base.publishedBytes,
+    received: a.received - base.received,
+    receivedBytes: a.receivedBytes - base.receivedBytes,
+    synced: a.synced - base.synced,
+    syncedBytes: a.syncedBytes - base.syncedBytes,
+  }
+}
+
+export async function runSwarm(options: SwarmOptions): Promise<SwarmRun> {
+  const { log } = options
+  const split = splitRoles(options.peers)
+  const roles = roleList(split)
+  const room = `bench-${Date.now().toString(36)}`
+  const relay = await createRelay({
+    port: 0,
+    host: '127.0.0.1',
+    privateKey: await generateKeyPair('Ed25519'),
+    logger: silentLogger,
+  })
+  const hostInit = {
+    room,
+    relays: relay.multiaddrs,
+    baseUrl: options.baseUrl,
+    ...(options.capacity !== undefined ? { capacity: options.capacity } : {}),
+  }
+  const hosts: PeerHost[] = []
+  const remote: RemoteHost[] = []
+  const hostOf = new Map<number, PeerHost>()
+  try {
+    if (options.procs <= 0) {
+      hosts.push(new LocalHost(hostInit))
+    } else {
+      for (let i = 0; i < options.procs; i++) {
+        const host = await RemoteHost.create(hostInit)
+        hosts.push(host)
+        remote.push(host)
+      }
+    }
+    // spread roles evenly: peer i goes to host i mod hosts
+    const specs: PeerSpec[][] = hosts.map(() => [])
+    roles.forEach((role, index) => specs[index % hosts.length]!.push({ index, role }))
+    const startedAt = Date.now()
+    const infos = (await Promise.all(hosts.map((host, i) => host.start(specs[i]!)))).flat()
+    infos.sort((a, b) => a.index - b.index)
+    for (const [i, host] of hosts.entries())
+      for (const spec of specs[i]!) hostOf.set(spec.index, host)
+    log(
+      `swarm: ${options.peers} peers (${split.decomposer} decomposers, ${split.scorer} scorers, ` +
+        `${split.executor} executors, ${split.observer} observer) in ` +
+        `${options.procs <= 0 ? 'this process' : `${options.procs} child processes`}, ` +
+        `started in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`,
+    )
+
+    // a full mesh: every peer directly linked with every other
+    const meshDeadline = Date.now() + 60_000 + 2_000 * options.peers
+    let lastLog = Date.now()
+    for (;;) {
+      const links = Object.assign(
+        {},
+        ...(await Promise.all(hosts.map((h) => h.links()))),
+      ) as Record<number, number>
+      const counts = Object.values(links)
+      const full = counts.filter((n) => n >= options.peers - 1).length
+      if (full === options.peers) break
+      if (Date.now() > meshDeadline) {
+        throw new Error(
+          `no full mesh after ${((Date.now() - startedAt) / 1000).toFixed(0)} s (${full}/${options.peers} peers fully linked)`,
+        )
+      }
+      if (Date.now() - lastLog > 5_000) {
+        lastLog = Date.now()
+        log(
+          `swarm: meshing… ${full}/${options.peers} peers fully linked, links min ${Math.min(...counts)}`,
+        )
+      }
+      await sleep(MESH_POLL_MS)
+    }
+    const meshSeconds = (Date.now() - startedAt) / 1000
+    log(
+      `swarm: full mesh in ${meshSeconds.toFixed(1)} s; letting presence settle ${SETTLE_MS / 1000} s`,
+    )
+    await sleep(SETTLE_MS)
+
+    const before = new Map(
+      (await Promise.all(hosts.map((h) => h.reports()))).flat().map((r) => [r.index, r.traffic]),
+    )
+    await Promise.all(hosts.map((h) => h.takeCalls())) // nothing should be there; start clean
+    const cpuBefore = await cpuTotal(remote)
+    const workers = roles.filter((role) => role !== 'observer').length
+    const witness = split.observer > 0 ? roles.length - 1 : 0
+    const submittedAt = Date.now()
+    const roots = await Promise.all(
+      options.goals.map((text, i) =>
+        hostOf.get(i % workers)!.submit(i % workers, text, options.depth),
+      ),
+    )
+    log(
+      `swarm: ${roots.length} goal${roots.length === 1 ? '' : 's'} submitted; waiting for peer ${witness} (${roles[witness]}) to see ${roots.length === 1 ? 'it' : 'them'} done`,
+    )
+    const progress = setInterval(() => {
+      void hostOf
+        .get(witness)!
+        .tree(witness)
+        .then((tree) => {
+          const p = tree.progress
+          log(
+            `swarm: ${((Date.now() - submittedAt) / 1000).toFixed(0)} s: ${p.goals} goals, ` +
+              `${p.leavesDone}/${p.leaves} leaves done`,
+          )
+        })
+        .catch(() => {})
+    }, 10_000)
+    let doneAt: number
+    try {
+      doneAt = await hostOf.get(witness)!.watchDone(witness, roots, options.timeoutMs)
+    } finally {
+      clearInterval(progress)
+    }
+    const cpuAfter = await cpuTotal(remote)
+    const seconds = (doneAt - submittedAt) / 1000
+    log(`swarm: done in ${seconds.toFixed(2)} s`)
+
+    const reports: PeerReport[] = (await Promise.all(hosts.map((h) => h.reports()))).flat()
+    const traffic = reports
+      .sort((a, b) => a.index - b.index)
+      .map((r) => ({
+        index: r.index,
+        role: r.role,
+        traffic: diffTraffic(r.traffic, before.get(r.index)),
+      }))
+    const calls = describeCalls((await Promise.all(hosts.map((h) => h.takeCalls()))).flat())
+    const records = await hostOf.get(witness)!.records(witness)
+    const tree = await hostOf.get(witness)!.tree(witness)
+    const consistent = await converged(hosts)
+    const wall = cpuAfter.at - cpuBefore.at
+    const cpuPercent = (100 * (cpuAfter.cpuMicros - cpuBefore.cpuMicros)) / 1000 / wall
+
+    const lateJoin = await joinLate(hostInit, roots, log).catch((error: Error) => {
+      log(`late join failed: ${error.message}`)
+      return null
+    })
+    return {
+      split,
+      peers: infos,
+      meshSeconds,
+      submittedAt,
+      doneAt,
+      seconds,
+      calls,
+      traffic,
+      records,
+      tree,
+      consistent,
+      cpuPercent,
+      lateJoin,
+      roots,
+    }
+  } finally {
+    await Promise.allSettled(hosts.map((h) => h.stop()))
+    await relay.stop()
+  }
+}
+
+/** CPU used so far by this process and the child processes. */
+async function cpuTotal(remote: RemoteHost[]): Promise<{ cpuMicros: number; at: number }> {
+  const own = process.cpuUsage()
+  const children = await Promise.all(remote.map((h) => h.cpu()))
+  return {
+    cpuMicros: own.user + own.system + children.reduce((sum, c) => sum + c.cpuMicros, 0),
+    at: Date.now(),
+  }
+}
+
+/** Wait (a little) until every peer derives the same tree. */
+async function converged(hosts: PeerHost[]): Promise<boolean> {
+  const deadline = Date.now() + 10_000
+  for (;;) {
+    const reports = (await Promise.all(hosts.map((h) => h.reports()))).flat()
+    if (new Set(reports.map((r) => r.fingerprint)).size === 1) return true
+    if (Date.now() > deadline) return false
+    await sleep(250)
+  }
+}
+
+/** A fresh observer joins after the plan is done: how long and how many bytes until it has it all. */
+async function joinLate(
+  hostInit: ConstructorParameters<typeof LocalHost>[0],
+  roots: string[],
+  log: (line: string) => void,
+): Promise<LateJoin> {
+  const host = new LocalHost(hostInit)
+  try {
+    const index = 10_000
+    const startedAt = Date.now()
+    await host.start([{ index, role: 'observer' }])
+    let firstLinkAt = 0
+    const linkWatch = (async () => {
+      while (firstLinkAt === 0) {
+        const links = await host.links()
+        if ((links[index] ?? 0) > 0) firstLinkAt = Date.now()
+        else await sleep(20)
+      }
+    })()
+    const doneAt = await host.watchDone(index, roots, 60_000)
+    if (firstLinkAt === 0) firstLinkAt = doneAt
+    await linkWatch
+    const [report] = await host.reports()
+    const t = report!.traffic
+    const late: LateJoin = {
+      seconds: (doneAt - startedAt) / 1000,
+      firstLinkSeconds: (firstLinkAt - startedAt) / 1000,
+      bytes: t.receivedBytes + t.syncedBytes,
+      records: t.received + t.synced,
+      synced: t.synced,
+    }
+    log(
+      `late join: a fresh observer had the finished plan ${late.seconds.toFixed(2)} s after it started ` +
+        `(first link at ${late.firstLinkSeconds.toFixed(2)} s), ${late.records} records / ${late.bytes} bytes received`,
+    )
+    return late
+  } finally {
+    await host.stop()
+  }
+}

@@ -39,6 +39,16 @@ const test = base.extend<{ room: string }, { served: Served }>({
 })
 test.describe.configure({ timeout: 240_000 })
 
+/** Console output of every tab of the running test, attached to the report when it fails. */
+const consoles: { name: string; lines: string[] }[] = []
+test.afterEach(async ({}, info) => {
+  if (info.status !== info.expectedStatus) {
+    for (const { name, lines } of consoles)
+      await info.attach(`console ${name}`, { body: lines.join('\n') })
+  }
+  consoles.length = 0
+})
+
 async function machine(browser: Browser, origin: string): Promise<BrowserContext> {
   const context = await browser.newContext()
   await context.grantPermissions(['microphone'], { origin })
@@ -53,6 +63,14 @@ async function peer(
   role: Role,
 ): Promise<Page> {
   const page = await context.newPage()
+  const lines: string[] = []
+  consoles.push({ name: `${role} ${consoles.length}`, lines })
+  page.on('console', (message) =>
+    lines.push(`${new Date().toISOString()} ${message.type()} ${message.text()}`),
+  )
+  page.on('pageerror', (error) =>
+    lines.push(`${new Date().toISOString()} pageerror ${error.message}`),
+  )
   await page.goto(new URL(`/?room=${room}&role=${role}`, served.url).toString())
   await page.waitForFunction(() => window.murmuration !== undefined, undefined, { timeout: 60_000 })
   return page
@@ -221,9 +239,14 @@ test('an executor reloaded mid-run keeps its PeerId, and the run completes witho
     },
   )
   await executor.reload()
-  await executor.waitForFunction(() => window.murmuration !== undefined, undefined, {
-    timeout: 60_000,
-  })
+  await executor
+    .waitForFunction(() => window.murmuration !== undefined, undefined, { timeout: 90_000 })
+    .catch(async (err: Error) => {
+      const shown = await executor.evaluate(() => document.body.innerText).catch(() => '?')
+      throw new Error(
+        `the reloaded tab did not rejoin: ${err.message}\nit shows: ${shown.slice(0, 600)}`,
+      )
+    })
   expect(await peerIdOf(executor)).toBe(before)
 
   await waitForRootDone(observer, GOAL)

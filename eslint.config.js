@@ -4,14 +4,27 @@ import svelte from 'eslint-plugin-svelte'
 import globals from 'globals'
 
 export default ts.config(
-  { ignores: ['dist/', 'node_modules/', 'test-results/', 'playwright-report/', 'e2e/artifacts/'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'test-results/',
+      'playwright-report/',
+      'e2e/artifacts/',
+      '.scratch/',
+      '.data/',
+    ],
+  },
   js.configs.recommended,
   ...ts.configs.recommended,
   ...svelte.configs.recommended,
   {
     languageOptions: { globals: { ...globals.browser, ...globals.node } },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       'no-console': 'off',
     },
   },

@@ -41,6 +41,7 @@ test.describe.configure({ timeout: 240_000 })
 
 /** Console output of every tab of the running test, attached to the report when it fails. */
 const consoles: { name: string; lines: string[] }[] = []
+// eslint-disable-next-line no-empty-pattern
 test.afterEach(async ({}, info) => {
   if (info.status !== info.expectedStatus) {
     for (const { name, lines } of consoles)

@@ -70,10 +70,17 @@ export async function serveApp(init: AppServerInit): Promise<AppServer> {
         if (!file.startsWith(root)) return void res.writeHead(403).end()
         try {
           if ((await stat(file)).isDirectory()) file = join(file, 'index.html')
-          reply = { type: CONTENT_TYPES[extname(file)] ?? 'application/octet-stream', body: await readFile(file) }
+          reply = {
+            type: CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
+            body: await readFile(file),
+          }
         } catch {
           // client-side routes fall back to the app
-          if (!extname(path)) reply = { type: CONTENT_TYPES['.html']!, body: await readFile(join(root, 'index.html')) }
+          if (!extname(path))
+            reply = {
+              type: CONTENT_TYPES['.html']!,
+              body: await readFile(join(root, 'index.html')),
+            }
         }
       }
       if (!reply) return void res.writeHead(404, SECURITY_HEADERS).end()

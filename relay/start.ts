@@ -46,7 +46,8 @@ const app = await serveApp({
   host,
   port: Number(values.port),
   relay: { peerId: relay.peerId, multiaddrs: relay.multiaddrs },
-  lanOrigins: (port) => (host === '0.0.0.0' ? lanAddresses().map((ip) => `http://${ip}:${port}`) : []),
+  lanOrigins: (port) =>
+    host === '0.0.0.0' ? lanAddresses().map((ip) => `http://${ip}:${port}`) : [],
 })
 
 const local = `http://127.0.0.1:${app.port}/`

@@ -12,7 +12,12 @@ function newest(path) {
 }
 
 const built = existsSync('dist/index.html') ? statSync('dist/index.html').mtimeMs : 0
-const sources = Math.max(newest('src'), newest('index.html'), newest('public'), newest('vite.config.ts'))
+const sources = Math.max(
+  newest('src'),
+  newest('index.html'),
+  newest('public'),
+  newest('vite.config.ts'),
+)
 if (built < sources) {
   console.log('Building the web app…')
   const build = spawnSync('npx', ['vite', 'build', '--logLevel', 'warn'], { stdio: 'inherit' })
@@ -21,7 +26,14 @@ if (built < sources) {
 
 const child = spawn(
   process.execPath,
-  ['--import', './scripts/node-preload.mjs', '--import', 'tsx', 'relay/start.ts', ...process.argv.slice(2)],
+  [
+    '--import',
+    './scripts/node-preload.mjs',
+    '--import',
+    'tsx',
+    'relay/start.ts',
+    ...process.argv.slice(2),
+  ],
   { stdio: 'inherit' },
 )
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal))

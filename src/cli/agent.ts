@@ -74,7 +74,9 @@ const relays = values.relay?.length
   ? values.relay
   : pickRelayAddrs(
       await fetchRelayInfo(new URL('/relay.json', values.app).href).catch(() =>
-        fail(`cannot reach the app at ${values.app} (is npm start running? or pass --relay <multiaddr>)`),
+        fail(
+          `cannot reach the app at ${values.app} (is npm start running? or pass --relay <multiaddr>)`,
+        ),
       ),
       new URL(values.app).hostname,
     )

@@ -24,7 +24,8 @@ import { QUORUM_SCORE, QUORUM_VOTES } from '../protocol/rules'
 import type { PlanState } from './state'
 import { authorised, bestOutput, deriveTask, type TaskState } from './tasks'
 
-export type GoalStatus = 'awaiting-proposals' | 'scoring' | 'accepted' | 'done' | 'failed' | 'cancelled'
+export type GoalStatus =
+  'awaiting-proposals' | 'scoring' | 'accepted' | 'done' | 'failed' | 'cancelled'
 
 export interface DerivedGoal {
   id: string
@@ -50,7 +51,8 @@ export interface DerivedGoal {
   status: GoalStatus
 }
 
-export type SlotStatus = 'unclassified' | 'waiting' | 'open' | 'claimed' | 'active' | 'done' | 'failed'
+export type SlotStatus =
+  'unclassified' | 'waiting' | 'open' | 'claimed' | 'active' | 'done' | 'failed'
 
 export interface DerivedSlot {
   goal: string
@@ -332,4 +334,3 @@ export function dependencyOutputs(
   }
   return outputs
 }
-

@@ -61,7 +61,9 @@ export function authorised(task: TaskState, record: WireRecord & { epoch: number
 /** Order outputs of one slot: highest epoch first, then best-ranked author, then lowest id. */
 export function compareOutputs<R extends WireRecord & { epoch: number }>(taskKey: string) {
   return (a: R, b: R): number =>
-    b.epoch - a.epoch || compareRank(taskKey, a.from, b.from) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+    b.epoch - a.epoch ||
+    compareRank(taskKey, a.from, b.from) ||
+    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 }
 
 export function bestOutput<R extends WireRecord & { epoch: number }>(
@@ -80,7 +82,9 @@ export function bestOutput<R extends WireRecord & { epoch: number }>(
 export function deriveTask(plan: PlanState, type: TaskType, subject: string): TaskState {
   const id = taskId(type, subject)
   const records = plan.taskRecords(id)
-  const claims = records.claims.filter((claim) => claim.taskType === type && claim.subject === subject)
+  const claims = records.claims.filter(
+    (claim) => claim.taskType === type && claim.subject === subject,
+  )
   let epoch = -1
   for (const claim of claims) epoch = Math.max(epoch, claim.epoch)
   let holder: ClaimRecord | null = null
@@ -110,7 +114,11 @@ export function deriveTask(plan: PlanState, type: TaskType, subject: string): Ta
   let gap: FailureRecord | null = null
   for (const failure of plan.failures(id)) {
     if (failure.stage === 'capability-gap') {
-      if (gap === null || failure.epoch > gap.epoch || (failure.epoch === gap.epoch && failure.id < gap.id)) {
+      if (
+        gap === null ||
+        failure.epoch > gap.epoch ||
+        (failure.epoch === gap.epoch && failure.id < gap.id)
+      ) {
         gap = failure
       }
     } else if (!authorised(task, failure)) {

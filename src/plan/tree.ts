@@ -59,7 +59,12 @@ export interface GoalView {
   cancelled: boolean
   createdBy: string
   proposals: ProposalView[]
-  accepted: { proposal: string; basis: 'quorum' | 'deadline'; decidedBy: string; score: number } | null
+  accepted: {
+    proposal: string
+    basis: 'quorum' | 'deadline'
+    decidedBy: string
+    score: number
+  } | null
   slots: SlotView[]
   rollup: TaskView
 }
@@ -168,7 +173,11 @@ export function usageByRole(state: PlanState): PlanTree['usage'] {
     if (record.kind === 'failure') {
       if (!record.usage) continue
       const role =
-        record.stage === 'decompose' ? 'decomposer' : record.stage === 'score' || record.stage === 'classify' ? 'scorer' : 'executor'
+        record.stage === 'decompose'
+          ? 'decomposer'
+          : record.stage === 'score' || record.stage === 'classify'
+            ? 'scorer'
+            : 'executor'
       addUsage(usage[role], record.usage)
       continue
     }

@@ -5,7 +5,9 @@ import { contentId, rendezvousOrder } from './hash'
 
 describe('canonical JSON', () => {
   it('sorts keys at every depth and drops no values', () => {
-    expect(canonicalJson({ b: 1, a: [{ d: true, c: null }] })).toBe('{"a":[{"c":null,"d":true}],"b":1}')
+    expect(canonicalJson({ b: 1, a: [{ d: true, c: null }] })).toBe(
+      '{"a":[{"c":null,"d":true}],"b":1}',
+    )
   })
 
   it('refuses values that have no single encoding', () => {
@@ -28,10 +30,14 @@ describe('canonical JSON', () => {
 describe('rendezvous order', () => {
   it('is the same whatever order the peers are listed in', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.string({ minLength: 1 }), { minLength: 1, maxLength: 12 }), fc.string(), (peers, subject) => {
-        const reversed = [...peers].reverse()
-        expect(rendezvousOrder(subject, reversed)).toEqual(rendezvousOrder(subject, peers))
-      }),
+      fc.property(
+        fc.uniqueArray(fc.string({ minLength: 1 }), { minLength: 1, maxLength: 12 }),
+        fc.string(),
+        (peers, subject) => {
+          const reversed = [...peers].reverse()
+          expect(rendezvousOrder(subject, reversed)).toEqual(rendezvousOrder(subject, peers))
+        },
+      ),
     )
   })
 

@@ -1,7 +1,13 @@
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { canonicalJson } from './canonical'
-import { decodeRecord, decodeRecordAsync, encodeRecord, SIGNATURE_BYTES, type Signer } from './codec'
+import {
+  decodeRecord,
+  decodeRecordAsync,
+  encodeRecord,
+  SIGNATURE_BYTES,
+  type Signer,
+} from './codec'
 import { makeSigner, sampleRecords } from './fixtures.test-support'
 import { recordId, stamp, type WireRecord } from './records'
 import { wireRecordSchema } from './schemas'
@@ -27,7 +33,10 @@ async function rawBytes(body: object, signer: Signer): Promise<Uint8Array> {
 describe('codec', () => {
   it('round-trips one record of every kind', async () => {
     for (const record of sampleRecords(alice.peerId)) {
-      const decoded = await decodeRecord(await encodeRecord(record, alice), { room: 'lobby', sender: alice.peerId })
+      const decoded = await decodeRecord(await encodeRecord(record, alice), {
+        room: 'lobby',
+        sender: alice.peerId,
+      })
       expect(decoded, record.kind).toMatchObject({ ok: true, record })
     }
   })
@@ -58,25 +67,37 @@ describe('codec', () => {
   it('rejects a forged id', async () => {
     const [goal] = sampleRecords(alice.peerId)
     const forged = { ...goal!, id: 'f'.repeat(32) }
-    expect(await decodeRecord(await rawBytes(forged, alice))).toMatchObject({ ok: false, reason: 'bad-id' })
+    expect(await decodeRecord(await rawBytes(forged, alice))).toMatchObject({
+      ok: false,
+      reason: 'bad-id',
+    })
   })
 
   it('rejects a claim whose task id is not derived from its subject', async () => {
     const claim = sampleRecords(alice.peerId).find((r) => r.kind === 'claim')!
     const forged = stamp({ ...claim, task: 'a'.repeat(32) } as never)
-    expect(await decodeRecord(await rawBytes(forged, alice))).toMatchObject({ ok: false, reason: 'bad-id' })
+    expect(await decodeRecord(await rawBytes(forged, alice))).toMatchObject({
+      ok: false,
+      reason: 'bad-id',
+    })
   })
 
   it('rejects a record signed by someone else than its `from`', async () => {
     const [goal] = sampleRecords(alice.peerId)
-    expect(await decodeRecord(await rawBytes(goal!, mallory))).toMatchObject({ ok: false, reason: 'bad-signature' })
+    expect(await decodeRecord(await rawBytes(goal!, mallory))).toMatchObject({
+      ok: false,
+      reason: 'bad-signature',
+    })
   })
 
   it('rejects out-of-range scores, oversized fields and unknown kinds', async () => {
     const score = sampleRecords(alice.peerId).find((r) => r.kind === 'score')!
     const cases: [object, string][] = [
       [stamp({ ...score, score: 1.5 } as never), 'schema'],
-      [stamp({ ...sampleRecords(alice.peerId)[0]!, text: 'x'.repeat(MAX_GOAL_TEXT + 1) } as never), 'schema'],
+      [
+        stamp({ ...sampleRecords(alice.peerId)[0]!, text: 'x'.repeat(MAX_GOAL_TEXT + 1) } as never),
+        'schema',
+      ],
       [stamp({ ...score, kind: 'vote' } as never), 'schema'],
       [stamp({ ...score, extra: 1 } as never), 'schema'],
       [stamp({ ...sampleRecords(alice.peerId)[0]!, text: ' padded ' } as never), 'schema'],
@@ -95,7 +116,10 @@ describe('codec', () => {
         { text: 'b', dependsOn: [0] },
       ],
     } as never)
-    expect(await decodeRecord(await rawBytes(cyclic, alice))).toMatchObject({ ok: false, reason: 'schema' })
+    expect(await decodeRecord(await rawBytes(cyclic, alice))).toMatchObject({
+      ok: false,
+      reason: 'schema',
+    })
   })
 
   it('rejects non-canonical bodies and oversized payloads', async () => {
@@ -105,7 +129,10 @@ describe('codec', () => {
     bytes[0] = 1
     bytes.set(spaced, 1 + SIGNATURE_BYTES)
     expect(await decodeRecord(bytes)).toMatchObject({ ok: false, reason: 'not-canonical' })
-    expect(await decodeRecord(new Uint8Array(MAX_RECORD_BYTES + 100))).toMatchObject({ ok: false, reason: 'too-large' })
+    expect(await decodeRecord(new Uint8Array(MAX_RECORD_BYTES + 100))).toMatchObject({
+      ok: false,
+      reason: 'too-large',
+    })
   })
 
   it('never throws on random bytes, and rejects them', async () => {
@@ -119,11 +146,16 @@ describe('codec', () => {
   })
 
   it('never throws on mutated valid records, and anything it accepts passes its own checks', async () => {
-    const encoded = await Promise.all(sampleRecords(alice.peerId).map((r) => encodeRecord(r, alice)))
+    const encoded = await Promise.all(
+      sampleRecords(alice.peerId).map((r) => encodeRecord(r, alice)),
+    )
     await fc.assert(
       fc.asyncProperty(
         fc.nat(encoded.length - 1),
-        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), {
+          minLength: 1,
+          maxLength: 4,
+        }),
         fc.nat(40),
         async (which, flips, cut) => {
           const bytes = new Uint8Array(encoded[which]!)

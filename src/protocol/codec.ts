@@ -81,13 +81,20 @@ function reject(reason: RejectReason, detail: string): Rejection {
   return { ok: false, reason, detail }
 }
 
-type Checked = { ok: true; record: WireRecord; body: Uint8Array; signature: Uint8Array; publicKey: Uint8Array }
+type Checked = {
+  ok: true
+  record: WireRecord
+  body: Uint8Array
+  signature: Uint8Array
+  publicKey: Uint8Array
+}
 
 /** Every check but the signature's. */
 function check(bytes: Uint8Array, context: DecodeContext): Checked | Rejection {
   try {
     if (bytes.length < HEADER_BYTES + 2) return reject('too-short', `${bytes.length} bytes`)
-    if (bytes.length > HEADER_BYTES + MAX_RECORD_BYTES) return reject('too-large', `${bytes.length} bytes`)
+    if (bytes.length > HEADER_BYTES + MAX_RECORD_BYTES)
+      return reject('too-large', `${bytes.length} bytes`)
     if (bytes[0] !== WIRE_FORMAT) return reject('bad-format', `format byte ${bytes[0]}`)
     const body = bytes.subarray(HEADER_BYTES)
     let text: string
@@ -105,13 +112,20 @@ function check(bytes: Uint8Array, context: DecodeContext): Checked | Rejection {
     const parsed = wireRecordSchema.safeParse(json)
     if (!parsed.success) {
       const issue = parsed.error.issues[0]
-      return reject('schema', `${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`)
+      return reject(
+        'schema',
+        `${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`,
+      )
     }
     const record = parsed.data as WireRecord
     if (canonicalJson(record) !== text) return reject('not-canonical', 'body is not canonical JSON')
-    if (recordId(record) !== record.id) return reject('bad-id', `id ${record.id} does not match the content`)
+    if (recordId(record) !== record.id)
+      return reject('bad-id', `id ${record.id} does not match the content`)
     if (record.kind === 'claim' && record.task !== taskId(record.taskType, record.subject)) {
-      return reject('bad-id', `task ${record.task} is not the ${record.taskType} task of ${record.subject}`)
+      return reject(
+        'bad-id',
+        `task ${record.task} is not the ${record.taskType} task of ${record.subject}`,
+      )
     }
     if (context.room !== undefined && record.room !== context.room) {
       return reject('wrong-room', `room ${record.room}`)
@@ -120,7 +134,8 @@ function check(bytes: Uint8Array, context: DecodeContext): Checked | Rejection {
       return reject('wrong-sender', `from ${record.from} but sent by ${context.sender}`)
     }
     const publicKey = peerIdFromString(record.from).publicKey
-    if (publicKey?.type !== 'Ed25519') return reject('bad-signature', 'PeerId carries no Ed25519 key')
+    if (publicKey?.type !== 'Ed25519')
+      return reject('bad-signature', 'PeerId carries no Ed25519 key')
     return {
       ok: true,
       record,
@@ -144,7 +159,10 @@ export function decodeRecord(bytes: Uint8Array, context: DecodeContext = {}): De
   const checked = check(bytes, context)
   if (!checked.ok) return checked
   try {
-    return verified(checked, ed25519.verify(checked.signature, signedPayload(checked.body), checked.publicKey))
+    return verified(
+      checked,
+      ed25519.verify(checked.signature, signedPayload(checked.body), checked.publicKey),
+    )
   } catch {
     return reject('bad-signature', 'malformed signature')
   }
@@ -155,7 +173,10 @@ export function decodeRecord(bytes: Uint8Array, context: DecodeContext = {}): De
  * (WebCrypto or node:crypto), several times faster than pure JS, for bulk
  * input such as an anti-entropy sync.
  */
-export async function decodeRecordAsync(bytes: Uint8Array, context: DecodeContext = {}): Promise<Decoded> {
+export async function decodeRecordAsync(
+  bytes: Uint8Array,
+  context: DecodeContext = {},
+): Promise<Decoded> {
   const checked = check(bytes, context)
   if (!checked.ok) return checked
   try {

@@ -11,13 +11,25 @@ export async function makeSigner(): Promise<Signer> {
 }
 
 const ID = (n: number) => n.toString(16).padStart(32, '0')
-const usage = { provider: 'offline', model: 'offline-v1', inputTokens: 10, outputTokens: 20, offline: true }
+const usage = {
+  provider: 'offline',
+  model: 'offline-v1',
+  inputTokens: 10,
+  outputTokens: 20,
+  offline: true,
+}
 
 /** One valid record of every kind, from `from`, in room `room`. */
 export function sampleRecords(from: string, room = 'lobby'): WireRecord[] {
   const base = { room, from }
   const drafts: Draft<WireRecord>[] = [
-    { ...base, kind: 'goal', text: 'Plan a two-week trip to Japan', createdAt: 1_700_000_000_000, maxDepth: 3 },
+    {
+      ...base,
+      kind: 'goal',
+      text: 'Plan a two-week trip to Japan',
+      createdAt: 1_700_000_000_000,
+      maxDepth: 3,
+    },
     {
       ...base,
       kind: 'proposal',
@@ -29,7 +41,15 @@ export function sampleRecords(from: string, room = 'lobby'): WireRecord[] {
       rationale: 'by stage',
       usage,
     },
-    { ...base, kind: 'score', goal: ID(1), proposal: ID(2), score: 0.75, notes: 'covers it', usage },
+    {
+      ...base,
+      kind: 'score',
+      goal: ID(1),
+      proposal: ID(2),
+      score: 0.75,
+      notes: 'covers it',
+      usage,
+    },
     {
       ...base,
       kind: 'claim',
@@ -39,7 +59,15 @@ export function sampleRecords(from: string, room = 'lobby'): WireRecord[] {
       epoch: 0,
       at: 1_700_000_000_500,
     },
-    { ...base, kind: 'accept', goal: ID(1), proposal: ID(2), basis: 'quorum', votes: [ID(4), ID(5)], epoch: 0 },
+    {
+      ...base,
+      kind: 'accept',
+      goal: ID(1),
+      proposal: ID(2),
+      basis: 'quorum',
+      votes: [ID(4), ID(5)],
+      epoch: 0,
+    },
     {
       ...base,
       kind: 'node',
@@ -54,7 +82,16 @@ export function sampleRecords(from: string, room = 'lobby'): WireRecord[] {
       usage,
     },
     { ...base, kind: 'result', task: ID(6), epoch: 0, output: '# Flights\n- NRT', usage },
-    { ...base, kind: 'failure', subject: ID(6), stage: 'execute', epoch: 0, index: -1, detail: 'rate limited', usage: null },
+    {
+      ...base,
+      kind: 'failure',
+      subject: ID(6),
+      stage: 'execute',
+      epoch: 0,
+      index: -1,
+      detail: 'rate limited',
+      usage: null,
+    },
     { ...base, kind: 'reannounce', task: ID(6), epoch: 1, at: 1_700_000_060_000 },
     { ...base, kind: 'cancel', goal: ID(1), reason: 'changed my mind', at: 1_700_000_100_000 },
     {

@@ -12,10 +12,17 @@ import type { TaskType } from './records'
  * deeper and its goal id IS this node id, so however many scorers handle the
  * split, the child goal has one id and is decomposed once.
  */
-export function nodeId(goal: string, proposal: string, index: number, text: string, atomic: boolean): string {
+export function nodeId(
+  goal: string,
+  proposal: string,
+  index: number,
+  text: string,
+  atomic: boolean,
+): string {
   const key = `${goal}:${proposal}:${index}:${atomic}:${text}`
   let id = nodeIds.get(key)
-  if (id === undefined) remember(nodeIds, key, (id = contentId(['node', goal, proposal, index, text, atomic])))
+  if (id === undefined)
+    remember(nodeIds, key, (id = contentId(['node', goal, proposal, index, text, atomic])))
   return id
 }
 const nodeIds = new Map<string, string>()

@@ -65,11 +65,23 @@ export function stamp<R extends WireRecord>(draft: Draft<R>): R {
 }
 
 /** A new root goal, as a person submits it. */
-export function newGoal(room: string, from: string, text: string, createdAt: number, maxDepth: number): GoalRecord {
+export function newGoal(
+  room: string,
+  from: string,
+  text: string,
+  createdAt: number,
+  maxDepth: number,
+): GoalRecord {
   return stamp<GoalRecord>({ kind: 'goal', room, from, text: text.trim(), createdAt, maxDepth })
 }
 
 /** A cancellation of a goal and everything under it. */
-export function newCancel(room: string, from: string, goal: string, at: number, reason = ''): CancelRecord {
+export function newCancel(
+  room: string,
+  from: string,
+  goal: string,
+  at: number,
+  reason = '',
+): CancelRecord {
   return stamp<CancelRecord>({ kind: 'cancel', room, from, goal, reason: reason.trim(), at })
 }

@@ -13,7 +13,9 @@ export const PROTOCOL_VERSION = 1
 
 export const idSchema = z.string().regex(new RegExp(`^[0-9a-f]{${ID_HEX_LENGTH}}$`), 'not an id')
 /** Only Ed25519 PeerIds: their public key is inside, so any receiver can check a signature. */
-export const peerIdSchema = z.string().regex(/^12D3KooW[1-9A-HJ-NP-Za-km-z]{44}$/, 'not an Ed25519 PeerId')
+export const peerIdSchema = z
+  .string()
+  .regex(/^12D3KooW[1-9A-HJ-NP-Za-km-z]{44}$/, 'not an Ed25519 PeerId')
 export const roomSchema = z
   .string()
   .min(1)
@@ -29,7 +31,10 @@ const nonEmpty = (max: number) =>
     .string()
     .min(1)
     .max(max)
-    .refine((value) => value.trim() === value && value.length > 0, 'text must be trimmed and non-empty')
+    .refine(
+      (value) => value.trim() === value && value.length > 0,
+      'text must be trimmed and non-empty',
+    )
 
 export const capabilitySchema = z.enum(CAPABILITIES as [string, ...string[]]) as z.ZodType<
   (typeof CAPABILITIES)[number]
@@ -71,7 +76,15 @@ export const goalSchema = z.strictObject({
 
 export const subgoalSchema = z.strictObject({
   text: nonEmpty(L.MAX_SUBGOAL_TEXT),
-  dependsOn: z.array(z.number().int().min(0).max(L.MAX_SUBGOALS - 1)).max(L.MAX_SUBGOALS - 1),
+  dependsOn: z
+    .array(
+      z
+        .number()
+        .int()
+        .min(0)
+        .max(L.MAX_SUBGOALS - 1),
+    )
+    .max(L.MAX_SUBGOALS - 1),
 })
 
 export const proposalSchema = z
@@ -88,8 +101,13 @@ export const proposalSchema = z
       const seen = new Set<number>()
       for (const dep of subgoal.dependsOn) {
         // only earlier siblings: the dependency graph is acyclic by construction
-        if (dep >= index) ctx.addIssue({ code: 'custom', message: `subgoal ${index} depends on ${dep}, not an earlier sibling` })
-        if (seen.has(dep)) ctx.addIssue({ code: 'custom', message: `subgoal ${index} lists ${dep} twice` })
+        if (dep >= index)
+          ctx.addIssue({
+            code: 'custom',
+            message: `subgoal ${index} depends on ${dep}, not an earlier sibling`,
+          })
+        if (seen.has(dep))
+          ctx.addIssue({ code: 'custom', message: `subgoal ${index} lists ${dep} twice` })
         seen.add(dep)
       }
     })
@@ -130,7 +148,11 @@ export const nodeSchema = z.strictObject({
   kind: z.literal('node'),
   goal: idSchema,
   proposal: idSchema,
-  index: z.number().int().min(0).max(L.MAX_SUBGOALS - 1),
+  index: z
+    .number()
+    .int()
+    .min(0)
+    .max(L.MAX_SUBGOALS - 1),
   atomic: z.boolean(),
   /** atomic because the depth cap was reached, whatever the classifier said */
   capped: z.boolean(),
@@ -161,7 +183,11 @@ export const failureSchema = z.strictObject({
    */
   epoch: epochSchema,
   /** for classify failures: which subgoal; -1 otherwise */
-  index: z.number().int().min(-1).max(L.MAX_SUBGOALS - 1),
+  index: z
+    .number()
+    .int()
+    .min(-1)
+    .max(L.MAX_SUBGOALS - 1),
   detail: text(L.MAX_DETAIL),
   usage: usageSchema.nullable(),
 })

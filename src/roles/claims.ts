@@ -95,7 +95,12 @@ export function maybeClaim(
   }
   const epoch = task.epoch + 1
   const readyAt = since(peer, `claimable:${task.id}:${epoch}`, now)
-  const eligible = eligiblePeers(peer.view, { peerId: me, eligible: true }, { ...want, exclude }, now)
+  const eligible = eligiblePeers(
+    peer.view,
+    { peerId: me, eligible: true },
+    { ...want, exclude },
+    now,
+  )
   const rank = rankFor(task.id, me, eligible)
   if (rank < 0 || now < readyAt + rank * STAGGER_MS) return false
   emit<ClaimRecord>(peer, fx, {
@@ -124,7 +129,11 @@ export function maybeClaim(
 
 function heldByOther(peer: PeerState, task: string, now: number): boolean {
   for (const [other, sighting] of peer.view.peers) {
-    if (other !== peer.config.peerId && isAlive(peer.view, other, now) && sighting.presence.holding.includes(task)) {
+    if (
+      other !== peer.config.peerId &&
+      isAlive(peer.view, other, now) &&
+      sighting.presence.holding.includes(task)
+    ) {
       return true
     }
   }

@@ -35,21 +35,36 @@ function wantsProposal(peer: PeerState, goal: DerivedGoal): boolean {
     !goal.accept &&
     !peer.work.has(`decompose:${goal.id}`) &&
     !goal.proposals.some((proposal) => proposal.from === me) &&
-    !peer.plan.failures(goal.id).some((failure) => failure.from === me && failure.stage === 'decompose')
+    !peer.plan
+      .failures(goal.id)
+      .some((failure) => failure.from === me && failure.stage === 'decompose')
   )
 }
 
 function maybePropose(peer: PeerState, fx: Effects, goal: DerivedGoal, now: number): void {
   const me = peer.config.peerId
-  const eligible = eligiblePeers(peer.view, { peerId: me, eligible: true }, { role: 'decomposer' }, now)
+  const eligible = eligiblePeers(
+    peer.view,
+    { peerId: me, eligible: true },
+    { role: 'decomposer' },
+    now,
+  )
   const rank = rankFor(goal.id, me, eligible)
   const fallback =
-    now - since(peer, `seen:${goal.id}`, now) >= FALLBACK_AFTER_MS && goal.proposals.length < QUORUM_VOTES
+    now - since(peer, `seen:${goal.id}`, now) >= FALLBACK_AFTER_MS &&
+    goal.proposals.length < QUORUM_VOTES
   if (rank < 0 || (rank >= MAX_PROPOSALS_PER_GOAL && !fallback)) return
   startLlm(
     peer,
     fx,
-    { requestId: `decompose:${goal.id}`, kind: 'decompose', subject: goal.id, since: now, started: false, llm: null },
+    {
+      requestId: `decompose:${goal.id}`,
+      kind: 'decompose',
+      subject: goal.id,
+      since: now,
+      started: false,
+      llm: null,
+    },
     { kind: 'decompose', path: goal.path, depth: goal.depth, maxDepth: goal.maxDepth },
   )
 }
@@ -87,7 +102,8 @@ export const decomposer: RoleLogic = {
     const goals = derived(peer).goals
     for (const work of [...peer.work.values()]) {
       const goal = goals.get(work.subject)
-      if (goal?.cancelled || goal?.accept) abortWork(peer, fx, work, 'the goal was cancelled or decided')
+      if (goal?.cancelled || goal?.accept)
+        abortWork(peer, fx, work, 'the goal was cancelled or decided')
     }
     if (now - peer.startedAt < WARMUP_MS || !peer.healthy) return
     for (const goal of goals.values()) {

@@ -47,7 +47,8 @@ function begin(peer: PeerState, fx: Effects, claim: Work, task: TaskState): void
 function stillWanted(peer: PeerState, task: TaskState): boolean {
   if (task.type === 'decide' || task.status === 'done' || task.status === 'failed') return false
   const plan = derived(peer)
-  const goal = task.type === 'execute' ? plan.leaves.get(task.id)?.goal : plan.goals.get(task.subject)
+  const goal =
+    task.type === 'execute' ? plan.leaves.get(task.id)?.goal : plan.goals.get(task.subject)
   return goal !== undefined && !goal.cancelled
 }
 
@@ -56,7 +57,12 @@ export const executor: RoleLogic = {
     const task = derived(peer).tasks.get(work.task!)
     if (!task || !isHolder(peer, task, work.epoch) || task.result) {
       if (outcome.ok) peer.counters.wastedExecutions++
-      fx.events.push({ type: 'output-dropped', request: work.requestId, kind: work.kind, why: 'lost the task meanwhile' })
+      fx.events.push({
+        type: 'output-dropped',
+        request: work.requestId,
+        kind: work.kind,
+        why: 'lost the task meanwhile',
+      })
       return
     }
     if (outcome.ok && (outcome.kind === 'execute' || outcome.kind === 'rollup')) {

@@ -17,7 +17,11 @@ const observer: RoleLogic = {
 export const ROLES: Record<Role, RoleLogic> = { decomposer, scorer, executor, observer }
 
 /** Advance a peer by a batch of inputs at local time `now`. */
-export function step(peer: PeerState, inputs: PeerInput | readonly PeerInput[], now: number): Effects {
+export function step(
+  peer: PeerState,
+  inputs: PeerInput | readonly PeerInput[],
+  now: number,
+): Effects {
   return stepPeer(peer, ROLES[peer.config.role], inputs, now)
 }
 

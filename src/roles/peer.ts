@@ -9,7 +9,13 @@
  */
 import type { LlmTask, LlmTaskKind } from '../llm/types'
 import { taskId } from '../protocol/ids'
-import { stamp, type Draft, type PlanRecord, type Presence, type WireRecord } from '../protocol/records'
+import {
+  stamp,
+  type Draft,
+  type PlanRecord,
+  type Presence,
+  type WireRecord,
+} from '../protocol/records'
 import { PRESENCE_INTERVAL_MS } from '../protocol/rules'
 import { derivePlan, type DerivedPlan } from '../plan/derive'
 import { PlanState } from '../plan/state'
@@ -114,7 +120,11 @@ export function emit<R extends WireRecord>(
   fx: Effects,
   draft: Omit<Draft<R>, 'room' | 'from'>,
 ): R {
-  const record = stamp<R>({ ...draft, room: peer.config.room, from: peer.config.peerId } as Draft<R>)
+  const record = stamp<R>({
+    ...draft,
+    room: peer.config.room,
+    from: peer.config.peerId,
+  } as Draft<R>)
   if (record.kind !== 'presence') peer.plan.add(record as PlanRecord)
   fx.publish.push(record)
   return record
@@ -175,7 +185,13 @@ function beat(peer: PeerState, fx: Effects, now: number): void {
 
 export type RoleLogic = {
   /** an LLM call finished: publish what it produced, if it still counts */
-  onLlm(peer: PeerState, fx: Effects, work: Work, outcome: Extract<PeerInput, { type: 'llm' }>['outcome'], now: number): void
+  onLlm(
+    peer: PeerState,
+    fx: Effects,
+    work: Work,
+    outcome: Extract<PeerInput, { type: 'llm' }>['outcome'],
+    now: number,
+  ): void
   /** look at the plan and do what this role should be doing now */
   reconcile(peer: PeerState, fx: Effects, now: number): void
 }
@@ -193,7 +209,10 @@ export function stepPeer(
         if (input.record.room === peer.config.room) peer.plan.add(input.record)
         break
       case 'presence':
-        if (input.presence.from !== peer.config.peerId && input.presence.room === peer.config.room) {
+        if (
+          input.presence.from !== peer.config.peerId &&
+          input.presence.room === peer.config.room
+        ) {
           const known = peer.view.peers.has(input.presence.from)
           if (hearPresence(peer.view, input.presence, now) && !known) peer.beatDue = true
         }
@@ -202,7 +221,12 @@ export function stepPeer(
         const work = peer.work.get(input.requestId)
         if (!work) break // aborted meanwhile, or a duplicate answer
         peer.work.delete(input.requestId)
-        fx.events.push({ type: 'llm-finished', request: work.requestId, kind: work.kind, ok: input.outcome.ok })
+        fx.events.push({
+          type: 'llm-finished',
+          request: work.requestId,
+          kind: work.kind,
+          ok: input.outcome.ok,
+        })
         trackHealth(peer, fx, input.outcome, now)
         logic.onLlm(peer, fx, work, input.outcome, now)
         break
@@ -214,17 +238,27 @@ export function stepPeer(
         break
     }
   }
-  if (!peer.healthy && now - peer.unhealthySince >= HEALTH_RETRY_MS) setHealthy(peer, fx, true, null, now)
+  if (!peer.healthy && now - peer.unhealthySince >= HEALTH_RETRY_MS)
+    setHealthy(peer, fx, true, null, now)
   logic.reconcile(peer, fx, now)
   const publishesPresence = peer.config.role !== 'observer'
   const beatGapOk = now - peer.lastBeatAt >= MIN_BEAT_GAP_MS
-  if (publishesPresence && ((peer.beatDue && beatGapOk) || now - peer.lastBeatAt >= PRESENCE_INTERVAL_MS)) {
+  if (
+    publishesPresence &&
+    ((peer.beatDue && beatGapOk) || now - peer.lastBeatAt >= PRESENCE_INTERVAL_MS)
+  ) {
     beat(peer, fx, now)
   }
   return fx
 }
 
-function setHealthy(peer: PeerState, fx: Effects, healthy: boolean, error: string | null, now: number) {
+function setHealthy(
+  peer: PeerState,
+  fx: Effects,
+  healthy: boolean,
+  error: string | null,
+  now: number,
+) {
   if (peer.healthy === healthy && peer.lastError === error) return
   peer.healthy = healthy
   peer.lastError = error

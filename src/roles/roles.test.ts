@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import type { LlmTask } from '../llm/types'
-import { newCancel, stamp, type GoalRecord, type ProposalRecord, type ScoreRecord } from '../protocol/records'
+import {
+  newCancel,
+  stamp,
+  type GoalRecord,
+  type ProposalRecord,
+  type ScoreRecord,
+} from '../protocol/records'
 import { derivePlan } from '../plan/derive'
 import { PlanState } from '../plan/state'
 import { runSeed } from '../sim/run'
@@ -11,12 +17,24 @@ import { derived } from './peer'
 import { acceptCandidate } from './scorer'
 
 const rng = createRng('roles-test')
-const [alice, bob, carol, dave] = [fakePeerId(rng), fakePeerId(rng), fakePeerId(rng), fakePeerId(rng)]
+const [alice, bob, carol, dave] = [
+  fakePeerId(rng),
+  fakePeerId(rng),
+  fakePeerId(rng),
+  fakePeerId(rng),
+]
 const usage = { provider: 'sim', model: 'sim-1', inputTokens: 1, outputTokens: 1, offline: true }
 
 function goalWithVotes(votes: Record<string, number[]>) {
   const plan = new PlanState()
-  const goal = stamp<GoalRecord>({ kind: 'goal', room: 'r', from: alice, text: 'g', createdAt: 1, maxDepth: 3 })
+  const goal = stamp<GoalRecord>({
+    kind: 'goal',
+    room: 'r',
+    from: alice,
+    text: 'g',
+    createdAt: 1,
+    maxDepth: 3,
+  })
   plan.add(goal)
   const scorers = [bob, carol, dave]
   for (const [label, scores] of Object.entries(votes)) {
@@ -112,10 +130,14 @@ describe('swarm scenarios (simulated)', () => {
   it('gives work to executors whose clocks are five minutes off either way', () => {
     const executors = [6, 7]
     let sim: Swarm | undefined
-    const result = runSeed(quiet({ skews: { 6: 5 * 60_000, 7: -5 * 60_000 }, onStep: (s) => (sim = s) }))
+    const result = runSeed(
+      quiet({ skews: { 6: 5 * 60_000, 7: -5 * 60_000 }, onStep: (s) => (sim = s) }),
+    )
     expect(result.violations).toEqual([])
     const observer = sim!.alive().find((p) => p.role === 'observer')!
-    const authors = [...observer.state!.plan.records()].filter((r) => r.kind === 'result').map((r) => r.from)
+    const authors = [...observer.state!.plan.records()]
+      .filter((r) => r.kind === 'result')
+      .map((r) => r.from)
     for (const index of executors) {
       expect(sim!.peers[index]!.role).toBe('executor')
       expect(authors).toContain(sim!.peers[index]!.peerId)
@@ -130,7 +152,8 @@ describe('swarm scenarios (simulated)', () => {
         seed: 5,
         onStep: (s, _peer, fx) => {
           sim = s
-          for (const request of fx.startLlm) if (request.task.kind === 'execute') executeTasks.push(request.task)
+          for (const request of fx.startLlm)
+            if (request.task.kind === 'execute') executeTasks.push(request.task)
         },
       }),
     )
@@ -139,8 +162,12 @@ describe('swarm scenarios (simulated)', () => {
     let checked = 0
     for (const { goal, slot } of plan.leaves.values()) {
       if (slot.dependsOn.length === 0) continue
-      const sent = executeTasks.find((task) => task.task === slot.text && task.path.join() === goal.path.join())!
-      expect(sent.dependencies.map((d) => d.text)).toEqual(slot.dependsOn.map((i) => goal.slots[i]!.text))
+      const sent = executeTasks.find(
+        (task) => task.task === slot.text && task.path.join() === goal.path.join(),
+      )!
+      expect(sent.dependencies.map((d) => d.text)).toEqual(
+        slot.dependsOn.map((i) => goal.slots[i]!.text),
+      )
       expect(sent.dependencies.every((d) => d.output.length > 0)).toBe(true)
       checked++
     }
@@ -164,7 +191,11 @@ describe('swarm scenarios (simulated)', () => {
   it('never accepts a split with a single scorer present', () => {
     let sim: Swarm | undefined
     const result = runSeed(
-      quiet({ makeup: { decomposers: 2, scorers: 1, executors: 1, observers: 1 }, maxVirtualMs: 120_000, onStep: (s) => (sim = s) }),
+      quiet({
+        makeup: { decomposers: 2, scorers: 1, executors: 1, observers: 1 },
+        maxVirtualMs: 120_000,
+        onStep: (s) => (sim = s),
+      }),
     )
     expect(result.completed).toBe(false)
     const observer = sim!.alive().find((p) => p.role === 'observer')!
@@ -175,7 +206,9 @@ describe('swarm scenarios (simulated)', () => {
   })
 
   it('decomposes each composite subgoal once however many scorers there are', () => {
-    const result = runSeed(quiet({ makeup: { decomposers: 3, scorers: 6, executors: 4, observers: 1 } }))
+    const result = runSeed(
+      quiet({ makeup: { decomposers: 3, scorers: 6, executors: 4, observers: 1 } }),
+    )
     expect(result.violations).toEqual([])
     expect(result.duplicateChildren).toBe(0)
     expect(result.acceptConflicts).toBe(0)
@@ -184,7 +217,11 @@ describe('swarm scenarios (simulated)', () => {
   it('stops unclaimed work of a cancelled goal', () => {
     const sim = new Swarm(quiet({ seed: 3 }))
     const submitter = sim.peers.find((p) => p.role === 'decomposer')!
-    sim.schedule(3_000, { type: 'submit', peer: submitter.index, text: 'Plan a two-week trip to Japan' })
+    sim.schedule(3_000, {
+      type: 'submit',
+      peer: submitter.index,
+      text: 'Plan a two-week trip to Japan',
+    })
     const observer = sim.peers.find((p) => p.role === 'observer')!
     sim.runUntil(() => (derived(observer.state!).goals.size ?? 0) >= 3, 60_000, 100)
     const root = derived(observer.state!).roots[0]!
@@ -223,7 +260,11 @@ describe('swarm under adversity (simulated)', () => {
 
   it('converges when LLM calls fail', () => {
     for (let seed = 300; seed < 305; seed++) {
-      const result = runSeed({ ...DEFAULT_SWARM, seed, model: { ...DEFAULT_SWARM.model, failRate: 0.1 } })
+      const result = runSeed({
+        ...DEFAULT_SWARM,
+        seed,
+        model: { ...DEFAULT_SWARM.model, failRate: 0.1 },
+      })
       expect(result.violations, `seed ${seed}`).toEqual([])
     }
   })

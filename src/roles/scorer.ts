@@ -62,7 +62,8 @@ export function acceptCandidate(goal: DerivedGoal, deadlinePassed: boolean): Can
     const better =
       best === null ||
       (quorum && !best.quorum) ||
-      (quorum === best.quorum && (mean > best.mean || (mean === best.mean && proposal.id < best.proposal)))
+      (quorum === best.quorum &&
+        (mean > best.mean || (mean === best.mean && proposal.id < best.proposal)))
     if (better) best = { proposal: proposal.id, mean, quorum, votes }
   }
   if (!best) return null
@@ -92,12 +93,24 @@ function scoreProposals(peer: PeerState, fx: Effects, goal: DerivedGoal, now: nu
     const votes = goal.votes.get(proposal.id) ?? []
     if (peer.work.has(requestId) || votes.some((vote) => vote.from === me)) continue
     if (peer.plan.failures(proposal.id).some((failure) => failure.from === me)) continue
-    const eligible = eligiblePeers(peer.view, { peerId: me, eligible: peer.healthy }, { role: 'scorer' }, now)
+    const eligible = eligiblePeers(
+      peer.view,
+      { peerId: me, eligible: peer.healthy },
+      { role: 'scorer' },
+      now,
+    )
     const rank = rankFor(proposal.id, me, eligible)
     const seenAt = since(peer, `seen:${proposal.id}`, now)
     const fallback = now - seenAt >= FALLBACK_AFTER_MS && votes.length < QUORUM_VOTES
     if (rank < 0 || (rank >= MAX_SCORES_PER_PROPOSAL && !fallback)) continue
-    const work: Work = { requestId, kind: 'score', subject: proposal.id, since: now, started: false, llm: null }
+    const work: Work = {
+      requestId,
+      kind: 'score',
+      subject: proposal.id,
+      since: now,
+      started: false,
+      llm: null,
+    }
     startLlm(peer, fx, work, {
       kind: 'score',
       path: goal.path,
@@ -108,7 +121,13 @@ function scoreProposals(peer: PeerState, fx: Effects, goal: DerivedGoal, now: nu
 }
 
 /** The decider's work: publish the accept if none counts yet, then classify every subgoal. */
-function beginDecide(peer: PeerState, fx: Effects, claim: Work, task: TaskState, now: number): void {
+function beginDecide(
+  peer: PeerState,
+  fx: Effects,
+  claim: Work,
+  task: TaskState,
+  now: number,
+): void {
   let goal = derived(peer).goals.get(task.subject)
   if (!goal) return
   if (!goal.accept) {
@@ -117,7 +136,12 @@ function beginDecide(peer: PeerState, fx: Effects, claim: Work, task: TaskState,
       peer.work.set(claim.requestId, claim) // keep holding; decide when the votes are in
       return
     }
-    emit<AcceptRecord>(peer, fx, { kind: 'accept', goal: goal.id, ...candidate, epoch: claim.epoch! })
+    emit<AcceptRecord>(peer, fx, {
+      kind: 'accept',
+      goal: goal.id,
+      ...candidate,
+      epoch: claim.epoch!,
+    })
     goal = derived(peer).goals.get(task.subject)!
   }
   for (const slot of goal.slots) {
@@ -152,7 +176,12 @@ function onClassified(peer: PeerState, fx: Effects, work: Work, outcome: LlmOutc
   const goal = plan.goals.get(work.subject)
   const slot = goal?.slots[work.index!]
   if (!task || !goal || !slot || !isHolder(peer, task, work.epoch) || slot.node) {
-    fx.events.push({ type: 'output-dropped', request: work.requestId, kind: 'classify', why: 'no longer deciding' })
+    fx.events.push({
+      type: 'output-dropped',
+      request: work.requestId,
+      kind: 'classify',
+      why: 'no longer deciding',
+    })
     return
   }
   if (!outcome.ok || outcome.kind !== 'classify') {
@@ -167,7 +196,11 @@ function onClassified(peer: PeerState, fx: Effects, work: Work, outcome: LlmOutc
     })
     return
   }
-  const value = outcome.value as { atomic: boolean; capability: NodeRecord['capability']; reason: string }
+  const value = outcome.value as {
+    atomic: boolean
+    capability: NodeRecord['capability']
+    reason: string
+  }
   const atCap = goal.depth + 1 >= goal.maxDepth
   emit<NodeRecord>(peer, fx, {
     kind: 'node',
@@ -248,7 +281,8 @@ export const scorer: RoleLogic = {
     for (const work of [...peer.work.values()]) {
       if (work.kind !== 'score') continue
       const goal = plan.goals.get(peer.plan.proposals.get(work.subject)?.goal ?? '')
-      if (goal?.cancelled || goal?.accept) abortWork(peer, fx, work, 'the goal was cancelled or decided')
+      if (goal?.cancelled || goal?.accept)
+        abortWork(peer, fx, work, 'the goal was cancelled or decided')
     }
     for (const goal of plan.goals.values()) {
       if (goal.cancelled) continue

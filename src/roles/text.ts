@@ -9,5 +9,8 @@ export function clip(text: string, max: number): string {
 }
 
 export function failureDetail(outcome: LlmOutcome): string {
-  return clip(outcome.ok ? 'output of the wrong kind' : outcome.error || 'LLM call failed', MAX_DETAIL)
+  return clip(
+    outcome.ok ? 'output of the wrong kind' : outcome.error || 'LLM call failed',
+    MAX_DETAIL,
+  )
 }

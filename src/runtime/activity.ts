@@ -89,7 +89,9 @@ export class ActivityLog {
       case 'classify': {
         const goal = plan.goals.get(work.subject)
         const slot = work.index !== undefined ? goal?.slots[work.index] : undefined
-        return slot ? `classify: ${short(slot.text)}` : `decide: ${short(goal?.text ?? work.subject)}`
+        return slot
+          ? `classify: ${short(slot.text)}`
+          : `decide: ${short(goal?.text ?? work.subject)}`
       }
       case 'execute':
         return `execute: ${short(plan.leaves.get(work.task ?? '')?.slot.text ?? work.subject)}`
@@ -126,15 +128,27 @@ export class ActivityLog {
           tone: 'good',
         }
       case 'score':
-        return { text: `Scored a split ${record.score.toFixed(2)}: ${short(record.notes, 60)}`, tone: 'good' }
+        return {
+          text: `Scored a split ${record.score.toFixed(2)}: ${short(record.notes, 60)}`,
+          tone: 'good',
+        }
       case 'accept':
-        return { text: `Accepted a split (${record.basis}) of: ${short(plan.goals.get(record.goal)?.text ?? '')}`, tone: 'good' }
+        return {
+          text: `Accepted a split (${record.basis}) of: ${short(plan.goals.get(record.goal)?.text ?? '')}`,
+          tone: 'good',
+        }
       case 'node':
-        return { text: `Classified subgoal ${record.index + 1} as ${record.atomic ? 'atomic' : 'composite'}`, tone: 'info' }
+        return {
+          text: `Classified subgoal ${record.index + 1} as ${record.atomic ? 'atomic' : 'composite'}`,
+          tone: 'info',
+        }
       case 'result':
         return { text: `Published a result (${record.output.length} chars)`, tone: 'good' }
       case 'failure':
-        return { text: `Reported a failure (${record.stage}): ${short(record.detail, 80)}`, tone: 'bad' }
+        return {
+          text: `Reported a failure (${record.stage}): ${short(record.detail, 80)}`,
+          tone: 'bad',
+        }
       case 'cancel':
         return { text: 'Cancelled a goal', tone: 'warn' }
       case 'reannounce':

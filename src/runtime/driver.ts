@@ -113,7 +113,11 @@ export class CoreDriver {
     }
     for (const request of effects.startLlm) this.call(request.id, request.task)
     this.activityLog.record(effects.events, effects.publish, this.now())
-    if (effects.events.length || effects.publish.length || this.peer.plan.version !== this.lastTreeVersion) {
+    if (
+      effects.events.length ||
+      effects.publish.length ||
+      this.peer.plan.version !== this.lastTreeVersion
+    ) {
       this.scheduleViews()
     }
   }
@@ -150,7 +154,9 @@ export class CoreDriver {
 }
 
 export function modelLabel(model: ModelConfig): string {
-  return model.provider === 'offline' ? 'offline-v1' : `${model.provider}/${model.model}`.slice(0, 80)
+  return model.provider === 'offline'
+    ? 'offline-v1'
+    : `${model.provider}/${model.model}`.slice(0, 80)
 }
 
 export type { PeerEvent }

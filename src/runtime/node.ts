@@ -40,11 +40,15 @@ function loggerFrom(log: (message: string) => void): NetLogger {
 export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRuntime> {
   const privateKey =
     init.privateKey ??
-    (init.dataDir ? await loadOrCreateKeyFile(join(init.dataDir, 'identity.key')) : await generateKeyPair('Ed25519'))
+    (init.dataDir
+      ? await loadOrCreateKeyFile(join(init.dataDir, 'identity.key'))
+      : await generateKeyPair('Ed25519'))
   return createRuntime({
     init,
     privateKey,
-    persistence: init.dataDir ? filePersistence(join(init.dataDir, `records-${init.room}.bin`)) : memoryPersistence(),
+    persistence: init.dataDir
+      ? filePersistence(join(init.dataDir, `records-${init.room}.bin`))
+      : memoryPersistence(),
     startCore: inProcessCore(init.providerInit),
     createNode: (nodeInit) =>
       createSwarmNode({

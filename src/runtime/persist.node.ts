@@ -20,7 +20,7 @@ export function filePersistence(path: string): RecordPersistence {
         return []
       }
       const records: Uint8Array[] = []
-      for (let at = 0; at + 4 <= data.length; ) {
+      for (let at = 0; at + 4 <= data.length;) {
         const length = data.readUInt32BE(at)
         if (at + 4 + length > data.length) break
         records.push(new Uint8Array(data.subarray(at + 4, at + 4 + length)))

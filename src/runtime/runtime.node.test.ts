@@ -42,13 +42,29 @@ const fingerprint = (runtime: PeerRuntime) => contentId(runtime.tree() as unknow
 
 describe('runtime over real libp2p', () => {
   it('runs a goal to a finished plan that every peer derives alike, and a late observer catches up', async () => {
-    const relay = await createRelay({ port: 0, privateKey: await generateKeyPair('Ed25519'), logger: silentLogger })
+    const relay = await createRelay({
+      port: 0,
+      privateKey: await generateKeyPair('Ed25519'),
+      logger: silentLogger,
+    })
     running.push(relay)
-    const roles: Role[] = ['decomposer', 'decomposer', 'scorer', 'scorer', 'executor', 'executor', 'observer']
+    const roles: Role[] = [
+      'decomposer',
+      'decomposer',
+      'scorer',
+      'scorer',
+      'executor',
+      'executor',
+      'observer',
+    ]
     const peers = await Promise.all(roles.map((role) => peer(relay.multiaddrs, role)))
     const observer = peers[peers.length - 1]!
     const linked = (p: PeerRuntime) => p.connections().direct + p.connections().other
-    await waitFor(() => peers.every((p) => linked(p) >= roles.length - 1), 30_000, `a full mesh (${peers.map(linked)})`)
+    await waitFor(
+      () => peers.every((p) => linked(p) >= roles.length - 1),
+      30_000,
+      `a full mesh (${peers.map(linked)})`,
+    )
 
     const goal = await peers[0]!.submitGoal('Plan a weekend trip to Kyoto', 2)
     await waitFor(() => observer.tree().goals[0]?.status === 'done', 60_000, 'the plan to finish')
@@ -57,10 +73,18 @@ describe('runtime over real libp2p', () => {
     expect(tree.goals[0]!.id).toBe(goal)
     expect(tree.progress.leavesDone).toBe(tree.progress.leaves)
     expect(tree.goals[0]!.rollup.output?.length).toBeGreaterThan(50)
-    await waitFor(() => new Set(peers.map(fingerprint)).size === 1, 10_000, 'every peer to derive the same tree')
+    await waitFor(
+      () => new Set(peers.map(fingerprint)).size === 1,
+      10_000,
+      'every peer to derive the same tree',
+    )
 
     const late = await peer(relay.multiaddrs, 'observer')
-    await waitFor(() => late.tree().goals[0]?.status === 'done', 10_000, 'the late observer to catch up')
+    await waitFor(
+      () => late.tree().goals[0]?.status === 'done',
+      10_000,
+      'the late observer to catch up',
+    )
     expect(fingerprint(late)).toBe(fingerprint(observer))
     expect(observer.exportPlan(goal, 'markdown')).toContain('# Plan a weekend trip to Kyoto')
   }, 120_000)

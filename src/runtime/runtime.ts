@@ -10,7 +10,13 @@ import type { PrivateKey } from '@libp2p/interface'
 import type { Capability, ModelConfig } from '../llm/types'
 import type { NetLogger, SwarmNode, SwarmNodeInitBase, Verdict } from '../net/types'
 import { decodeRecord, encodeRecord, MAX_WIRE_BYTES, type Signer } from '../protocol/codec'
-import { newCancel, newGoal, type PlanRecord, type Presence, type WireRecord } from '../protocol/records'
+import {
+  newCancel,
+  newGoal,
+  type PlanRecord,
+  type Presence,
+  type WireRecord,
+} from '../protocol/records'
 import { DEFAULT_MAX_DEPTH } from '../protocol/limits'
 import { roomTopics } from '../protocol/topics'
 import { exportJson, exportMarkdown } from '../plan/export'
@@ -138,7 +144,10 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     }
     if (topic === topics.presence && record.kind === 'presence') {
       const last = beats.get(from)
-      if (last && (record.boot < last.boot || (record.boot === last.boot && record.seq <= last.seq))) {
+      if (
+        last &&
+        (record.boot < last.boot || (record.boot === last.boot && record.seq <= last.seq))
+      ) {
         return 'ignore'
       }
       beats.set(from, { boot: record.boot, seq: record.seq })
@@ -211,7 +220,9 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       core.setModel(next)
     },
     exportPlan(goalId, format) {
-      return format === 'json' ? exportJson(core.tree(), goalId) : exportMarkdown(core.tree(), goalId)
+      return format === 'json'
+        ? exportJson(core.tree(), goalId)
+        : exportMarkdown(core.tree(), goalId)
     },
     async stop() {
       clearInterval(antiEntropy)

@@ -86,7 +86,9 @@ export class PlanStore implements RecordStore {
   records(): PlanRecord[] {
     const records: PlanRecord[] = []
     for (const bytes of this.bytes.values()) {
-      const record = JSON.parse(new TextDecoder().decode(bytes.subarray(WIRE_HEADER_BYTES))) as PlanRecord
+      const record = JSON.parse(
+        new TextDecoder().decode(bytes.subarray(WIRE_HEADER_BYTES)),
+      ) as PlanRecord
       records.push(record)
     }
     return records

@@ -61,7 +61,12 @@ export const workerCore: StartCore = (init) => {
         lastErrorKind: null,
         work: [],
         recent: [],
-        llm: { calls: { decompose: 0, score: 0, classify: 0, execute: 0, rollup: 0 }, inputTokens: 0, outputTokens: 0, costUsd: 0 },
+        llm: {
+          calls: { decompose: 0, score: 0, classify: 0, execute: 0, rollup: 0 },
+          inputTokens: 0,
+          outputTokens: 0,
+          costUsd: 0,
+        },
       },
     stop: () => {
       send({ type: 'stop' })

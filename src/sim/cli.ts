@@ -49,7 +49,8 @@ function optionsFromArgs(argv: string[]) {
       help: { type: 'boolean', default: false },
     },
   })
-  const num = (value: string | undefined, fallback: number) => (value === undefined ? fallback : Number(value))
+  const num = (value: string | undefined, fallback: number) =>
+    value === undefined ? fallback : Number(value)
   const base: Omit<SwarmOptions, 'seed'> = {
     ...DEFAULT_SWARM,
     makeup: {
@@ -93,7 +94,9 @@ async function main(): Promise<void> {
   const seeds = Array.from({ length: args.seeds }, (_, i) => args.start + i)
   const started = Date.now()
   const workers = Math.min(args.workers, seeds.length)
-  const shards = Array.from({ length: workers }, (_, w) => seeds.filter((_, i) => i % workers === w))
+  const shards = Array.from({ length: workers }, (_, w) =>
+    seeds.filter((_, i) => i % workers === w),
+  )
   const results = (
     await Promise.all(
       shards.map(

@@ -37,7 +37,12 @@ function weighted<T>(rng: Rng, items: readonly [T, number][]): T {
   return items[items.length - 1]![0]
 }
 
-export function simAnswer(task: LlmTask, rng: Rng, options: SimModelOptions, persona: string): LlmOutcome {
+export function simAnswer(
+  task: LlmTask,
+  rng: Rng,
+  options: SimModelOptions,
+  persona: string,
+): LlmOutcome {
   const usage = {
     provider: 'sim',
     model: 'sim-1',
@@ -46,7 +51,14 @@ export function simAnswer(task: LlmTask, rng: Rng, options: SimModelOptions, per
     offline: true,
   }
   if (rng.chance(options.failRate)) {
-    return { ok: false, kind: task.kind, error: 'simulated LLM failure', usage, attempts: 3, errorKind: 'output' } as LlmOutcome
+    return {
+      ok: false,
+      kind: task.kind,
+      error: 'simulated LLM failure',
+      usage,
+      attempts: 3,
+      errorKind: 'output',
+    } as LlmOutcome
   }
   const goal = task.path[task.path.length - 1] ?? ''
   switch (task.kind) {
@@ -56,20 +68,37 @@ export function simAnswer(task: LlmTask, rng: Rng, options: SimModelOptions, per
         text: `${persona} step ${i + 1}/${count} of "${short(goal)}"`,
         dependsOn: i > 0 && rng.chance(0.3) ? [i - 1] : [],
       }))
-      return { ok: true, kind: 'decompose', value: { subgoals, rationale: `split by ${persona}` }, usage, attempts: 1 }
+      return {
+        ok: true,
+        kind: 'decompose',
+        value: { subgoals, rationale: `split by ${persona}` },
+        usage,
+        attempts: 1,
+      }
     }
     case 'score':
       return {
         ok: true,
         kind: 'score',
-        value: { score: Math.round((0.35 + rng.next() * 0.63) * 100) / 100, notes: 'simulated score' },
+        value: {
+          score: Math.round((0.35 + rng.next() * 0.63) * 100) / 100,
+          notes: 'simulated score',
+        },
         usage,
         attempts: 1,
       }
     case 'classify': {
-      const atomic = options.alwaysComposite ? false : rng.chance(task.depth / (task.maxDepth + 0.5))
+      const atomic = options.alwaysComposite
+        ? false
+        : rng.chance(task.depth / (task.maxDepth + 0.5))
       const capability = weighted(rng, options.capabilities)
-      return { ok: true, kind: 'classify', value: { atomic, capability, reason: 'simulated' }, usage, attempts: 1 }
+      return {
+        ok: true,
+        kind: 'classify',
+        value: { atomic, capability, reason: 'simulated' },
+        usage,
+        attempts: 1,
+      }
     }
     case 'execute':
       return {
@@ -83,7 +112,9 @@ export function simAnswer(task: LlmTask, rng: Rng, options: SimModelOptions, per
       return {
         ok: true,
         kind: 'rollup',
-        value: { output: `# ${short(goal, 200)}\n\n${task.parts.map((p) => `- ${short(p.text, 80)}`).join('\n')}` },
+        value: {
+          output: `# ${short(goal, 200)}\n\n${task.parts.map((p) => `- ${short(p.text, 80)}`).join('\n')}`,
+        },
         usage,
         attempts: 1,
       }

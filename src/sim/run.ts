@@ -62,7 +62,10 @@ function scheduleCrash(sim: Swarm): void {
   const victim = sim.rng.pick(candidates)
   sim.schedule(SUBMIT_AT_MS + sim.rng.int(0, 40_000), { type: 'crash', peer: victim.index })
   if (sim.rng.chance(0.7)) {
-    sim.schedule(SUBMIT_AT_MS + 40_000 + sim.rng.int(2_000, 30_000), { type: 'restart', peer: victim.index })
+    sim.schedule(SUBMIT_AT_MS + 40_000 + sim.rng.int(2_000, 30_000), {
+      type: 'restart',
+      peer: victim.index,
+    })
   }
 }
 
@@ -70,7 +73,11 @@ export function runSeed(options: SwarmOptions): SeedResult {
   const sim = new Swarm(options)
   const submitters = sim.peers.filter((peer) => peer.role !== 'observer')
   options.goals.forEach((text, i) => {
-    sim.schedule(SUBMIT_AT_MS + i * 500, { type: 'submit', peer: sim.rng.pick(submitters).index, text })
+    sim.schedule(SUBMIT_AT_MS + i * 500, {
+      type: 'submit',
+      peer: sim.rng.pick(submitters).index,
+      text,
+    })
   })
   scheduleCrash(sim)
 
@@ -92,7 +99,8 @@ export function runSeed(options: SwarmOptions): SeedResult {
   const violations: string[] = []
   const alive = sim.alive()
   if (!converged) violations.push('replicas differ after settling')
-  if (new Set(alive.map(treeFingerprint)).size !== 1) violations.push('same records, different trees')
+  if (new Set(alive.map(treeFingerprint)).size !== 1)
+    violations.push('same records, different trees')
   if (!completed) violations.push('the plan did not finish in time')
 
   const peer = reference()!

@@ -136,7 +136,9 @@ export class Swarm {
         role === 'executor'
           ? options.executorCapabilities[executorIndex++ % options.executorCapabilities.length]!
           : []
-      const randomSkew = this.rng.chance(0.5) ? Math.round((this.rng.next() * 2 - 1) * options.maxSkewMs) : 0
+      const randomSkew = this.rng.chance(0.5)
+        ? Math.round((this.rng.next() * 2 - 1) * options.maxSkewMs)
+        : 0
       const skew = options.skews?.[index] ?? randomSkew
       this.peers.push({
         index,
@@ -175,7 +177,11 @@ export class Swarm {
       peer.persisted,
     )
     this.schedule(0, { type: 'tick', peer: peer.index, incarnation: peer.incarnation })
-    this.schedule(this.rng.int(200, 2_000), { type: 'sync', peer: peer.index, incarnation: peer.incarnation })
+    this.schedule(this.rng.int(200, 2_000), {
+      type: 'sync',
+      peer: peer.index,
+      incarnation: peer.incarnation,
+    })
   }
 
   schedule(delay: number, event: SimEvent): void {
@@ -194,7 +200,9 @@ export class Swarm {
 
   private broadcast(from: SimPeer, record: WireRecord): void {
     const input: PeerInput =
-      record.kind === 'presence' ? { type: 'presence', presence: record } : { type: 'record', record }
+      record.kind === 'presence'
+        ? { type: 'presence', presence: record }
+        : { type: 'record', record }
     for (const peer of this.peers) {
       if (peer === from || !peer.state) continue
       if (this.lossy && this.rng.chance(this.options.loss)) continue
@@ -267,8 +275,10 @@ export class Swarm {
     }
     const toPeer = missing(other.state!.plan, peer.state.plan)
     const toOther = missing(peer.state.plan, other.state!.plan)
-    if (toPeer.length) this.schedule(this.deliveryDelay(), { type: 'deliver', to: peer.index, inputs: toPeer })
-    if (toOther.length) this.schedule(this.deliveryDelay(), { type: 'deliver', to: other.index, inputs: toOther })
+    if (toPeer.length)
+      this.schedule(this.deliveryDelay(), { type: 'deliver', to: peer.index, inputs: toPeer })
+    if (toOther.length)
+      this.schedule(this.deliveryDelay(), { type: 'deliver', to: other.index, inputs: toOther })
   }
 
   private handle(event: SimEvent): void {
@@ -307,7 +317,10 @@ export class Swarm {
       case 'submit': {
         const peer = this.peers[event.peer]!
         if (!peer.state) break
-        this.inject(peer, newGoal('sim', peer.peerId, event.text, this.local(peer), this.options.maxDepth))
+        this.inject(
+          peer,
+          newGoal('sim', peer.peerId, event.text, this.local(peer), this.options.maxDepth),
+        )
         break
       }
     }

@@ -75,7 +75,11 @@ export function maybeClaim(
   want: Eligibility,
   now: number,
 ): boolean {
-  if (now - peer.startedAt < WARMUP_MS || !peer.healthy || freeSlots(peer) <= 0) return false
+  // deciding costs no slot of its own: the accept is instant and its classification
+  // calls are few and bounded; waiting for a free slot would stall a whole level
+  const needsSlot = task.type !== 'decide'
+  if (now - peer.startedAt < WARMUP_MS || !peer.healthy || (needsSlot && freeSlots(peer) <= 0))
+    return false
   const me = peer.config.peerId
   if (task.status === 'done' || task.status === 'failed' || task.failedBy.has(me)) return false
   if (hasWork(peer, task.id)) return false
@@ -180,7 +184,7 @@ export function reviewClaims(
   if (now - peer.startedAt < WARMUP_MS) return
   for (const task of tasks.values()) {
     if (!isHolder(peer, task) || hasWork(peer, task.id) || !stillWanted(task)) continue
-    if (freeSlots(peer) <= 0) break
+    if (task.type !== 'decide' && freeSlots(peer) <= 0) continue
     // held by this peer but nothing running: it restarted mid-task; carry on
     const epoch = task.holder!.epoch
     const resume: Work = {

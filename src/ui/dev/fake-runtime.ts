@@ -198,6 +198,7 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
       synced: 0,
       syncedBytes: 0,
     }),
+    records: () => [],
     on(event, cb) {
       listeners[event].add(cb as never)
       return () => listeners[event].delete(cb as never)

@@ -1,0 +1,164 @@
+/**
+ * DEV ONLY: a plan tree of any size, for the UI lab's performance runs.
+ * Deterministic (no randomness) so runs compare. Goals get `branching`
+ * subgoals, level by level, until `nodes` nodes exist; the deepest level is
+ * leaves, and statuses are mixed the way a busy swarm mixes them.
+ */
+import type { GoalView, PlanTree, ProposalView, SlotView, TaskView } from '../../plan/tree'
+
+const PEERS = Array.from(
+  { length: 12 },
+  (_, i) => `12D3KooWLabPeer${String(i).padStart(2, '0')}xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx`,
+)
+const peer = (i: number) => PEERS[i % PEERS.length]!
+
+function task(id: string, status: TaskView['status'], i: number, output: string | null): TaskView {
+  return {
+    id: `task-${id}`,
+    status,
+    epoch: 0,
+    holder: status === 'open' ? null : peer(i + 3),
+    claimedAt: status === 'open' ? null : 1_700_000_000_000 + i * 1000,
+    output,
+    resultBy: output ? peer(i + 3) : null,
+    failures: status === 'failed' ? [{ from: peer(i + 3), detail: 'the provider timed out' }] : [],
+    gap: null,
+  }
+}
+
+function proposals(goalId: string, text: string, count: number, i: number): ProposalView[] {
+  return Array.from({ length: 3 }, (_, p) => {
+    const votes = [0, 1].map((v) => ({
+      from: peer(i + v + 6),
+      score: p === 0 ? 0.8 + v * 0.05 : 0.4 + p * 0.05,
+      notes: p === 0 ? 'Covers the goal, little overlap.' : 'Parts overlap; one step is vague.',
+    }))
+    return {
+      id: `${goalId}-p${p}`,
+      from: peer(i + p),
+      subgoals: Array.from({ length: Math.max(count, 2) }, (_, s) => ({
+        text: `${text} / step ${s + 1}`,
+        dependsOn: [],
+      })),
+      rationale: 'Split by phase: prepare, do, check.',
+      votes,
+      mean: votes.reduce((sum, v) => sum + v.score, 0) / votes.length,
+      accepted: p === 0,
+      offline: true,
+    }
+  })
+}
+
+const LEAF_STATUSES: SlotView['status'][] = [
+  'done',
+  'done',
+  'done',
+  'claimed',
+  'open',
+  'done',
+  'waiting',
+  'failed',
+  'done',
+  'unclassified',
+]
+
+interface Budget {
+  left: number
+  serial: number
+}
+
+function leaf(parent: string, index: number, text: string, budget: Budget): SlotView {
+  const i = budget.serial++
+  const status = LEAF_STATUSES[i % LEAF_STATUSES.length]!
+  const taskStatus: TaskView['status'] =
+    status === 'done'
+      ? 'done'
+      : status === 'failed'
+        ? 'failed'
+        : status === 'claimed'
+          ? 'claimed'
+          : 'open'
+  const output =
+    status === 'done'
+      ? `## Result ${i}\n\n- point one\n- point two\n\nDone by peer ${i % 12}.`
+      : null
+  return {
+    index,
+    text,
+    dependsOn: status === 'waiting' && index > 0 ? [index - 1] : [],
+    status,
+    nodeId: status === 'unclassified' ? null : `${parent}-n${index}`,
+    atomic: status === 'unclassified' ? null : true,
+    capped: false,
+    capability: (['can_write_text', 'can_run_code', 'can_query_api'] as const)[i % 3]!,
+    reason: 'one concrete deliverable',
+    classifyError: null,
+    blocked: false,
+    leaf: status === 'unclassified' ? null : task(`${parent}-${index}`, taskStatus, i, output),
+    goal: null,
+  }
+}
+
+function goal(
+  id: string,
+  text: string,
+  depth: number,
+  levels: number,
+  branching: number,
+  budget: Budget,
+): GoalView {
+  const i = budget.serial++
+  const count = Math.min(branching, budget.left)
+  budget.left -= count
+  const slots: SlotView[] = []
+  for (let s = 0; s < count; s++) {
+    const childText = `${text.split(' / ')[0]} / ${depth + 1}.${s + 1}`
+    if (depth + 1 < levels) {
+      const child = goal(`${id}-${s}`, childText, depth + 1, levels, branching, budget)
+      slots.push({
+        ...leaf(id, s, childText, budget),
+        status: 'active',
+        atomic: false,
+        leaf: null,
+        goal: child,
+        nodeId: child.id,
+      })
+    } else {
+      slots.push(leaf(id, s, childText, budget))
+    }
+  }
+  const settled = slots.length > 0 && slots.every((s) => s.status === 'done')
+  return {
+    id,
+    text,
+    depth,
+    status: slots.length === 0 ? 'awaiting-proposals' : settled ? 'done' : 'accepted',
+    cancelled: false,
+    createdBy: peer(i),
+    proposals: slots.length === 0 ? [] : proposals(id, text, slots.length, i),
+    accepted:
+      slots.length === 0
+        ? null
+        : { proposal: `${id}-p0`, basis: 'quorum', decidedBy: peer(i + 6), score: 0.825 },
+    slots,
+    rollup: task(
+      `${id}-rollup`,
+      settled ? 'done' : 'open',
+      i,
+      settled ? `Summary of ${text}` : null,
+    ),
+  }
+}
+
+/** A tree of exactly `nodes` nodes (root included), `levels` deep below the root. */
+export function syntheticTree(nodes: number, branching = 6, levels = 4): PlanTree {
+  // depth-first fills the first branches fully; the rest stay awaiting proposals, as in a live run
+  const budget: Budget = { left: nodes - 1, serial: 0 }
+  const root = goal('root', 'Plan a two-week trip to Japan', 0, levels, branching, budget)
+  const zero = () => ({ calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0 })
+  return {
+    goals: [root],
+    progress: { leaves: 0, leavesDone: 0, leavesFailed: 0, goals: 0 },
+    usage: { decomposer: zero(), scorer: zero(), executor: zero() },
+  }
+}

@@ -16,6 +16,12 @@ export interface BenchOptions {
   jsonOnly: boolean
   /** give up on the swarm after this long (per size) */
   timeoutS: number
+  /** only the virtual-time comparison (protocol cost alone; seconds to run) */
+  virtualOnly: boolean
+  /** one gossip hop in the virtual-time run, ms */
+  gossipMs: number
+  /** write every call timeline and chain to this JSON file */
+  dump: string | undefined
 }
 
 export const DEFAULTS: BenchOptions = {
@@ -30,6 +36,9 @@ export const DEFAULTS: BenchOptions = {
   procs: undefined,
   jsonOnly: false,
   timeoutS: 240,
+  virtualOnly: false,
+  gossipMs: 10,
+  dump: undefined,
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -45,6 +54,10 @@ export const USAGE = `npm run bench -- [options]
   --sweep          run 4, 8, 16, 32 and 64 peers (or --sizes a,b,c)
   --sizes LIST     sizes for --sweep, comma-separated
   --timeout-s S    give up on a swarm run after S seconds (default 240)
+  --virtual-only   only the virtual-time comparison (the protocol's own cost,
+                   no CPU or transport; takes seconds)
+  --gossip-ms MS   one gossip hop in the virtual-time run (default 10)
+  --dump FILE      write the call timelines and critical chains to FILE (JSON)
   --json-only      print only the final JSON line
   --help           this text`
 
@@ -106,6 +119,18 @@ export function parseArgs(argv: readonly string[]): BenchOptions | 'help' {
       case '--timeout-s':
         options.timeoutS = int('--timeout-s', value(), 10)
         break
+      case '--virtual-only':
+        options.virtualOnly = true
+        break
+      case '--gossip-ms':
+        options.gossipMs = int('--gossip-ms', value(), 0)
+        break
+      case '--dump': {
+        const file = value()
+        if (!file) throw new Error('--dump wants a file name')
+        options.dump = file
+        break
+      }
       case '--json-only':
         options.jsonOnly = true
         break

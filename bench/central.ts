@@ -12,7 +12,9 @@
  * Each kind of call goes through the pool of the role that makes it in the
  * swarm (decompose: decomposers; score and classify: scorers; execute and
  * roll-up: executors), each pool as large as the swarm's (peers of the role ×
- * per-peer capacity).
+ * per-peer capacity). As in the swarm, where a scorer that decides a goal
+ * starts its classify calls without waiting for a free slot (see
+ * src/roles/claims.ts), classify calls never queue but do hold slots.
  *
  * How many proposals each goal gets and how many score calls are made for it
  * come from a budget: the benchmark fills it with what the swarm actually did,
@@ -173,7 +175,8 @@ export async function runCentral(init: CentralInit): Promise<CentralGoalResult[]
     const outputs: Array<Promise<string | null>> = []
     for (let index = 0; index < subgoals.length; index++) {
       const subgoal = subgoals[index]!
-      const classified = pools.scorer.run(() =>
+      // like the swarm's deciding scorer: no waiting for a free slot, but the call holds one
+      const classified = pools.scorer.runNow(() =>
         llm({
           kind: 'classify',
           path,

@@ -13,11 +13,11 @@
  * (see docs/PERFORMANCE.md for every field).
  */
 import { setMaxListeners } from 'node:events'
+import { writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { createProvider, runLlmTask } from '../src/llm/index'
 import type { ModelConfig } from '../src/llm/types'
 import { DEFAULT_CAPACITY } from '../src/runtime/runtime'
-import { createMockLlmServer, type MockLlmServer } from '../test/mock-llm/server'
 import {
   byDepth,
   byStage,
@@ -33,8 +33,10 @@ import { parseArgs, procsFor, USAGE, type BenchOptions } from './args'
 import { CallRecorder, describeCalls, KINDS, type KindCounts, type LlmCall } from './calls'
 import { protocolBudget, runCentral, type CallBudget } from './central'
 import { MAX_PROPOSALS_PER_GOAL, MAX_SCORES_PER_PROPOSAL } from '../src/protocol/rules'
+import { forkMockLlm, type MockProcess } from './mock-process'
 import { splitRoles } from './split'
 import { runSwarm, type SwarmRun } from './swarm'
+import { runVirtualCentral, runVirtualSwarm } from './virtual'
 
 // libp2p hangs many listeners on shared abort signals; 64 peers in one process exceed the default 10
 setMaxListeners(1000)
@@ -78,7 +80,7 @@ interface CentralRun {
 async function runCentralSide(
   options: BenchOptions,
   size: number,
-  mock: MockLlmServer,
+  mock: MockProcess,
   budget: CallBudget,
   goals: string[],
 ): Promise<CentralRun> {
@@ -152,20 +154,145 @@ function chainSummary(segments: Segment[]) {
   return { llm_s: round(llm), wait_s: round(wait), stages }
 }
 
+interface Comparison {
+  swarmChain: Segment[]
+  centralChain: Segment[]
+}
+
+function printComparison(
+  log: (line: string) => void,
+  swarm: { calls: LlmCall[]; startedAt: number },
+  central: { calls: LlmCall[]; startedAt: number },
+  chains: Comparison,
+): boolean {
+  const swarmCalls = summariseCalls(swarm.calls)
+  const centralCalls = summariseCalls(central.calls)
+  const match = KINDS.every((k) => swarmCalls.made[k] === centralCalls.made[k])
+  const callsLine = (name: string, c: typeof swarmCalls) =>
+    `  ${name.padEnd(8)} ` +
+    KINDS.map(
+      (k) =>
+        `${k} ${c.made[k]}${c.aborted[k] ? ` (${c.aborted[k]} aborted)` : ''}${c.failed[k] ? ` (${c.failed[k]} failed)` : ''}`,
+    ).join(', ')
+  log('  LLM calls made (requests sent):')
+  log(callsLine('swarm', swarmCalls))
+  log(callsLine('central', centralCalls))
+  log(
+    `  ${match ? 'the same calls on both sides' : 'MISMATCH: the two sides did not make the same calls'}`,
+  )
+  for (const line of stageTable(chains.swarmChain, chains.centralChain)) log(line)
+  log('  calls by depth and kind: swarm first start → last end (s)   | central')
+  const cw = new Map(
+    waves(central.calls, central.startedAt).map((w) => [`${w.depth}|${w.kind}`, w]),
+  )
+  for (const w of waves(swarm.calls, swarm.startedAt)) {
+    const c = cw.get(`${w.depth}|${w.kind}`)
+    log(
+      `  depth ${w.depth} ${w.kind.padEnd(9)} ${String(w.calls).padStart(3)} calls ${w.first.toFixed(2).padStart(6)} → ${w.last.toFixed(2).padStart(6)}` +
+        `   | ${c ? `${String(c.calls).padStart(3)} calls ${c.first.toFixed(2).padStart(6)} → ${c.last.toFixed(2).padStart(6)}` : '-'}`,
+    )
+  }
+  return match
+}
+
+async function runVirtual(
+  options: BenchOptions,
+  size: number,
+  goals: string[],
+  log: (line: string) => void,
+) {
+  const vOptions = {
+    peers: size,
+    goals,
+    depth: options.depth,
+    branching: options.branching,
+    latencyMs: options.latencyMs,
+    capacity: options.capacity ?? DEFAULT_CAPACITY,
+    gossipMs: options.gossipMs,
+  }
+  const split = splitRoles(size)
+  const fallback = protocolBudget(
+    Math.min(split.decomposer, MAX_PROPOSALS_PER_GOAL),
+    Math.min(split.scorer, MAX_SCORES_PER_PROPOSAL),
+  )
+  const swarm = runVirtualSwarm(vOptions)
+  const central = await runVirtualCentral(vOptions, budgetFrom(swarm.calls, fallback))
+  const chains: Comparison = {
+    swarmChain: criticalChain({
+      calls: swarm.calls,
+      roots: goals,
+      startedAt: swarm.submittedAt,
+      doneAt: swarm.doneAt,
+    }),
+    centralChain: criticalChain({
+      calls: central.calls,
+      roots: goals,
+      startedAt: 0,
+      doneAt: central.seconds * 1000,
+    }),
+  }
+  log(
+    `virtual time (the protocol's own cost: no CPU, gossip ${options.gossipMs} ms a hop): ` +
+      `swarm ${swarm.seconds.toFixed(2)} s, central ${central.seconds.toFixed(2)} s, ratio ${(swarm.seconds / central.seconds).toFixed(3)}`,
+  )
+  const match = printComparison(
+    log,
+    { calls: swarm.calls, startedAt: swarm.submittedAt },
+    { calls: central.calls, startedAt: 0 },
+    chains,
+  )
+  return {
+    result: {
+      T_swarm_s: round(swarm.seconds),
+      T_central_s: round(central.seconds),
+      ratio: round(swarm.seconds / central.seconds, 3),
+      gossip_ms: options.gossipMs,
+      llm_calls: {
+        swarm: withTotal(summariseCalls(swarm.calls).made),
+        central: withTotal(summariseCalls(central.calls).made),
+        match,
+      },
+      chain: { swarm: chainSummary(chains.swarmChain), central: chainSummary(chains.centralChain) },
+    },
+    dump: { swarm: swarm.calls, central: central.calls, chains },
+  }
+}
+
 async function runSize(
   options: BenchOptions,
   size: number,
-  mock: MockLlmServer,
+  mock: MockProcess,
   log: (line: string) => void,
+  dump: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
   const goals = goalTexts(options.goals)
   const procs = procsFor(size, options.procs)
   const capacity = options.capacity ?? DEFAULT_CAPACITY
+  const split = splitRoles(size)
   const load = loadavg()[0]!
+  const critical = (criticalPathCalls(options.depth) * options.latencyMs) / 1000
   log(
-    `=== ${size} peers, ${goals.length} goal(s), branching ${options.branching}, depth ${options.depth}, ` +
-      `latency ${options.latencyMs} ms, capacity ${capacity}; load average ${load.toFixed(2)} on this machine`,
+    `=== ${size} peers (${split.decomposer} decomposers, ${split.scorer} scorers, ${split.executor} executors, ` +
+      `${split.observer} observer), ${goals.length} goal(s), branching ${options.branching}, depth ${options.depth}, ` +
+      `latency ${options.latencyMs} ms, capacity ${capacity}; LLM critical path ${critical} s; ` +
+      `load average ${load.toFixed(2)}`,
   )
+  const common = {
+    peers: size,
+    roles: { ...split },
+    goals: goals.length,
+    branching: options.branching,
+    depth: options.depth,
+    latency_ms: options.latencyMs,
+    capacity,
+    T_critical_path_s: round(critical),
+  }
+
+  const virtual = await runVirtual(options, size, goals, log)
+  if (options.virtualOnly) {
+    dump[String(size)] = { virtual: virtual.dump }
+    return { mode: 'virtual', ...common, ...virtual.result }
+  }
 
   const swarm: SwarmRun = await runSwarm({
     peers: size,
@@ -177,14 +304,13 @@ async function runSize(
     timeoutMs: options.timeoutS * 1000,
     log,
   })
-
-  const split = swarm.split
   const fallback = protocolBudget(
     Math.min(split.decomposer, MAX_PROPOSALS_PER_GOAL),
     Math.min(split.scorer, MAX_SCORES_PER_PROPOSAL),
   )
   log(
-    `central: same calls, pools ${split.decomposer * capacity}/${split.scorer * capacity}/${split.executor * capacity} (decompose / score+classify / execute+roll-up)`,
+    `central: the swarm's calls, pools of ${split.decomposer * capacity} / ${split.scorer * capacity} / ` +
+      `${split.executor * capacity} (decompose / score + classify / execute + roll-up)`,
   )
   const central = await runCentralSide(
     options,
@@ -195,72 +321,47 @@ async function runSize(
   )
   log(`central: done in ${central.seconds.toFixed(2)} s`)
 
-  const swarmCalls = summariseCalls(swarm.calls)
-  const centralCalls = summariseCalls(central.calls)
-  const match = KINDS.every((k) => swarmCalls.made[k] === centralCalls.made[k])
-  const callsLine = (name: string, c: typeof swarmCalls) =>
-    `  ${name.padEnd(8)} ` +
-    KINDS.map(
-      (k) =>
-        `${k} ${c.made[k]}${c.aborted[k] ? ` (${c.aborted[k]} aborted)` : ''}${c.failed[k] ? ` (${c.failed[k]} failed)` : ''}`,
-    ).join(', ')
-  log('LLM calls made (HTTP requests):')
-  log(callsLine('swarm', swarmCalls))
-  log(callsLine('central', centralCalls))
-  log(
-    `  ${match ? 'the same calls on both sides' : 'MISMATCH: the two sides did not make the same calls'}`,
+  const chains: Comparison = {
+    swarmChain: criticalChain({
+      calls: swarm.calls,
+      roots: goals,
+      startedAt: swarm.submittedAt,
+      doneAt: swarm.doneAt,
+      claims: swarm.tree ? claimTimes(swarm.tree, swarm.records) : null,
+    }),
+    centralChain: criticalChain({
+      calls: central.calls,
+      roots: goals,
+      startedAt: central.startedAt,
+      doneAt: central.doneAt,
+    }),
+  }
+  log(`real run: swarm ${swarm.seconds.toFixed(2)} s, central ${central.seconds.toFixed(2)} s`)
+  const match = printComparison(
+    log,
+    { calls: swarm.calls, startedAt: swarm.submittedAt },
+    { calls: central.calls, startedAt: central.startedAt },
+    chains,
   )
-
-  const swarmChain = criticalChain({
-    calls: swarm.calls,
-    roots: goals,
-    startedAt: swarm.submittedAt,
-    doneAt: swarm.doneAt,
-    claims: claimTimesFrom(swarm),
-  })
-  const centralChain = criticalChain({
-    calls: central.calls,
-    roots: goals,
-    startedAt: central.startedAt,
-    doneAt: central.doneAt,
-  })
-  for (const line of stageTable(swarmChain, centralChain)) log(line)
-  log('  calls by depth and kind: swarm first start → last end (s)   | central')
-  const cw = new Map(
-    waves(central.calls, central.startedAt).map((w) => [`${w.depth}|${w.kind}`, w]),
-  )
-  for (const w of waves(swarm.calls, swarm.submittedAt)) {
-    const c = cw.get(`${w.depth}|${w.kind}`)
-    log(
-      `  depth ${w.depth} ${w.kind.padEnd(9)} ${String(w.calls).padStart(3)} calls ${w.first.toFixed(2).padStart(6)} → ${w.last.toFixed(2).padStart(6)}` +
-        `   | ${c ? `${String(c.calls).padStart(3)} calls ${c.first.toFixed(2).padStart(6)} → ${c.last.toFixed(2).padStart(6)}` : '-'}`,
-    )
+  dump[String(size)] = {
+    virtual: virtual.dump,
+    real: { swarm: swarm.calls, central: central.calls, chains, traffic: swarm.traffic },
   }
 
+  const swarmCalls = summariseCalls(swarm.calls)
+  const centralCalls = summariseCalls(central.calls)
   const messages = swarm.traffic.map(
     (p) => p.traffic.published + p.traffic.received + p.traffic.synced,
   )
   const bytes = swarm.traffic.map(
     (p) => p.traffic.publishedBytes + p.traffic.receivedBytes + p.traffic.syncedBytes,
   )
-  const critical = (criticalPathCalls(options.depth) * options.latencyMs) / 1000
   const result = {
-    peers: size,
-    roles: {
-      decomposer: split.decomposer,
-      scorer: split.scorer,
-      executor: split.executor,
-      observer: split.observer,
-    },
-    goals: goals.length,
-    branching: options.branching,
-    depth: options.depth,
-    latency_ms: options.latencyMs,
-    capacity,
+    mode: 'real',
+    ...common,
     procs,
     T_swarm_s: round(swarm.seconds),
     T_central_s: round(central.seconds),
-    T_critical_path_s: round(critical),
     ratio: round(swarm.seconds / central.seconds, 3),
     llm_calls: {
       swarm: withTotal(swarmCalls.made),
@@ -280,20 +381,18 @@ async function runSize(
     mesh_s: round(swarm.meshSeconds, 1),
     consistent: swarm.consistent,
     central_ok: central.ok,
-    chain: { swarm: chainSummary(swarmChain), central: chainSummary(centralChain) },
+    chain: { swarm: chainSummary(chains.swarmChain), central: chainSummary(chains.centralChain) },
+    virtual: virtual.result,
     loadavg_1m: round(load),
   }
   log(
     `result: ${size} peers: T_swarm ${result.T_swarm_s} s, T_central ${result.T_central_s} s, ` +
-      `critical path ${result.T_critical_path_s} s, ratio ${result.ratio}; messages/peer median ${result.messages_per_peer.median} ` +
-      `max ${result.messages_per_peer.max}; bytes/peer median ${result.bytes_per_peer.median} max ${result.bytes_per_peer.max}; ` +
+      `critical path ${result.T_critical_path_s} s, ratio ${result.ratio} (virtual ${virtual.result.ratio}); ` +
+      `messages/peer median ${result.messages_per_peer.median} max ${result.messages_per_peer.max}; ` +
+      `bytes/peer median ${result.bytes_per_peer.median} max ${result.bytes_per_peer.max}; ` +
       `late join ${result.late_join_s} s / ${result.late_join_bytes} B; CPU ${result.cpu_percent}%`,
   )
   return result
-}
-
-function claimTimesFrom(swarm: SwarmRun) {
-  return swarm.tree ? claimTimes(swarm.tree, swarm.records) : null
 }
 
 async function main(): Promise<number> {
@@ -311,18 +410,19 @@ async function main(): Promise<number> {
   const opts = options
   const log = opts.jsonOnly ? () => {} : (line: string) => console.log(line)
   const startedAt = Date.now()
-  const mock = await createMockLlmServer({
+  const mock = await forkMockLlm({
     mode: 'shape',
     branching: opts.branching,
     latencyMs: opts.latencyMs,
   })
   const sizes = opts.sweep ? opts.sweepSizes : [opts.peers]
   const results: Array<Record<string, unknown>> = []
+  const dump: Record<string, unknown> = {}
   let failed = false
   try {
     for (const size of sizes) {
       try {
-        results.push(await runSize(opts, size, mock, log))
+        results.push(await runSize(opts, size, mock, log, dump))
       } catch (error) {
         failed = true
         const message = (error as Error).message
@@ -332,6 +432,10 @@ async function main(): Promise<number> {
     }
   } finally {
     await mock.close()
+  }
+  if (opts.dump) {
+    writeFileSync(opts.dump, JSON.stringify({ options: opts, results, runs: dump }))
+    log(`bench: timelines written to ${opts.dump}`)
   }
   const wall = round((Date.now() - startedAt) / 1000, 1)
   log(`bench: finished in ${wall} s`)

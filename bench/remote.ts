@@ -31,7 +31,16 @@ export class RemoteHost implements PeerHost {
 
   private constructor() {
     this.child = fork(CHILD, [], {
-      execArgv: ['--import', PRELOAD, '--import', 'tsx'],
+      execArgv: [
+        '--import',
+        PRELOAD,
+        '--import',
+        'tsx',
+        // BENCH_CPU_PROF=dir: a V8 CPU profile of each peer process (see docs/PERFORMANCE.md)
+        ...(process.env.BENCH_CPU_PROF
+          ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+          : []),
+      ],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     })
     this.child.on('message', (message: HostResponse) => {
@@ -102,7 +111,10 @@ export class RemoteHost implements PeerHost {
         this.call('stop', []).catch(() => {}),
         new Promise((resolve) => setTimeout(resolve, 15_000)),
       ])
-      if (this.child.exitCode === null) this.child.kill('SIGTERM')
+      // it exits by itself right after answering (writing its CPU profile, if asked)
+      const timer = setTimeout(() => this.child.kill('SIGTERM'), 10_000)
+      await this.exited
+      clearTimeout(timer)
     }
     await this.exited
   }

@@ -1,0 +1,64 @@
+/**
+ * The mock LLM in a process of its own. A real LLM is on another machine:
+ * its latency does not grow when the swarm's peers keep this machine's CPU
+ * busy. In the peers' process, the mock's 1 s sleep would fire late whenever
+ * the event loop is busy, and that lag would be billed to the LLM. Here it
+ * only competes for a core like any other process.
+ *
+ * As a child (`forkMockLlm`): starts the server, sends its URL, and closes
+ * when the parent disconnects or sends 'close'.
+ */
+import { fork, type ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { createMockLlmServer, type MockLlmServerInit } from '../test/mock-llm/server'
+
+export interface MockProcess {
+  /** http://127.0.0.1:port (no /v1) */
+  url: string
+  close(): Promise<void>
+}
+
+const SELF = fileURLToPath(import.meta.url)
+const PRELOAD = fileURLToPath(new URL('../scripts/node-preload.mjs', import.meta.url))
+
+export async function forkMockLlm(init: MockLlmServerInit): Promise<MockProcess> {
+  const child: ChildProcess = fork(SELF, [JSON.stringify(init)], {
+    execArgv: ['--import', PRELOAD, '--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('message', (message: { url?: string; error?: string }) =>
+      message.url
+        ? resolve(message.url)
+        : reject(new Error(message.error ?? 'mock LLM did not start')),
+    )
+    child.once('exit', (code) => reject(new Error(`mock LLM process exited (${code})`)))
+  })
+  return {
+    url,
+    async close() {
+      if (child.connected) child.send('close')
+      const timer = setTimeout(() => child.kill('SIGTERM'), 5_000)
+      await exited
+      clearTimeout(timer)
+    },
+  }
+}
+
+// run as the child
+if (process.argv[1] === SELF && process.send) {
+  const init = JSON.parse(process.argv[2] ?? '{}') as MockLlmServerInit
+  createMockLlmServer(init).then(
+    (server) => {
+      const close = () => void server.close().finally(() => process.exit(0))
+      process.on('message', (message) => message === 'close' && close())
+      process.on('disconnect', close)
+      process.send!({ url: server.url })
+    },
+    (error: Error) => {
+      process.send!({ error: error.message })
+      process.exit(1)
+    },
+  )
+}

@@ -1,0 +1,283 @@
+/**
+ * The same workload in virtual time: the protocol's own cost, without CPU,
+ * event-loop lag or transport.
+ *
+ * - The swarm: the real role core (src/roles: the same createPeer/step the
+ *   runtime drives) for every peer, each ticked every TICK_MS as the driver
+ *   does, every record delivered to every other peer after a fixed gossip
+ *   delay, every LLM call answered by the mock LLM's own shape-mode answers
+ *   after exactly L ms.
+ * - The central orchestrator: runCentral itself, with LLM calls that take
+ *   exactly L ms of virtual time.
+ *
+ * Both produce the LLM call timeline the real runs produce, so the same
+ * critical-chain analysis applies. What remains between the two is what the
+ * protocol's rules cost: staggers, claim windows, warm-up, who may score or
+ * claim what and when, and per-peer capacity versus shared pools.
+ */
+import type { LlmOutcome, LlmTask } from '../src/llm/types'
+import { newGoal, type WireRecord } from '../src/protocol/records'
+import { TICK_MS } from '../src/runtime/driver'
+import { createPeer, step, type Effects, type PeerInput, type PeerState } from '../src/roles/index'
+import { derived } from '../src/roles/peer'
+import { EventQueue } from '../src/sim/queue'
+import { createRng } from '../src/sim/rng'
+import { fakePeerId } from '../src/sim/swarm'
+import { shapeAnswer } from '../test/mock-llm/answers'
+import { PATH_SEPARATOR, type LlmCall } from './calls'
+import { runCentral, type CallBudget } from './central'
+import { roleList, splitRoles, type RoleSplit } from './split'
+
+export interface VirtualOptions {
+  peers: number
+  goals: string[]
+  depth: number
+  branching: number
+  latencyMs: number
+  capacity: number
+  /** one gossip hop, publisher to every peer (floodPublish), in ms */
+  gossipMs: number
+  /** when the goals are submitted: after every peer heard every other */
+  submitAtMs?: number
+  seed?: number
+  /** give up after this much virtual time */
+  limitMs?: number
+}
+
+export interface VirtualRun {
+  split: RoleSplit
+  seconds: number
+  submittedAt: number
+  doneAt: number
+  calls: LlmCall[]
+  /** records published per peer (presence included) */
+  published: number[]
+}
+
+const SHAPE = { score: 0.8, capability: 'can_write_text' as const }
+const usage = {
+  provider: 'openai-compatible',
+  model: 'mock',
+  inputTokens: 0,
+  outputTokens: 0,
+  offline: false,
+}
+
+function answer(task: LlmTask, branching: number, seed: string): LlmOutcome {
+  const value = shapeAnswer(task, { ...SHAPE, branching }, seed)
+  return { ok: true, kind: task.kind, value, usage, attempts: 1 } as LlmOutcome
+}
+
+function callOf(task: LlmTask, peer: number, start: number): LlmCall {
+  const item = task.kind === 'classify' ? task.subgoal : task.kind === 'execute' ? task.task : null
+  return {
+    peer,
+    kind: task.kind,
+    goal: task.path.join(PATH_SEPARATOR),
+    depth: task.path.length - 1,
+    item,
+    start,
+    end: start,
+    status: 'ok',
+  }
+}
+
+type Event =
+  | { type: 'deliver'; to: number; input: PeerInput }
+  | { type: 'tick'; peer: number }
+  | { type: 'llm'; peer: number; requestId: string; outcome: LlmOutcome; call: LlmCall }
+  | { type: 'submit'; peer: number; text: string }
+
+export function runVirtualSwarm(options: VirtualOptions): VirtualRun {
+  const split = splitRoles(options.peers)
+  const roles = roleList(split)
+  const rng = createRng(options.seed ?? 1)
+  const queue = new EventQueue<Event>()
+  let now = 0
+  const peers: PeerState[] = roles.map((role, index) =>
+    createPeer(
+      {
+        peerId: fakePeerId(rng),
+        room: 'virtual',
+        role,
+        capabilities:
+          role === 'executor' ? ['can_write_text', 'can_run_code', 'can_query_api'] : [],
+        capacity: options.capacity,
+        model: 'openai-compatible/mock',
+        offline: false,
+      },
+      now + index, // peers start a millisecond apart
+    ),
+  )
+  const published = peers.map(() => 0)
+  const running = new Map<string, { call: LlmCall; cancelled: boolean }>()
+  const calls: LlmCall[] = []
+
+  const broadcast = (from: number, record: WireRecord) => {
+    const input: PeerInput =
+      record.kind === 'presence'
+        ? { type: 'presence', presence: record }
+        : { type: 'record', record }
+    peers.forEach((_, to) => {
+      if (to !== from) queue.push(now + options.gossipMs, { type: 'deliver', to, input })
+    })
+  }
+  const apply = (index: number, fx: Effects) => {
+    for (const record of fx.publish) {
+      published[index]!++
+      broadcast(index, record)
+    }
+    for (const id of fx.abortLlm) {
+      const entry = running.get(`${index}:${id}`)
+      if (entry && !entry.cancelled) {
+        entry.cancelled = true
+        entry.call.status = 'aborted'
+        entry.call.end = now
+      }
+    }
+    for (const request of fx.startLlm) {
+      const call = callOf(request.task, index, now)
+      calls.push(call)
+      running.set(`${index}:${request.id}`, { call, cancelled: false })
+      const outcome = answer(request.task, options.branching, `${index}`)
+      queue.push(now + options.latencyMs, {
+        type: 'llm',
+        peer: index,
+        requestId: request.id,
+        outcome,
+        call,
+      })
+    }
+  }
+  const stepPeer = (index: number, input: PeerInput) =>
+    apply(index, step(peers[index]!, input, now))
+
+  peers.forEach((_, index) => {
+    const phase = Math.floor((index * TICK_MS) / peers.length)
+    queue.push(phase, { type: 'tick', peer: index })
+  })
+  const submitAt = options.submitAtMs ?? 8_000
+  const workers = roles.filter((role) => role !== 'observer').length
+  options.goals.forEach((text, i) =>
+    queue.push(submitAt, { type: 'submit', peer: i % workers, text }),
+  )
+  const witness = split.observer > 0 ? roles.length - 1 : 0
+  const limit = submitAt + (options.limitMs ?? 30 * 60_000)
+  let roots: string[] = []
+  let doneAt = NaN
+
+  for (let event = queue.pop(); event; event = queue.pop()) {
+    now = event.at
+    const e = event.value
+    switch (e.type) {
+      case 'deliver':
+        stepPeer(e.to, e.input)
+        break
+      case 'tick':
+        stepPeer(e.peer, { type: 'tick' })
+        queue.push(now + TICK_MS, e)
+        break
+      case 'llm': {
+        const entry = running.get(`${e.peer}:${e.requestId}`)
+        running.delete(`${e.peer}:${e.requestId}`)
+        if (!entry || entry.cancelled) break
+        e.call.end = now
+        stepPeer(e.peer, { type: 'llm', requestId: e.requestId, outcome: e.outcome })
+        break
+      }
+      case 'submit': {
+        const peer = peers[e.peer]!
+        const goal = newGoal('virtual', peer.config.peerId, e.text, now, options.depth)
+        roots = [...roots, goal.id]
+        stepPeer(e.peer, { type: 'record', record: goal })
+        published[e.peer]!++
+        broadcast(e.peer, goal)
+        break
+      }
+    }
+    if (e.type === 'deliver' && e.to === witness && roots.length === options.goals.length) {
+      const plan = derived(peers[witness]!)
+      if (roots.every((id) => plan.goals.get(id)?.status === 'done')) {
+        doneAt = now
+        break
+      }
+    }
+    if (now > limit) break
+  }
+  if (Number.isNaN(doneAt))
+    throw new Error(`virtual swarm: not done after ${(limit - submitAt) / 1000} s`)
+  return {
+    split,
+    seconds: (doneAt - submitAt) / 1000,
+    submittedAt: submitAt,
+    doneAt,
+    calls,
+    published,
+  }
+}
+
+export interface VirtualCentralRun {
+  seconds: number
+  calls: LlmCall[]
+}
+
+/** runCentral with LLM calls that take exactly `latencyMs` of virtual time. */
+export async function runVirtualCentral(
+  options: VirtualOptions,
+  budget: CallBudget,
+): Promise<VirtualCentralRun> {
+  const split = splitRoles(options.peers)
+  let now = 0
+  const timers = new EventQueue<() => void>()
+  const calls: LlmCall[] = []
+  const llm = (task: LlmTask, signal?: AbortSignal): Promise<LlmOutcome> => {
+    const call = callOf(task, -1, now)
+    calls.push(call)
+    return new Promise((resolve, reject) => {
+      let settled = false
+      signal?.addEventListener(
+        'abort',
+        () => {
+          if (settled) return
+          settled = true
+          call.status = 'aborted'
+          call.end = now
+          reject(new DOMException('aborted', 'AbortError'))
+        },
+        { once: true },
+      )
+      timers.push(now + options.latencyMs, () => {
+        if (settled) return
+        settled = true
+        call.end = now
+        resolve(answer(task, options.branching, 'central'))
+      })
+    })
+  }
+  let done = false
+  let doneAt = 0
+  const run = runCentral({
+    roots: options.goals.map((text) => ({ text, maxDepth: options.depth })),
+    pools: {
+      decomposer: split.decomposer * options.capacity,
+      scorer: split.scorer * options.capacity,
+      executor: split.executor * options.capacity,
+    },
+    budget,
+    llm,
+  }).finally(() => {
+    done = true
+    doneAt = now
+  })
+  const drain = () => new Promise<void>((resolve) => setImmediate(resolve))
+  await drain()
+  while (!done) {
+    const next = timers.pop()
+    if (!next) break
+    now = next.at
+    next.value()
+    await drain()
+  }
+  await run
+  return { seconds: doneAt / 1000, calls }
+}

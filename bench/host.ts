@@ -3,6 +3,7 @@
  * process. The swarm runner drives hosts through the `PeerHost` interface;
  * a host in a child process (child.ts) is the same class behind IPC.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import type { ModelConfig } from '../src/llm/types'
 import { contentId } from '../src/protocol/hash'
 import type { PlanRecord } from '../src/protocol/records'
@@ -39,6 +40,13 @@ export interface PeerReport extends PeerInfo {
   fingerprint: string
 }
 
+/** Event-loop delay of a peer process: how late its callbacks ran (CPU starvation), in ms. */
+export interface LoopDelay {
+  p50: number
+  p99: number
+  max: number
+}
+
 export interface CpuSample {
   /** microseconds of CPU (user + system) this process used so far */
   cpuMicros: number
@@ -62,6 +70,8 @@ export interface PeerHost {
   /** every plan record a peer holds (for the timeline analysis) */
   records(index: number): Promise<PlanRecord[]>
   cpu(): Promise<CpuSample>
+  /** event-loop delay since the last reset (and reset it) */
+  loopDelay(reset: boolean): Promise<LoopDelay>
   /** stop one peer */
   stopPeer(index: number): Promise<void>
   stop(): Promise<void>
@@ -77,8 +87,11 @@ export class LocalHost implements PeerHost {
   private readonly peers = new Map<number, { spec: PeerSpec; runtime: PeerRuntime }>()
   private readonly recorder = new CallRecorder()
   private stopped = false
+  private readonly delay = monitorEventLoopDelay({ resolution: 10 })
 
-  constructor(private readonly init: HostInit) {}
+  constructor(private readonly init: HostInit) {
+    this.delay.enable()
+  }
 
   async start(specs: PeerSpec[]): Promise<PeerInfo[]> {
     const model: ModelConfig = {
@@ -187,6 +200,17 @@ export class LocalHost implements PeerHost {
     return { cpuMicros: usage.user + usage.system, at: Date.now() }
   }
 
+  async loopDelay(reset: boolean): Promise<LoopDelay> {
+    const ms = (ns: number) => Math.round(ns / 1e4) / 100
+    const out = {
+      p50: ms(this.delay.percentile(50)),
+      p99: ms(this.delay.percentile(99)),
+      max: ms(this.delay.max),
+    }
+    if (reset) this.delay.reset()
+    return out
+  }
+
   async stopPeer(index: number): Promise<void> {
     const peer = this.peers.get(index)
     if (!peer) return
@@ -196,6 +220,7 @@ export class LocalHost implements PeerHost {
 
   async stop(): Promise<void> {
     this.stopped = true
+    this.delay.disable()
     const all = [...this.peers.values()]
     this.peers.clear()
     await Promise.allSettled(all.map(({ runtime }) => runtime.stop()))

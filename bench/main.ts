@@ -377,7 +377,10 @@ async function runSize(
     late_join_bytes: swarm.lateJoin?.bytes ?? null,
     late_join_records: swarm.lateJoin?.records ?? null,
     cpu_percent: round(swarm.cpuPercent, 1),
+    cpu_seconds: round(swarm.cpuSeconds, 1),
     cpu_percent_central: round(central.cpuPercent, 1),
+    cpu_seconds_central: round((central.cpuPercent * central.seconds) / 100, 1),
+    event_loop_delay_ms: swarm.loopDelay,
     mesh_s: round(swarm.meshSeconds, 1),
     consistent: swarm.consistent,
     central_ok: central.ok,
@@ -390,7 +393,8 @@ async function runSize(
       `critical path ${result.T_critical_path_s} s, ratio ${result.ratio} (virtual ${virtual.result.ratio}); ` +
       `messages/peer median ${result.messages_per_peer.median} max ${result.messages_per_peer.max}; ` +
       `bytes/peer median ${result.bytes_per_peer.median} max ${result.bytes_per_peer.max}; ` +
-      `late join ${result.late_join_s} s / ${result.late_join_bytes} B; CPU ${result.cpu_percent}%`,
+      `late join ${result.late_join_s} s / ${result.late_join_bytes} B; CPU ${result.cpu_percent}% ` +
+      `(${result.cpu_seconds} CPU-s); event-loop delay p99 ${swarm.loopDelay.p99} ms`,
   )
   return result
 }

@@ -4,7 +4,15 @@
 import { fork, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import type { RawCall } from './calls'
-import type { CpuSample, HostInit, PeerHost, PeerInfo, PeerReport, PeerSpec } from './host'
+import type {
+  CpuSample,
+  HostInit,
+  LoopDelay,
+  PeerHost,
+  PeerInfo,
+  PeerReport,
+  PeerSpec,
+} from './host'
 import type { PlanRecord } from '../src/protocol/records'
 import type { PlanTree } from '../src/runtime/types'
 
@@ -101,6 +109,9 @@ export class RemoteHost implements PeerHost {
   }
   cpu(): Promise<CpuSample> {
     return this.call('cpu', [])
+  }
+  loopDelay(reset: boolean): Promise<LoopDelay> {
+    return this.call('loopDelay', [reset])
   }
   stopPeer(index: number): Promise<void> {
     return this.call('stopPeer', [index])

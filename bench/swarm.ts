@@ -16,7 +16,14 @@ import type { PlanRecord } from '../src/protocol/records'
 import { PRESENCE_INTERVAL_MS } from '../src/protocol/rules'
 import type { PlanTree, TrafficStats } from '../src/runtime/types'
 import { describeCalls, type LlmCall } from './calls'
-import { LocalHost, type PeerHost, type PeerInfo, type PeerReport, type PeerSpec } from './host'
+import {
+  LocalHost,
+  type LoopDelay,
+  type PeerHost,
+  type PeerInfo,
+  type PeerReport,
+  type PeerSpec,
+} from './host'
 import { RemoteHost } from './remote'
 import { roleList, splitRoles, type RoleSplit } from './split'
 
@@ -63,6 +70,10 @@ export interface SwarmRun {
   consistent: boolean
   /** process CPU (all processes) over wall time, submit to done, in % of one core */
   cpuPercent: number
+  /** CPU seconds used by all peer processes (and the relay's), submit to done */
+  cpuSeconds: number
+  /** the worst peer process's event-loop delay, submit to done */
+  loopDelay: LoopDelay
   lateJoin: LateJoin | null
   roots: string[]
 }
@@ -171,6 +182,7 @@ export async function runSwarm(options: SwarmOptions): Promise<SwarmRun> {
       (await Promise.all(hosts.map((h) => h.reports()))).flat().map((r) => [r.index, r.traffic]),
     )
     await Promise.all(hosts.map((h) => h.takeCalls())) // nothing should be there; start clean
+    await Promise.all(hosts.map((h) => h.loopDelay(true)))
     const cpuBefore = await cpuTotal(remote)
     const workers = roles.filter((role) => role !== 'observer').length
     const witness = split.observer > 0 ? roles.length - 1 : 0
@@ -203,6 +215,8 @@ export async function runSwarm(options: SwarmOptions): Promise<SwarmRun> {
       clearInterval(progress)
     }
     const cpuAfter = await cpuTotal(remote)
+    const delays = await Promise.all(hosts.map((h) => h.loopDelay(false)))
+    const loopDelay = delays.reduce((worst, d) => (d.p99 > worst.p99 ? d : worst))
     const seconds = (doneAt - submittedAt) / 1000
     log(`swarm: done in ${seconds.toFixed(2)} s`)
 
@@ -219,7 +233,8 @@ export async function runSwarm(options: SwarmOptions): Promise<SwarmRun> {
     const tree = await hostOf.get(witness)!.tree(witness)
     const consistent = await converged(hosts)
     const wall = cpuAfter.at - cpuBefore.at
-    const cpuPercent = (100 * (cpuAfter.cpuMicros - cpuBefore.cpuMicros)) / 1000 / wall
+    const cpuSeconds = (cpuAfter.cpuMicros - cpuBefore.cpuMicros) / 1e6
+    const cpuPercent = (100 * cpuSeconds * 1000) / wall
 
     const lateJoin = await joinLate(hostInit, roots, log).catch((error: Error) => {
       log(`late join failed: ${error.message}`)
@@ -238,6 +253,8 @@ export async function runSwarm(options: SwarmOptions): Promise<SwarmRun> {
       tree,
       consistent,
       cpuPercent,
+      cpuSeconds,
+      loopDelay,
       lateJoin,
       roots,
     }

@@ -159,11 +159,12 @@ test('five tabs run a goal to a finished tree; direct links only; it goes on wit
     await expectSamePlan(pages, observer)
     expect(duplicateResults(await recordsOf(observer))).toEqual([])
 
-    // every link that carries plan traffic is direct WebRTC
+    // every tab-to-tab link is direct WebRTC (a relayed link only signals; a
+    // busy machine may briefly show one while a dropped link is re-dialled)
     for (const page of pages) {
-      const summary = await page.evaluate(() => window.murmuration!.connections())
-      expect(summary.peers.filter((p) => p.kind !== 'direct-webrtc')).toEqual([])
-      expect(summary.direct).toBe(roles.length - 1)
+      await expect
+        .poll(() => page.evaluate(() => window.murmuration!.connections()), { timeout: 30_000 })
+        .toMatchObject({ direct: roles.length - 1, relayed: 0, other: 0 })
     }
 
     await served.stop()
@@ -222,11 +223,11 @@ test('an executor reloaded mid-run keeps its PeerId, and the run completes witho
   room,
 }) => {
   const context = await machine(browser, served.origin)
-  const roles: Role[] = ['decomposer', 'scorer', 'scorer', 'executor', 'executor', 'observer']
+  const roles: Role[] = ['decomposer', 'scorer', 'scorer', 'executor', 'executor']
   const pages = []
   for (const role of roles) pages.push(await peer(context, served, room, role))
   const executor = pages[3]!
-  const observer = pages[5]!
+  const observer = pages[0]! // any peer sees the whole plan
   await waitForMesh(pages)
   const before = await peerIdOf(executor)
 
@@ -261,11 +262,11 @@ test('an executor closed just after it wins a claim: another executor finishes t
   room,
 }) => {
   const context = await machine(browser, served.origin)
-  const roles: Role[] = ['decomposer', 'scorer', 'scorer', 'executor', 'executor', 'observer']
+  const roles: Role[] = ['decomposer', 'scorer', 'scorer', 'executor', 'executor']
   const pages = []
   for (const role of roles) pages.push(await peer(context, served, room, role))
   const [first, second] = [pages[3]!, pages[4]!]
-  const observer = pages[5]!
+  const observer = pages[0]! // any peer sees the whole plan
   await waitForMesh(pages)
   const firstId = await peerIdOf(first)
 

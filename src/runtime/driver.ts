@@ -67,13 +67,17 @@ export class CoreDriver {
     this.deliver([{ type: 'tick' }])
   }
 
-  /** Queue inputs; they are applied together in one step on the next microtask. */
+  /**
+   * Queue inputs; they are applied together in one step as soon as the
+   * current task ends (a macrotask, so that a burst of messages from the tab
+   * or the network lands in one step rather than one step each).
+   */
   deliver(inputs: PeerInput[]): void {
     if (this.stopped) return
-    this.pending.push(...inputs)
+    for (const input of inputs) this.pending.push(input)
     if (this.scheduled) return
     this.scheduled = true
-    queueMicrotask(() => this.runStep())
+    setTimeout(() => this.runStep(), 0)
   }
 
   setModel(model: ModelConfig): void {

@@ -21,6 +21,7 @@ import { DEFAULT_MAX_DEPTH } from '../protocol/limits'
 import { roomTopics } from '../protocol/topics'
 import { exportJson, exportMarkdown } from '../plan/export'
 import type { PlanTree } from '../plan/tree'
+import type { PeerInput } from '../roles/index'
 import { modelLabel } from './driver'
 import type { StartCore } from './host'
 import type { RecordPersistence } from './persist'
@@ -124,7 +125,18 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     onActivity: (activity) => emit('activity', activity),
     log,
   })
-  deliver = (record) => core.deliver([{ type: 'record', record }])
+  // records come in bursts (a sync brings hundreds): hand them over in one batch, one step
+  let batch: PeerInput[] = []
+  deliver = (record) => {
+    batch.push({ type: 'record', record })
+    if (batch.length === 1) {
+      queueMicrotask(() => {
+        const inputs = batch
+        batch = []
+        core.deliver(inputs)
+      })
+    }
+  }
 
   // (boot, seq) of the latest presence beat per peer: stale or replayed beats are ignored
   const beats = new Map<string, { boot: number; seq: number }>()

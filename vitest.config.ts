@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'relay/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'relay/**/*.test.ts', 'test/**/*.test.ts', 'bench/**/*.test.ts'],
     setupFiles: ['./scripts/node-preload.mjs'],
     testTimeout: 20_000,
   },

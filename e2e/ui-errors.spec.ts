@@ -28,15 +28,35 @@ test('a rejected key shows an alert by the role panel, and it clears when the ro
 
   await submitGoal(decomposer, 'Write a packing list for a weekend hike', 1)
   await expect(alert).toBeVisible({ timeout: 30_000 })
-  await expect(alert).toContainText('Model settings')
+  await expect(alert).toContainText('model settings')
   await expect(decomposer.getByText('failing', { exact: true })).toBeVisible()
-  // where the person is looking: inside the role panel, above its work
+  // where the person is looking: right above the role panel on a wide screen …
+  await decomposer.evaluate(() => window.scrollTo(0, 0))
   const panel = decomposer.getByRole('region', { name: 'This tab: decomposer' })
-  await expect(panel.getByRole('alert').filter({ hasText: 'rejected' })).toBeVisible()
+  const alertBox = (await alert.boundingBox())!
+  const panelBox = (await panel.boundingBox())!
+  expect(alertBox.y + alertBox.height).toBeLessThanOrEqual(panelBox.y)
+  expect(Math.abs(alertBox.x - panelBox.x)).toBeLessThan(2)
+  await expect(alert).toBeInViewport()
   await screenshot(decomposer, 'decomposer-bad-key-desktop')
+  // … and first thing on a phone, above the plan
+  await decomposer.setViewportSize({ width: 390, height: 844 })
+  await decomposer.evaluate(() => window.scrollTo(0, 0))
+  await expect(alert).toBeInViewport()
+  const plan = decomposer.getByRole('heading', {
+    level: 2,
+    name: 'Write a packing list for a weekend hike',
+  })
+  expect((await alert.boundingBox())!.y).toBeLessThan((await plan.boundingBox())!.y)
+  await screenshot(decomposer, 'decomposer-bad-key-phone')
+  await decomposer.setViewportSize({ width: 1280, height: 800 })
   expect(mockLlm.requests.some((r) => r.status === 401)).toBe(true)
 
-  // the person fixes the key; the alert goes once the role is back, and the role works again
+  // the person follows the alert to the settings and fixes the key; the alert goes once the
+  // role is back, and the role works again
+  await decomposer.getByText('Model and API key').click() // closes them: the alert reopens them
+  await alert.getByRole('button', { name: 'Open model settings' }).click()
+  await expect(decomposer.getByLabel('Provider')).toBeFocused()
   await useModel(decomposer, { provider: 'OpenAI-compatible server', key: MOCK_KEY })
   await expect(alert).toHaveCount(0, { timeout: RECOVERY_TIMEOUT_MS })
   await expect(decomposer.getByText('working', { exact: true })).toBeVisible()

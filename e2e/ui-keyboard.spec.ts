@@ -6,7 +6,7 @@
 import type { Page } from '@playwright/test'
 import { expect, screenshot, test } from './fixtures/ui-app'
 import { test as labTest } from './fixtures/ui-lab'
-import { expectJoined } from './fixtures/ui-steps'
+import { expectJoined, unnamedControls } from './fixtures/ui-steps'
 
 /** The focused element shows a focus ring. */
 async function expectVisibleFocus(page: Page): Promise<void> {
@@ -46,6 +46,7 @@ test('keyboard only: join, submit two goals, cancel one, switch to observer', as
   await expectNoHorizontalScroll(page)
 
   // start screen: room field, then the four roles, in that order
+  expect(await unnamedControls(page)).toEqual([])
   await page.keyboard.press('Tab')
   await expect(page.getByLabel('Tabs in the same room work together')).toBeFocused()
   await page.keyboard.press('ControlOrMeta+a')
@@ -93,6 +94,11 @@ test('keyboard only: join, submit two goals, cancel one, switch to observer', as
   await expect(first).toContainText('Cancelled')
   await expect(page.getByRole('button', { name: 'Cancel goal…' })).toHaveCount(0)
   await expectNoHorizontalScroll(page)
+  // every control has a name a screen reader can announce (settings and invite panel open too)
+  await page.getByText('Model and API key').click()
+  await page.getByRole('button', { name: 'Invite' }).click()
+  expect(await unnamedControls(page)).toEqual([])
+  await page.getByRole('button', { name: 'Close' }).click()
   await screenshot(page, 'decomposer-two-goals-phone')
 
   // this tab's PeerId: short on screen, copied whole
@@ -131,6 +137,7 @@ labTest('the plan tree is a keyboard-navigable ARIA tree', async ({ page, lab })
   await expectVisibleFocus(page)
   await expect(items.first()).toHaveAttribute('aria-level', '1')
   await expect(items.first()).toHaveAttribute('aria-expanded', 'true')
+  expect(await unnamedControls(page)).toEqual([])
 
   // down to the first subgoal: focus, selection and the details follow
   await page.keyboard.press('ArrowDown')

@@ -38,6 +38,8 @@ export interface DerivedGoal {
   /** goal texts from the root down to this goal */
   path: string[]
   createdBy: string
+  /** the root goal's creation time (its submitter's clock) */
+  createdAt: number
   cancelled: boolean
   proposals: ProposalRecord[]
   /** per proposal id: one vote per scorer (its lowest-id score), sorted by scorer */
@@ -211,6 +213,7 @@ function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskStat
     parent: seed.parent ? { goal: seed.parent.id, index: seed.index } : null,
     path: [...(seed.parent?.path ?? []), seed.text],
     createdBy: seed.root.from,
+    createdAt: seed.root.createdAt,
     cancelled,
     proposals,
     votes,

@@ -5,6 +5,7 @@
  * a function of the derived plan only, so peers with the same records show
  * the same tree.
  */
+import { costUsd } from '../llm/pricing'
 import type { Capability } from '../llm/types'
 import type { PlanRecord, Usage } from '../protocol/records'
 import type { DerivedGoal, DerivedPlan, DerivedSlot, GoalStatus, SlotStatus } from './derive'
@@ -54,6 +55,8 @@ export interface SlotView {
 export interface GoalView {
   id: string
   text: string
+  /** root goals: when it was submitted (the submitter's clock); child goals: null */
+  createdAt: number | null
   depth: number
   status: GoalStatus
   cancelled: boolean
@@ -74,6 +77,8 @@ export interface UsageTotals {
   inputTokens: number
   outputTokens: number
   offlineCalls: number
+  /** at list prices of the models the records name; 0 for offline and unknown local models */
+  costUsd: number
 }
 
 export interface PlanTree {
@@ -120,6 +125,7 @@ function goalView(goal: DerivedGoal, plan: DerivedPlan): GoalView {
   return {
     id: goal.id,
     text: goal.text,
+    createdAt: goal.depth === 0 ? goal.createdAt : null,
     depth: goal.depth,
     status: goal.status,
     cancelled: goal.cancelled,
@@ -164,10 +170,17 @@ function addUsage(totals: UsageTotals, usage: Usage): void {
   totals.inputTokens += usage.inputTokens
   totals.outputTokens += usage.outputTokens
   if (usage.offline) totals.offlineCalls++
+  totals.costUsd += costUsd(usage)
 }
 
 export function usageByRole(state: PlanState): PlanTree['usage'] {
-  const zero = (): UsageTotals => ({ calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0 })
+  const zero = (): UsageTotals => ({
+    calls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    offlineCalls: 0,
+    costUsd: 0,
+  })
   const usage = { decomposer: zero(), scorer: zero(), executor: zero() }
   for (const record of state.records()) {
     if (record.kind === 'failure') {

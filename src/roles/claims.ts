@@ -26,7 +26,16 @@ import {
   WARMUP_MS,
 } from '../protocol/rules'
 import type { TaskState } from '../plan/tasks'
-import { abortWork, derived, emit, freeSlots, since, type PeerState, type Work } from './peer'
+import {
+  abortWork,
+  derived,
+  emit,
+  failedHere,
+  freeSlots,
+  since,
+  type PeerState,
+  type Work,
+} from './peer'
 import type { Effects } from './types'
 import { eligiblePeers, isAlive, rankFor, type Eligibility } from './view'
 
@@ -81,9 +90,11 @@ export function maybeClaim(
   if (now - peer.startedAt < WARMUP_MS || !peer.healthy || (needsSlot && freeSlots(peer) <= 0))
     return false
   const me = peer.config.peerId
-  if (task.status === 'done' || task.status === 'failed' || task.failedBy.has(me)) return false
+  if (task.status === 'done' || task.status === 'failed') return false
+  if (failedHere(peer, task.id)) return false
   if (hasWork(peer, task.id)) return false
   const exclude = new Set(task.failedBy)
+  exclude.delete(me) // it failed with a model it has since replaced (see failedHere)
   if (task.holder && !task.released) {
     if (task.holder.from === me) return false
     if (!leaseExpired(peer, task, now)) return false

@@ -19,6 +19,7 @@ import {
   abortWork,
   derived,
   emit,
+  failedHere,
   freeSlots,
   since,
   startLlm,
@@ -35,9 +36,7 @@ function wantsProposal(peer: PeerState, goal: DerivedGoal): boolean {
     !goal.accept &&
     !peer.work.has(`decompose:${goal.id}`) &&
     !goal.proposals.some((proposal) => proposal.from === me) &&
-    !peer.plan
-      .failures(goal.id)
-      .some((failure) => failure.from === me && failure.stage === 'decompose')
+    !failedHere(peer, goal.id, 'decompose')
   )
 }
 

@@ -61,6 +61,8 @@ export interface PeerState {
   healthy: boolean
   unhealthySince: number
   lastError: string | null
+  /** ids of this peer's failure records made with a model it has since replaced: they no longer hold it back */
+  forgiven: Set<string>
   work: Map<string, Work>
   /** local times at which something was first observed, keyed by a role-chosen string */
   firstSeen: Map<string, number>
@@ -85,6 +87,7 @@ export function createPeer(config: PeerConfig, now: number, plan = new PlanState
     healthy: true,
     unhealthySince: 0,
     lastError: null,
+    forgiven: new Set(),
     work: new Map(),
     firstSeen: new Map(),
     counters: {
@@ -152,13 +155,35 @@ export function freeSlots(peer: PeerState): number {
   return peer.config.capacity - peer.work.size
 }
 
-function handleCommand(peer: PeerState, command: Command): void {
+function handleCommand(peer: PeerState, fx: Effects, command: Command, now: number): void {
   switch (command.type) {
     case 'set-capabilities':
       peer.config.capabilities = [...command.capabilities]
       peer.beatDue = true
       break
+    case 'set-model':
+      peer.config.model = command.model
+      peer.config.offline = command.offline
+      for (const record of peer.plan.records()) {
+        if (record.kind === 'failure' && record.from === peer.config.peerId)
+          peer.forgiven.add(record.id)
+      }
+      setHealthy(peer, fx, true, null, now)
+      peer.beatDue = true
+      break
   }
+}
+
+/** Did this peer fail `subject` (at `stage`) with its current model? */
+export function failedHere(peer: PeerState, subject: string, stage?: string): boolean {
+  return peer.plan
+    .failures(subject)
+    .some(
+      (failure) =>
+        failure.from === peer.config.peerId &&
+        !peer.forgiven.has(failure.id) &&
+        (stage === undefined || failure.stage === stage),
+    )
 }
 
 function beat(peer: PeerState, fx: Effects, now: number): void {
@@ -232,7 +257,7 @@ export function stepPeer(
         break
       }
       case 'command':
-        handleCommand(peer, input.command)
+        handleCommand(peer, fx, input.command, now)
         break
       case 'tick':
         break

@@ -34,6 +34,7 @@ import {
   abortWork,
   derived,
   emit,
+  failedHere,
   freeSlots,
   since,
   startLlm,
@@ -92,7 +93,7 @@ function scoreProposals(peer: PeerState, fx: Effects, goal: DerivedGoal, now: nu
     const requestId = `score:${proposal.id}`
     const votes = goal.votes.get(proposal.id) ?? []
     if (peer.work.has(requestId) || votes.some((vote) => vote.from === me)) continue
-    if (peer.plan.failures(proposal.id).some((failure) => failure.from === me)) continue
+    if (failedHere(peer, proposal.id)) continue
     const eligible = eligiblePeers(
       peer.view,
       { peerId: me, eligible: peer.healthy },

@@ -23,7 +23,10 @@ export interface PeerConfig {
 }
 
 /** Settings a person changes while the role runs. (Goals and cancels are plain records: see newGoal.) */
-export type Command = { type: 'set-capabilities'; capabilities: Capability[] }
+export type Command =
+  | { type: 'set-capabilities'; capabilities: Capability[] }
+  /** a new model (or key): try again at once, including work this peer failed with the old one */
+  | { type: 'set-model'; model: string; offline: boolean }
 
 export type PeerInput =
   /** a validated plan record: from gossip, sync, storage, or this peer itself */

@@ -8,6 +8,7 @@ import type { LlmOutcome, LlmTaskKind, ModelConfig } from '../llm/types'
 import type { WireRecord } from '../protocol/records'
 import { derived, type PeerState, type Work } from '../roles/peer'
 import type { PeerEvent } from '../roles/types'
+import { PRESENCE_TTL_MS } from '../protocol/rules'
 import type { ActivityEntry, RoleActivity } from './types'
 
 /** Entries kept in the activity list: enough to scroll back a while, bounded. */
@@ -44,7 +45,7 @@ export class ActivityLog {
     }
   }
 
-  snapshot(model: ModelConfig): RoleActivity {
+  snapshot(model: ModelConfig, now: number): RoleActivity {
     const peer = this.peer
     return {
       role: peer.config.role,
@@ -61,7 +62,20 @@ export class ActivityLog {
         since: Number.isFinite(work.since) ? work.since : peer.startedAt,
         started: work.started,
       })),
-      recent: [...this.recent],
+      recent: this.recent.map((entry) => ({ ...entry })),
+      swarm: [...peer.view.peers.values()]
+        .filter(({ heardAt }) => now - heardAt <= PRESENCE_TTL_MS)
+        .map(({ presence, heardAt }) => ({
+          peerId: presence.from,
+          role: presence.role,
+          model: presence.model,
+          offline: presence.offline,
+          capabilities: [...presence.capabilities],
+          healthy: presence.healthy,
+          load: presence.load,
+          capacity: presence.capacity,
+          lastSeenMs: Math.max(0, now - heardAt),
+        })),
       llm: {
         calls: { ...peer.counters.llmCalls } as Record<LlmTaskKind, number>,
         inputTokens: this.inputTokens,
@@ -71,8 +85,14 @@ export class ActivityLog {
     }
   }
 
-  private push(entry: ActivityEntry): void {
-    this.recent.unshift(entry)
+  private push(entry: Omit<ActivityEntry, 'count'>): void {
+    const last = this.recent[0]
+    if (last && last.text === entry.text) {
+      last.count++
+      last.at = entry.at
+      return
+    }
+    this.recent.unshift({ ...entry, count: 1 })
     if (this.recent.length > MAX_RECENT) this.recent.length = MAX_RECENT
   }
 
@@ -100,7 +120,7 @@ export class ActivityLog {
     }
   }
 
-  private describeEvent(event: PeerEvent): Omit<ActivityEntry, 'at'> | null {
+  private describeEvent(event: PeerEvent): Omit<ActivityEntry, 'at' | 'count'> | null {
     switch (event.type) {
       case 'claimed':
         return { text: `Claimed a task${event.designated ? '' : ' (stepping in)'}`, tone: 'info' }
@@ -117,7 +137,7 @@ export class ActivityLog {
     }
   }
 
-  private describeRecord(record: WireRecord): Omit<ActivityEntry, 'at'> | null {
+  private describeRecord(record: WireRecord): Omit<ActivityEntry, 'at' | 'count'> | null {
     const plan = derived(this.peer)
     switch (record.kind) {
       case 'goal':

@@ -83,10 +83,16 @@ export class CoreDriver {
   setModel(model: ModelConfig): void {
     this.model = model
     this.provider = createProvider(model, this.init.providerInit)
-    this.peer.config.model = modelLabel(model)
-    this.peer.config.offline = model.provider === 'offline'
-    this.peer.beatDue = true
-    this.scheduleViews()
+    this.deliver([
+      {
+        type: 'command',
+        command: {
+          type: 'set-model',
+          model: modelLabel(model),
+          offline: model.provider === 'offline',
+        },
+      },
+    ])
   }
 
   tree(): PlanTree {
@@ -94,7 +100,7 @@ export class CoreDriver {
   }
 
   activity(): RoleActivity {
-    return this.activityLog.snapshot(this.model)
+    return this.activityLog.snapshot(this.model, this.now())
   }
 
   stop(): void {

@@ -28,6 +28,22 @@ export interface ActivityEntry {
   at: number
   text: string
   tone: 'info' | 'good' | 'warn' | 'bad'
+  /** how many times in a row this happened (1 when once) */
+  count: number
+}
+
+/** Another peer of the room, as its presence beats describe it (observers send none). */
+export interface SwarmMember {
+  peerId: string
+  role: Role
+  model: string
+  offline: boolean
+  capabilities: Capability[]
+  healthy: boolean
+  load: number
+  capacity: number
+  /** ms since its last beat reached this peer; members silent for long are dropped */
+  lastSeenMs: number
 }
 
 export interface RoleActivity {
@@ -41,8 +57,10 @@ export interface RoleActivity {
   lastError: string | null
   lastErrorKind: 'auth' | 'unreachable' | 'rate-limit' | 'output' | 'other' | null
   work: WorkItem[]
-  /** newest first, bounded */
+  /** newest first, bounded; a repeated entry is counted, not repeated */
   recent: ActivityEntry[]
+  /** the other live peers of the room, by their presence beats */
+  swarm: SwarmMember[]
   llm: {
     calls: Record<LlmTaskKind, number>
     inputTokens: number

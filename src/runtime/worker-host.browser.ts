@@ -12,9 +12,9 @@ const EMPTY_TREE: PlanTree = {
   goals: [],
   progress: { leaves: 0, leavesDone: 0, leavesFailed: 0, goals: 0 },
   usage: {
-    decomposer: { calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0 },
-    scorer: { calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0 },
-    executor: { calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0 },
+    decomposer: { calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0, costUsd: 0 },
+    scorer: { calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0, costUsd: 0 },
+    executor: { calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0, costUsd: 0 },
   },
 }
 
@@ -61,6 +61,7 @@ export const workerCore: StartCore = (init) => {
         lastErrorKind: null,
         work: [],
         recent: [],
+        swarm: [],
         llm: {
           calls: { decompose: 0, score: 0, classify: 0, execute: 0, rollup: 0 },
           inputTokens: 0,

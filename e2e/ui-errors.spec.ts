@@ -5,15 +5,12 @@
 import { MOCK_KEY, expect, screenshot, test } from './fixtures/ui-app'
 import { pickRole, submitGoal, useModel } from './fixtures/ui-steps'
 
-/** the role waits this long after a failing provider before trying again (HEALTH_RETRY_MS), plus slack */
-const RECOVERY_TIMEOUT_MS = 75_000
-
 test('a rejected key shows an alert by the role panel, and it clears when the role recovers', async ({
   browse,
   room,
   mockLlm,
 }) => {
-  test.setTimeout(RECOVERY_TIMEOUT_MS + 90_000)
+  test.setTimeout(120_000)
   const machine = await browse.machine('mine')
   const decomposer = await browse.tab(machine, 'decomposer')
   await pickRole(decomposer, room, 'decomposer')
@@ -58,13 +55,15 @@ test('a rejected key shows an alert by the role panel, and it clears when the ro
   await alert.getByRole('button', { name: 'Open model settings' }).click()
   await expect(decomposer.getByLabel('Provider')).toBeFocused()
   await useModel(decomposer, { provider: 'OpenAI-compatible server', key: MOCK_KEY })
-  await expect(alert).toHaveCount(0, { timeout: RECOVERY_TIMEOUT_MS })
+  // a new model is tried at once (no waiting out the retry pause), on the goal it failed
+  await expect(alert).toHaveCount(0)
   await expect(decomposer.getByText('working', { exact: true })).toBeVisible()
-  // (the goal it failed on stays failed for this decomposer: it published a failure notice)
-  await submitGoal(decomposer, 'Plan a picnic for six people', 1)
   await expect(decomposer.getByRole('heading', { name: /^Your proposals \([1-9]/ })).toBeVisible({
     timeout: 30_000,
   })
+  await expect(
+    decomposer.getByText('Write a packing list for a weekend hike').first(),
+  ).toBeVisible()
   await expect(alert).toHaveCount(0)
   expect(mockLlm.requests.some((r) => r.status === 200 && r.taskKind === 'decompose')).toBe(true)
 })

@@ -72,7 +72,7 @@ function simulate(init: RuntimeInit, text: string, maxDepth: number, seed: numbe
       frames.push({
         at: now,
         tree: projectTree(derived(observer), observer.plan),
-        activity: log.snapshot(init.model ?? { provider: 'offline', model: 'offline-v1' }),
+        activity: log.snapshot(init.model ?? { provider: 'offline', model: 'offline-v1' }, now),
       })
     },
   })
@@ -80,7 +80,7 @@ function simulate(init: RuntimeInit, text: string, maxDepth: number, seed: numbe
 }
 
 function zeroUsage() {
-  return { calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0 }
+  return { calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0, costUsd: 0 }
 }
 
 function emptyActivity(init: RuntimeInit): RoleActivity {
@@ -94,6 +94,7 @@ function emptyActivity(init: RuntimeInit): RoleActivity {
     lastErrorKind: null,
     work: [],
     recent: [],
+    swarm: [],
     llm: {
       calls: { decompose: 0, score: 0, classify: 0, execute: 0, rollup: 0 },
       inputTokens: 0,

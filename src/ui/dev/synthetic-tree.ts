@@ -131,6 +131,7 @@ function goal(
   return {
     id,
     text,
+    createdAt: depth === 0 ? 1_700_000_000_000 : null,
     depth,
     status: slots.length === 0 ? 'awaiting-proposals' : settled ? 'done' : 'accepted',
     cancelled: false,
@@ -155,7 +156,7 @@ export function syntheticTree(nodes: number, branching = 6, levels = 4): PlanTre
   // depth-first fills the first branches fully; the rest stay awaiting proposals, as in a live run
   const budget: Budget = { left: nodes - 1, serial: 0 }
   const root = goal('root', 'Plan a two-week trip to Japan', 0, levels, branching, budget)
-  const zero = () => ({ calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0 })
+  const zero = () => ({ calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0, costUsd: 0 })
   return {
     goals: [root],
     progress: { leaves: 0, leavesDone: 0, leavesFailed: 0, goals: 0 },

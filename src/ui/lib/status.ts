@@ -21,6 +21,13 @@ export const CAPABILITY_LABELS: Record<Capability, string> = {
   can_query_api: 'API lookup',
 }
 
+/** what an executor with the capability can do, as a verb phrase: "nobody can …" */
+export const CAPABILITY_VERBS: Record<Capability, string> = {
+  can_write_text: 'write text',
+  can_run_code: 'write code',
+  can_query_api: 'query APIs',
+}
+
 export const CAPABILITY_DESCRIPTIONS: Record<Capability, string> = {
   can_write_text: 'Write text: plans, summaries, lists, messages',
   can_run_code: 'Write code: scripts and snippets (it writes code; nothing is run)',

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest'
+import type { RoleActivity, SwarmMember } from '../../runtime/types'
+import { rosterOf } from './roster'
+
+function member(
+  role: SwarmMember['role'],
+  capabilities: SwarmMember['capabilities'] = [],
+): SwarmMember {
+  return {
+    peerId: `12D3KooW${role}${capabilities.join('')}`,
+    role,
+    model: 'offline-v1',
+    offline: true,
+    capabilities,
+    healthy: true,
+    load: 0,
+    capacity: 4,
+    lastSeenMs: 100,
+  }
+}
+
+function activity(
+  role: RoleActivity['role'],
+  swarm: SwarmMember[],
+  capabilities: RoleActivity['capabilities'] = [],
+): RoleActivity {
+  return {
+    role,
+    capabilities,
+    model: 'offline-v1',
+    offline: true,
+    healthy: true,
+    lastError: null,
+    lastErrorKind: null,
+    work: [],
+    recent: [],
+    swarm,
+    llm: {
+      calls: { decompose: 0, score: 0, classify: 0, execute: 0, rollup: 0 },
+      inputTokens: 0,
+      outputTokens: 0,
+      costUsd: 0,
+    },
+  }
+}
+
+const ALL = ['can_write_text', 'can_run_code', 'can_query_api'] as const
+
+describe('roster', () => {
+  it('counts this tab with the others', () => {
+    const roster = rosterOf(
+      activity('scorer', [member('decomposer'), member('scorer'), member('executor', [...ALL])]),
+    )
+    expect(roster).toMatchObject({ decomposers: 1, scorers: 2, executors: 1, problems: [] })
+  })
+
+  it('does not count an observer (it sends no presence and does no work)', () => {
+    const roster = rosterOf(activity('observer', [member('decomposer')]))
+    expect(roster.decomposers).toBe(1)
+    expect(roster.scorers).toBe(0)
+  })
+
+  it('says what stalls a plan', () => {
+    const roster = rosterOf(activity('decomposer', [member('scorer')]))
+    expect(roster.problems).toEqual([
+      'Only 1 scorer: a split needs 2 scorers to be accepted.',
+      'No executor: tasks will wait.',
+    ])
+  })
+
+  it('names capabilities nobody offers', () => {
+    const roster = rosterOf(
+      activity(
+        'executor',
+        [member('decomposer'), member('scorer'), member('scorer')],
+        ['can_write_text'],
+      ),
+    )
+    expect(roster.missing).toEqual(['can_run_code', 'can_query_api'])
+    expect(roster.problems).toEqual([
+      'No executor can write code or query APIs: such tasks will fail.',
+    ])
+  })
+})

@@ -1,0 +1,59 @@
+/**
+ * Who is in the room, by role, from the presence beats this tab hears (plus
+ * itself), and what that means for a plan: a missing role or capability
+ * stalls it, and the person can fix that by opening a tab.
+ */
+import { CAPABILITIES, type Capability } from '../../llm/types'
+import type { RoleActivity, SwarmMember } from '../../runtime/types'
+import { CAPABILITY_VERBS } from './status'
+
+export interface Roster {
+  decomposers: number
+  scorers: number
+  executors: number
+  /** capabilities no live executor offers */
+  missing: Capability[]
+  /** what cannot happen until someone joins, in words; empty when the swarm is complete */
+  problems: string[]
+}
+
+/** QUORUM_VOTES of src/protocol/rules: a split needs this many scorers to be accepted. */
+const SCORERS_NEEDED = 2
+
+export function rosterOf(activity: RoleActivity): Roster {
+  const self: SwarmMember = {
+    peerId: '',
+    role: activity.role,
+    model: activity.model,
+    offline: activity.offline,
+    capabilities: activity.capabilities,
+    healthy: activity.healthy,
+    load: 0,
+    capacity: 0,
+    lastSeenMs: 0,
+  }
+  const members = activity.role === 'observer' ? activity.swarm : [self, ...activity.swarm]
+  const count = (role: SwarmMember['role']) => members.filter((m) => m.role === role).length
+  const executors = members.filter((m) => m.role === 'executor')
+  const offered = new Set(executors.flatMap((m) => m.capabilities))
+  const missing = CAPABILITIES.filter((c) => !offered.has(c))
+  const roster = {
+    decomposers: count('decomposer'),
+    scorers: count('scorer'),
+    executors: executors.length,
+    missing,
+    problems: [] as string[],
+  }
+  if (roster.decomposers === 0) roster.problems.push('No decomposer: goals will not be split.')
+  if (roster.scorers < SCORERS_NEEDED) {
+    roster.problems.push(
+      `${roster.scorers === 0 ? 'No scorer' : 'Only 1 scorer'}: a split needs ${SCORERS_NEEDED} scorers to be accepted.`,
+    )
+  }
+  if (roster.executors === 0) roster.problems.push('No executor: tasks will wait.')
+  else if (missing.length) {
+    const what = missing.map((c) => CAPABILITY_VERBS[c])
+    roster.problems.push(`No executor can ${what.join(' or ')}: such tasks will fail.`)
+  }
+  return roster
+}

@@ -22,6 +22,8 @@ export interface BenchOptions {
   gossipMs: number
   /** write every call timeline and chain to this JSON file */
   dump: string | undefined
+  /** peers join this many at a time; undefined = automatic */
+  joinBatch: number | undefined
 }
 
 export const DEFAULTS: BenchOptions = {
@@ -39,6 +41,7 @@ export const DEFAULTS: BenchOptions = {
   virtualOnly: false,
   gossipMs: 10,
   dump: undefined,
+  joinBatch: undefined,
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -51,6 +54,8 @@ export const USAGE = `npm run bench -- [options]
   --capacity C     concurrent LLM calls per peer (default: the runtime's, 4)
   --procs P        child processes for the peers (0: all in this process;
                    default: 0 up to 16 peers, else 2)
+  --join-batch K   peers join K at a time, each batch once the mesh is full
+                   (default: all at once up to 16 peers, else 4)
   --sweep          run 4, 8, 16, 32 and 64 peers (or --sizes a,b,c)
   --sizes LIST     sizes for --sweep, comma-separated
   --timeout-s S    give up on a swarm run after S seconds (default 240)
@@ -107,6 +112,9 @@ export function parseArgs(argv: readonly string[]): BenchOptions | 'help' {
       case '--procs':
         options.procs = int('--procs', value(), 0, 16)
         break
+      case '--join-batch':
+        options.joinBatch = int('--join-batch', value(), 1)
+        break
       case '--sweep':
         options.sweep = true
         break
@@ -142,6 +150,12 @@ export function parseArgs(argv: readonly string[]): BenchOptions | 'help' {
     }
   }
   return options
+}
+
+/** How many peers join at a time unless told: all up to 16, then 4 (see swarm.ts). */
+export function joinBatchFor(peers: number, joinBatch: number | undefined): number {
+  if (joinBatch !== undefined) return joinBatch
+  return peers > 16 ? 4 : peers
 }
 
 /** Child processes for a swarm of `peers` unless told: one process up to 16 peers, two above. */

@@ -29,7 +29,7 @@ import {
   waves,
   type Segment,
 } from './analysis'
-import { parseArgs, procsFor, USAGE, type BenchOptions } from './args'
+import { joinBatchFor, parseArgs, procsFor, USAGE, type BenchOptions } from './args'
 import { CallRecorder, describeCalls, KINDS, type KindCounts, type LlmCall } from './calls'
 import { protocolBudget, runCentral, type CallBudget } from './central'
 import { MAX_PROPOSALS_PER_GOAL, MAX_SCORES_PER_PROPOSAL } from '../src/protocol/rules'
@@ -301,6 +301,7 @@ async function runSize(
     baseUrl: `${mock.url}/v1`,
     capacity: options.capacity,
     procs,
+    joinBatch: joinBatchFor(size, options.joinBatch),
     timeoutMs: options.timeoutS * 1000,
     log,
   })
@@ -382,6 +383,7 @@ async function runSize(
     cpu_seconds_central: round((central.cpuPercent * central.seconds) / 100, 1),
     event_loop_delay_ms: swarm.loopDelay,
     mesh_s: round(swarm.meshSeconds, 1),
+    mesh_links: swarm.links,
     consistent: swarm.consistent,
     central_ok: central.ok,
     chain: { swarm: chainSummary(chains.swarmChain), central: chainSummary(chains.centralChain) },

@@ -53,7 +53,7 @@ export const USAGE = `npm run bench -- [options]
   --latency-ms L   mock LLM latency per call (default 1000)
   --capacity C     concurrent LLM calls per peer (default: the runtime's, 4)
   --procs P        child processes for the peers (0: all in this process;
-                   default: 0 up to 16 peers, else 2)
+                   default: 2, or 0 for 4 peers)
   --join-batch K   peers join K at a time, each batch once the mesh is full
                    (default: all at once up to 16 peers, else 4)
   --sweep          run 4, 8, 16, 32 and 64 peers (or --sizes a,b,c)
@@ -158,8 +158,12 @@ export function joinBatchFor(peers: number, joinBatch: number | undefined): numb
   return peers > 16 ? 4 : peers
 }
 
-/** Child processes for a swarm of `peers` unless told: one process up to 16 peers, two above. */
+/**
+ * Child processes for a swarm of `peers` unless told: two (one per core)
+ * above 4 peers, which measured faster than one process from 8 peers up
+ * (docs/PERFORMANCE.md); a 4-peer swarm idles in one.
+ */
 export function procsFor(peers: number, procs: number | undefined): number {
   if (procs !== undefined) return procs
-  return peers > 16 ? 2 : 0
+  return peers > 4 ? 2 : 0
 }

@@ -146,6 +146,7 @@ describe('bench options', () => {
     expect(() => parseArgs(['--branching', '9'])).toThrow(/2 to 6/)
     expect(() => parseArgs(['--nope'])).toThrow(/unknown option/)
     expect(procsFor(64, undefined)).toBe(2)
+    expect(procsFor(4, undefined)).toBe(0)
     expect(procsFor(11, 0)).toBe(0)
   })
 })

@@ -17,12 +17,15 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { PlanTree } from '../src/plan/tree'
 import type { PlanRecord } from '../src/protocol/records'
+import { createMockLlmServer } from '../test/mock-llm/server'
 import { serve, type Served } from './fixtures/serve'
 
 type Role = 'decomposer' | 'scorer' | 'executor' | 'observer'
 const GOAL = 'Plan a two-week trip to Japan'
 /** tabs share 2 cores with the relay: plans take longer than on a laptop */
 const PLAN_TIMEOUT_MS = 150_000
+/** an LLM call slow enough that a test can act while it runs */
+const SLOW_LLM_MS = 8_000
 
 const test = base.extend<{ room: string }, { served: Served }>({
   served: [
@@ -103,6 +106,18 @@ async function waitForMesh(pages: Page[], timeout = 60_000): Promise<void> {
   )
 }
 
+/** Points a tab's role at the mock LLM server (OpenAI-compatible), through its model settings. */
+async function useSlowModel(page: Page, mockUrl: string): Promise<void> {
+  await page.getByText('Model and API key').click()
+  const provider = page.getByLabel('Provider')
+  const option = provider.locator('option', { hasText: 'OpenAI-compatible server' })
+  await provider.selectOption((await option.getAttribute('value')) ?? '')
+  await page.getByLabel('Model', { exact: true }).fill('mock-model')
+  await page.getByLabel(/^Base URL/).fill(`${mockUrl}/v1`)
+  await page.getByRole('button', { name: 'Use this model' }).click()
+  await expect(page.getByRole('status').filter({ hasText: 'Now using' })).toBeVisible()
+}
+
 async function submit(page: Page, text: string, depth: number): Promise<void> {
   await page.getByLabel('Maximum depth of the plan tree').selectOption(String(depth))
   const box = page.getByLabel('New goal')
@@ -130,11 +145,17 @@ async function expectSamePlan(pages: Page[], reference: Page): Promise<void> {
 }
 
 /** No task has more than one result record. */
+/** Tasks with more than one result record, each as "task: author@epoch, …" (empty when none). */
 function duplicateResults(records: PlanRecord[]): string[] {
-  const seen = new Map<string, number>()
-  for (const record of records)
-    if (record.kind === 'result') seen.set(record.task, (seen.get(record.task) ?? 0) + 1)
-  return [...seen].filter(([, n]) => n > 1).map(([task]) => task)
+  const byTask = new Map<string, string[]>()
+  for (const record of records) {
+    if (record.kind !== 'result') continue
+    const authors = byTask.get(record.task) ?? []
+    byTask.set(record.task, [...authors, `${record.from.slice(-6)}@${record.epoch}`])
+  }
+  return [...byTask]
+    .filter(([, authors]) => authors.length > 1)
+    .map(([task, authors]) => `${task}: ${authors.join(', ')}`)
 }
 
 test('five tabs run a goal to a finished tree; direct links only; it goes on without the relay', async ({
@@ -261,30 +282,41 @@ test('an executor closed just after it wins a claim: another executor finishes t
   served,
   room,
 }) => {
-  const context = await machine(browser, served.origin)
-  const roles: Role[] = ['decomposer', 'scorer', 'scorer', 'executor', 'executor']
-  const pages = []
-  for (const role of roles) pages.push(await peer(context, served, room, role))
-  const [first, second] = [pages[3]!, pages[4]!]
-  const observer = pages[0]! // any peer sees the whole plan
-  await waitForMesh(pages)
-  const firstId = await peerIdOf(first)
+  // executors talk to a slow LLM, so the first one is surely mid-call when its tab closes
+  const mock = await createMockLlmServer({ latencyMs: SLOW_LLM_MS })
+  try {
+    const context = await machine(browser, served.origin)
+    const roles: Role[] = ['decomposer', 'scorer', 'scorer', 'executor', 'executor']
+    const pages = []
+    for (const role of roles) pages.push(await peer(context, served, room, role))
+    const [first, second] = [pages[3]!, pages[4]!]
+    const observer = pages[0]! // any peer sees the whole plan
+    for (const executor of [first, second]) await useSlowModel(executor, mock.url)
+    await waitForMesh(pages)
+    const firstId = await peerIdOf(first)
 
-  await submit(pages[0]!, GOAL, 2)
-  // the moment `first` holds a leaf, close it
-  const claimed = await first.waitForFunction(
-    () => window.murmuration!.activity().work.find((w) => w.kind === 'execute')?.id ?? null,
-    undefined,
-    { timeout: PLAN_TIMEOUT_MS, polling: 20 },
-  )
-  const task = ((await claimed.jsonValue()) as string).split(':')[1]!
-  await first.close()
+    await submit(pages[0]!, GOAL, 2)
+    // the moment `first` is running a leaf, close it
+    const running = await first.waitForFunction(
+      () =>
+        window.murmuration!.activity().work.find((w) => w.kind === 'execute' && w.started)?.id ??
+        null,
+      undefined,
+      { timeout: PLAN_TIMEOUT_MS, polling: 20 },
+    )
+    const task = ((await running.jsonValue()) as string).split(':')[1]!
+    await first.close()
 
-  await waitForRootDone(observer, GOAL)
-  const leaf = (await recordsOf(observer)).filter((r) => r.kind === 'result' && r.task === task)
-  expect(leaf).toHaveLength(1)
-  expect(leaf[0]!.from).not.toBe(firstId)
-  expect(leaf[0]!.from).toBe(await peerIdOf(second))
+    await waitForRootDone(observer, GOAL)
+    const results = (await recordsOf(observer)).filter(
+      (r) => r.kind === 'result' && r.task === task,
+    )
+    expect(results).toHaveLength(1)
+    expect(results[0]!.from).not.toBe(firstId)
+    expect(results[0]!.from).toBe(await peerIdOf(second))
+  } finally {
+    await mock.close()
+  }
 })
 
 test('a headless executor joins the tabs and does the work', async ({ browser, served, room }) => {

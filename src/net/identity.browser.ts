@@ -24,11 +24,13 @@ export const IDENTITY_STORE = 'keys'
 export const IDENTITY_MAX_SLOTS = 256
 
 /**
- * On a reload the previous page releases its lock while it unloads; the new
- * page may run first. Waiting this long for the remembered slot on a reload
- * keeps the PeerId; other loads (duplicates, new tabs) do not wait.
+ * On a reload the previous page releases its lock while it unloads (at once
+ * on `pagehide`, see below; at the latest when its document is destroyed,
+ * which on a busy machine was seen to take more than 3 s); the new page may
+ * run first. Waiting up to this long for the remembered slot on a reload keeps
+ * the PeerId; other loads (duplicates, new tabs) do not wait.
  */
-export const IDENTITY_RELOAD_WAIT_MS = 3_000
+export const IDENTITY_RELOAD_WAIT_MS = 15_000
 
 export interface TabIdentityInit {
   /** namespaces the slots, locks and sessionStorage key; default 'murmuration' */
@@ -67,7 +69,10 @@ function takeLock(name: string, waitMs = 0): Promise<Release | undefined> {
     }
     const done = (p: Promise<unknown>) =>
       p.catch((err: unknown) => {
-        if (err instanceof DOMException && err.name === 'AbortError') resolve(undefined)
+        // a wait that ran out (AbortSignal.timeout aborts with a TimeoutError) just means "not free"
+        const gaveUp =
+          err instanceof DOMException && (err.name === 'AbortError' || err.name === 'TimeoutError')
+        if (gaveUp) resolve(undefined)
         else reject(err)
       })
     if (waitMs > 0) {
@@ -125,7 +130,20 @@ export async function acquireTabIdentity(init: TabIdentityInit = {}): Promise<Ta
   try {
     const privateKey = await loadOrCreate(store, slot)
     sessionStorage.setItem(sessionKey, String(slot))
-    return { privateKey, slot, release }
+    // hand the slot over as soon as the page goes away for good, so that a
+    // reload gets it back at once; a page kept in the back/forward cache keeps it
+    const onPageHide = (event: PageTransitionEvent) => {
+      if (!event.persisted) release()
+    }
+    addEventListener('pagehide', onPageHide)
+    return {
+      privateKey,
+      slot,
+      release: () => {
+        removeEventListener('pagehide', onPageHide)
+        release()
+      },
+    }
   } catch (err) {
     release()
     throw new IdentityUnavailableError(`IndexedDB: ${(err as Error).message}`)

@@ -207,13 +207,16 @@ export async function createSwarm(
         syncRetries = 0
       } else if (
         report.missing > 0 &&
+        !stopSignal.aborted &&
         syncRetries < SYNC_MAX_RETRIES &&
         syncRetryTimer === undefined
       ) {
         syncRetries++
         syncRetryTimer = setTimeout(() => {
           syncRetryTimer = undefined
-          void syncNow()
+          // a session can end after stop() began; a retry then has nothing to do
+          if (stopSignal.aborted) return
+          syncNow().catch((err) => logger.info('sync retry failed', { error: errMsg(err) }))
         }, SYNC_RETRY_DELAY_MS)
       }
     },

@@ -23,7 +23,6 @@ import {
   LEASE_TIMEOUT_MS,
   ORPHAN_GRACE_MS,
   STAGGER_MS,
-  WARMUP_MS,
 } from '../protocol/rules'
 import type { TaskState } from '../plan/tasks'
 import {
@@ -32,6 +31,7 @@ import {
   emit,
   failedHere,
   freeSlots,
+  isWarm,
   since,
   type PeerState,
   type Work,
@@ -87,7 +87,7 @@ export function maybeClaim(
   // deciding costs no slot of its own: the accept is instant and its classification
   // calls are few and bounded; waiting for a free slot would stall a whole level
   const needsSlot = task.type !== 'decide'
-  if (now - peer.startedAt < WARMUP_MS || !peer.healthy || (needsSlot && freeSlots(peer) <= 0))
+  if (!isWarm(peer, now) || !peer.healthy || (needsSlot && freeSlots(peer) <= 0))
     return false
   const me = peer.config.peerId
   if (task.status === 'done' || task.status === 'failed') return false
@@ -192,7 +192,7 @@ export function reviewClaims(
     }
   }
   // after a restart, hear the swarm and sync first: the task may have been taken over meanwhile
-  if (now - peer.startedAt < WARMUP_MS) return
+  if (!isWarm(peer, now)) return
   for (const task of tasks.values()) {
     if (!isHolder(peer, task) || hasWork(peer, task.id) || !stillWanted(task)) continue
     if (task.type !== 'decide' && freeSlots(peer) <= 0) continue

@@ -11,7 +11,6 @@ import {
   FALLBACK_AFTER_MS,
   MAX_PROPOSALS_PER_GOAL,
   QUORUM_VOTES,
-  WARMUP_MS,
 } from '../protocol/rules'
 import type { DerivedGoal } from '../plan/derive'
 import { clip, failureDetail } from './text'
@@ -21,6 +20,7 @@ import {
   emit,
   failedHere,
   freeSlots,
+  isWarm,
   since,
   startLlm,
   type PeerState,
@@ -104,7 +104,7 @@ export const decomposer: RoleLogic = {
       if (goal?.cancelled || goal?.accept)
         abortWork(peer, fx, work, 'the goal was cancelled or decided')
     }
-    if (now - peer.startedAt < WARMUP_MS || !peer.healthy) return
+    if (!isWarm(peer, now) || !peer.healthy) return
     for (const goal of goals.values()) {
       if (freeSlots(peer) <= 0) return
       if (wantsProposal(peer, goal)) maybePropose(peer, fx, goal, now)

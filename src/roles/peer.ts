@@ -16,7 +16,7 @@ import {
   type Presence,
   type WireRecord,
 } from '../protocol/records'
-import { PRESENCE_INTERVAL_MS } from '../protocol/rules'
+import { PRESENCE_INTERVAL_MS, WARMUP_MS } from '../protocol/rules'
 import { derivePlan, type DerivedPlan } from '../plan/derive'
 import { PlanState } from '../plan/state'
 import { createView, hearPresence, type SwarmView } from './view'
@@ -55,6 +55,8 @@ export interface PeerState {
   view: SwarmView
   /** local time this run of the peer started; also its presence `boot` */
   startedAt: number
+  /** local time the warm-up began; null until the peer joined (config.joinFirst) */
+  warmFrom: number | null
   seq: number
   lastBeatAt: number
   beatDue: boolean
@@ -81,6 +83,7 @@ export function createPeer(config: PeerConfig, now: number, plan = new PlanState
     plan,
     view: createView(),
     startedAt: now,
+    warmFrom: config.joinFirst === true ? null : now,
     seq: 0,
     lastBeatAt: -Infinity,
     beatDue: true,
@@ -105,6 +108,15 @@ export function derived(peer: PeerState): DerivedPlan {
     peer.derivedCache = derivePlan(peer.plan)
   }
   return peer.derivedCache
+}
+
+/**
+ * Has this peer heard the swarm long enough to act? Until then it claims,
+ * proposes, scores and resumes nothing: its view of the plan and of who is
+ * alive may be missing what its peers did meanwhile.
+ */
+export function isWarm(peer: PeerState, now: number): boolean {
+  return peer.warmFrom !== null && now - peer.warmFrom >= WARMUP_MS
 }
 
 /** First time `key` was observed, remembered from now on. */
@@ -170,6 +182,9 @@ function handleCommand(peer: PeerState, fx: Effects, command: Command, now: numb
       }
       setHealthy(peer, fx, true, null, now)
       peer.beatDue = true
+      break
+    case 'joined':
+      peer.warmFrom ??= now
       break
   }
 }

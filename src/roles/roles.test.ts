@@ -13,6 +13,8 @@ import { runSeed } from '../sim/run'
 import { DEFAULT_SWARM, Swarm, type SwarmOptions } from '../sim/swarm'
 import { createRng } from '../sim/rng'
 import { fakePeerId } from '../sim/swarm'
+import { WARMUP_MS } from '../protocol/rules'
+import { createPeer, step } from './index'
 import { derived } from './peer'
 import { acceptCandidate } from './scorer'
 
@@ -100,6 +102,44 @@ describe('acceptance rule', () => {
 function quiet(overrides: Partial<SwarmOptions> = {}): SwarmOptions {
   return { ...DEFAULT_SWARM, seed: 11, crashes: false, ...overrides }
 }
+
+describe('warm-up', () => {
+  const goal = stamp<GoalRecord>({
+    kind: 'goal',
+    room: 'r',
+    from: alice,
+    text: 'Plan a garden',
+    createdAt: 0,
+    maxDepth: 2,
+  })
+  const config = {
+    peerId: bob,
+    room: 'r',
+    role: 'decomposer' as const,
+    capabilities: [],
+    capacity: 2,
+    model: 'sim-1',
+    offline: true,
+  }
+  const proposes = (fx: ReturnType<typeof step>) =>
+    fx.startLlm.some((request) => request.task.kind === 'decompose')
+
+  it('a peer that must join first does nothing before it joined, however long it waits', () => {
+    const peer = createPeer({ ...config, joinFirst: true }, 0)
+    expect(proposes(step(peer, { type: 'record', record: goal }, 0))).toBe(false)
+    expect(proposes(step(peer, { type: 'tick' }, 10 * WARMUP_MS))).toBe(false)
+    const joinedAt = 11 * WARMUP_MS
+    step(peer, { type: 'command', command: { type: 'joined' } }, joinedAt)
+    expect(proposes(step(peer, { type: 'tick' }, joinedAt + WARMUP_MS - 1))).toBe(false)
+    expect(proposes(step(peer, { type: 'tick' }, joinedAt + WARMUP_MS))).toBe(true)
+  })
+
+  it('a peer that need not join warms up from its start', () => {
+    const peer = createPeer(config, 0)
+    expect(proposes(step(peer, { type: 'record', record: goal }, 0))).toBe(false)
+    expect(proposes(step(peer, { type: 'tick' }, WARMUP_MS))).toBe(true)
+  })
+})
 
 describe('swarm scenarios (simulated)', () => {
   it('finishes the leaf of an executor that dies just after winning its claim', () => {

@@ -24,7 +24,6 @@ import {
   QUORUM_VOTES,
   REANNOUNCE_AFTER_MS,
   STAGGER_MS,
-  WARMUP_MS,
 } from '../protocol/rules'
 import { meanScore, readyToRollUp, type DerivedGoal } from '../plan/derive'
 import type { TaskState } from '../plan/tasks'
@@ -36,6 +35,7 @@ import {
   emit,
   failedHere,
   freeSlots,
+  isWarm,
   since,
   startLlm,
   type PeerState,
@@ -278,7 +278,7 @@ export const scorer: RoleLogic = {
 
   reconcile(peer, fx, now) {
     const plan = derived(peer)
-    const warm = now - peer.startedAt >= WARMUP_MS
+    const warm = isWarm(peer, now)
     for (const work of [...peer.work.values()]) {
       if (work.kind !== 'score') continue
       const goal = plan.goals.get(peer.plan.proposals.get(work.subject)?.goal ?? '')

@@ -20,6 +20,14 @@ export interface PeerConfig {
   /** shown to others in presence, e.g. "offline-v1" or "anthropic/claude-…" */
   model: string
   offline: boolean
+  /**
+   * When true, the warm-up (see WARMUP_MS) starts only once this peer has
+   * reached the swarm, that is on the 'joined' command, sent by the runtime
+   * after its first sync. A tab that reloads mid-task would otherwise resume
+   * work that its peers already finished before it has heard of it.
+   * Default false: warm-up starts with the peer (the simulator's peers).
+   */
+  joinFirst?: boolean
 }
 
 /** Settings a person changes while the role runs. (Goals and cancels are plain records: see newGoal.) */
@@ -27,6 +35,8 @@ export type Command =
   | { type: 'set-capabilities'; capabilities: Capability[] }
   /** a new model (or key): try again at once, including work this peer failed with the old one */
   | { type: 'set-model'; model: string; offline: boolean }
+  /** this peer has synced with the swarm (or found nobody to sync with): start warming up */
+  | { type: 'joined' }
 
 export type PeerInput =
   /** a validated plan record: from gossip, sync, storage, or this peer itself */

@@ -35,6 +35,13 @@ export const DEFAULT_CAPACITY = 4
  * digest frame each way, so this costs almost nothing.
  */
 export const ANTI_ENTROPY_INTERVAL_MS = 20_000
+/**
+ * A peer starts its warm-up after its first sync (see PeerConfig.joinFirst).
+ * One that finds nobody to sync with (the first tab of a room) starts after
+ * this long instead: a tab takes about 2 s to link to a peer, so this is
+ * well past that, and short enough not to keep a lone peer idle for long.
+ */
+export const JOIN_FALLBACK_MS = 6_000
 const ALL_CAPABILITIES: Capability[] = ['can_write_text', 'can_run_code', 'can_query_api']
 
 export interface RuntimeParts {
@@ -117,6 +124,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       capacity: init.capacity ?? DEFAULT_CAPACITY,
       model: modelLabel(model),
       offline: model.provider === 'offline',
+      joinFirst: true,
     },
     records: restored,
     model,
@@ -193,6 +201,19 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     }
   })
   node.on('connections', (summary) => emit('connections', summary))
+  // the role starts warming up once it has caught up with the swarm
+  let joined = false
+  const join = () => {
+    if (joined) return
+    joined = true
+    clearTimeout(joinFallback)
+    stopJoinWatch()
+    core.deliver([{ type: 'command', command: { type: 'joined' } }])
+  }
+  const joinFallback = setTimeout(join, JOIN_FALLBACK_MS)
+  const stopJoinWatch = node.on('sync', (report) => {
+    if (report.error === undefined) join()
+  })
   const antiEntropy = setInterval(() => {
     node?.syncNow().catch((err: Error) => log(`anti-entropy failed: ${err.message}`))
   }, ANTI_ENTROPY_INTERVAL_MS)
@@ -238,6 +259,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     },
     async stop() {
       clearInterval(antiEntropy)
+      clearTimeout(joinFallback)
       core.stop()
       await outbox.catch(() => {})
       await swarmNode.stop()

@@ -18,12 +18,7 @@
 import type { LlmTaskKind } from '../llm/types'
 import type { TaskType } from '../protocol/records'
 import type { ClaimRecord } from '../protocol/records'
-import {
-  CLAIM_WINDOW_MS,
-  LEASE_TIMEOUT_MS,
-  ORPHAN_GRACE_MS,
-  STAGGER_MS,
-} from '../protocol/rules'
+import { CLAIM_WINDOW_MS, LEASE_TIMEOUT_MS, ORPHAN_GRACE_MS, STAGGER_MS } from '../protocol/rules'
 import type { TaskState } from '../plan/tasks'
 import {
   abortWork,
@@ -87,8 +82,7 @@ export function maybeClaim(
   // deciding costs no slot of its own: the accept is instant and its classification
   // calls are few and bounded; waiting for a free slot would stall a whole level
   const needsSlot = task.type !== 'decide'
-  if (!isWarm(peer, now) || !peer.healthy || (needsSlot && freeSlots(peer) <= 0))
-    return false
+  if (!isWarm(peer, now) || !peer.healthy || (needsSlot && freeSlots(peer) <= 0)) return false
   const me = peer.config.peerId
   if (task.status === 'done' || task.status === 'failed') return false
   if (failedHere(peer, task.id)) return false

@@ -7,11 +7,7 @@
  */
 import type { FailureRecord, ProposalRecord } from '../protocol/records'
 import { MAX_RATIONALE, MAX_SUBGOAL_TEXT } from '../protocol/limits'
-import {
-  FALLBACK_AFTER_MS,
-  MAX_PROPOSALS_PER_GOAL,
-  QUORUM_VOTES,
-} from '../protocol/rules'
+import { FALLBACK_AFTER_MS, MAX_PROPOSALS_PER_GOAL, QUORUM_VOTES } from '../protocol/rules'
 import type { DerivedGoal } from '../plan/derive'
 import { clip, failureDetail } from './text'
 import {

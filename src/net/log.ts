@@ -11,12 +11,23 @@ export interface NetLogger {
 
 /** Logs to the console with a prefix; debug lines are dropped. */
 export function consoleLogger(prefix = 'net'): NetLogger {
-  const fmt = (msg: string) => `[${prefix}] ${msg}`
+  // fields as one JSON string: a browser console (and so a test reading it)
+  // would otherwise show only a preview of the first few of them
+  const fmt = (msg: string, fields?: Record<string, unknown>) =>
+    `[${prefix}] ${msg}${fields ? ` ${fieldsText(fields)}` : ''}`
   return {
     debug: () => {},
-    info: (msg, fields) => console.info(fmt(msg), fields ?? ''),
-    warn: (msg, fields) => console.warn(fmt(msg), fields ?? ''),
-    error: (msg, fields) => console.error(fmt(msg), fields ?? ''),
+    info: (msg, fields) => console.info(fmt(msg, fields)),
+    warn: (msg, fields) => console.warn(fmt(msg, fields)),
+    error: (msg, fields) => console.error(fmt(msg, fields)),
+  }
+}
+
+function fieldsText(fields: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(fields, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v))
+  } catch {
+    return String(Object.keys(fields)) // circular: a log line must never throw
   }
 }
 

@@ -190,18 +190,24 @@ export function reviewClaims(
   for (const task of tasks.values()) {
     if (!isHolder(peer, task) || hasWork(peer, task.id) || !stillWanted(task)) continue
     if (task.type !== 'decide' && freeSlots(peer) <= 0) continue
-    // held by this peer but nothing running: it restarted mid-task; carry on
-    const epoch = task.holder!.epoch
-    const resume: Work = {
-      requestId: claimRequestId(task.id, epoch),
+    // Held by this peer but nothing running: it restarted mid-task. Its claim
+    // may never have left it before the restart (it was restored from disk),
+    // and another peer may have claimed the same epoch and be at work. Say the
+    // claim again and wait a claim window, as a contested claimant does: the
+    // other peer then stops (this one outranks it), or its result arrives
+    // first and this peer never starts.
+    const holder = task.holder!
+    fx.publish.push(holder)
+    peer.work.set(claimRequestId(task.id, holder.epoch), {
+      requestId: claimRequestId(task.id, holder.epoch),
       kind: WORK_KIND[task.type],
       subject: task.subject,
       task: task.id,
-      epoch,
-      since: -Infinity,
+      epoch: holder.epoch,
+      since: now,
       started: false,
       llm: null,
-    }
-    begin(resume, task)
+    })
+    peer.beatDue = true
   }
 }

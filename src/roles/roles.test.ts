@@ -10,7 +10,7 @@ import {
 import { derivePlan } from '../plan/derive'
 import { PlanState } from '../plan/state'
 import { runSeed } from '../sim/run'
-import { DEFAULT_SWARM, Swarm, type SwarmOptions } from '../sim/swarm'
+import { DEFAULT_SWARM, Swarm, type SimPeer, type SwarmOptions } from '../sim/swarm'
 import { createRng } from '../sim/rng'
 import { fakePeerId } from '../sim/swarm'
 import { WARMUP_MS } from '../protocol/rules'
@@ -165,6 +165,47 @@ describe('swarm scenarios (simulated)', () => {
     expect(task.result).not.toBeNull()
     expect(task.result!.from).not.toBe(victim!.peer)
     expect(task.epoch).toBeGreaterThan(0)
+  })
+
+  it('a peer whose claim never left it before a restart does not run the task a second time', () => {
+    // once the goal is out, one executor is cut off: nobody sees its beats or
+    // its claims; it restarts (a reload) the moment it claims a task, its
+    // claim on its disk only, while another executor does the same task
+    let restarts = 0
+    for (let seed = 1; seed <= 12; seed++) {
+      let victim: string | null = null
+      let sim: Swarm | undefined
+      let cut = false
+      const result = runSeed(
+        quiet({
+          seed,
+          llmLatency: { min: 300, max: 6_000 },
+          onStep: (s, peer, fx) => {
+            sim = s
+            const cutOff = s.peers.find((p) => p.role === 'executor')!
+            const observer = s.peers.find((p) => p.role === 'observer')!
+            if (!cut && derived(observer.state!).goals.size > 0) s.mute(cutOff, (cut = true))
+            if (victim || peer !== cutOff) return
+            const claim = fx.publish.find((r) => r.kind === 'claim')
+            if (claim?.kind === 'claim') {
+              victim = claim.task
+              s.crash(peer)
+              s.mute(peer, false)
+              s.restart(peer)
+            }
+          },
+        }),
+      )
+      expect(result.violations, `seed ${seed}`).toEqual([])
+      if (victim === null) continue // this executor never got to claim anything
+      restarts++
+      const observer = sim!.alive().find((p) => p.role === 'observer')!
+      const results = [...observer.state!.plan.records()].filter(
+        (r) => r.kind === 'result' && r.task === victim,
+      )
+      expect(results, `seed ${seed}`).toHaveLength(1)
+    }
+    expect(restarts).toBeGreaterThanOrEqual(8)
   })
 
   it('gives work to executors whose clocks are five minutes off either way', () => {

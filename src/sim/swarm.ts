@@ -115,6 +115,8 @@ export class Swarm {
   readonly rng: Rng
   private readonly llmRng: Rng
   private readonly aborted = new Set<string>()
+  /** peers whose records reach nobody (by gossip or sync) until unmuted */
+  private readonly muted = new Set<number>()
   now = 0
   /** virtual time the last root goal settled in some live peer's view */
   settledAt: number | null = null
@@ -199,6 +201,7 @@ export class Swarm {
   }
 
   private broadcast(from: SimPeer, record: WireRecord): void {
+    if (this.muted.has(from.index)) return
     const input: PeerInput =
       record.kind === 'presence'
         ? { type: 'presence', presence: record }
@@ -256,6 +259,12 @@ export class Swarm {
     peer.state = null
   }
 
+  /** Cut `peer` off (on) or reconnect it (off): what it publishes or offers by sync is lost meanwhile. */
+  mute(peer: SimPeer, on: boolean): void {
+    if (on) this.muted.add(peer.index)
+    else this.muted.delete(peer.index)
+  }
+
   restart(peer: SimPeer): void {
     if (peer.state) return
     this.boot(peer)
@@ -263,8 +272,8 @@ export class Swarm {
 
   /** Anti-entropy between `peer` and one random live peer: each gets what it lacks. */
   private sync(peer: SimPeer): void {
-    const others = this.alive().filter((other) => other !== peer)
-    if (!peer.state || others.length === 0) return
+    const others = this.alive().filter((other) => other !== peer && !this.muted.has(other.index))
+    if (!peer.state || others.length === 0 || this.muted.has(peer.index)) return
     const other = this.rng.pick(others)
     const missing = (from: PlanState, to: PlanState): PeerInput[] => {
       const inputs: PeerInput[] = []

@@ -13,6 +13,7 @@
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import type { ProviderInit } from '../src/llm/index'
 import { createSwarmNode } from '../src/net/node.node.js'
+import { nodeVerify } from '../src/protocol/verify.node.js'
 import { inProcessCore } from '../src/runtime/host'
 import { memoryPersistence } from '../src/runtime/persist'
 import { createRuntime } from '../src/runtime/runtime'
@@ -34,6 +35,7 @@ export async function createBenchRuntime(init: BenchRuntimeInit): Promise<PeerRu
     startCore: inProcessCore(init.providerInit),
     createNode: (nodeInit) => createSwarmNode({ ...nodeInit, rtcBindAddress: init.rtcBindAddress }),
     log,
+    verify: nodeVerify,
     netLogger: {
       debug: () => {},
       info: (m, f) => log(f ? `${m} ${JSON.stringify(f)}` : m),

@@ -25,7 +25,7 @@ const GOAL = 'Plan a two-week trip to Japan'
 /** tabs share 2 cores with the relay: plans take longer than on a laptop */
 const PLAN_TIMEOUT_MS = 150_000
 /** an LLM call slow enough that a test can act while it runs */
-const SLOW_LLM_MS = 8_000
+const SLOW_LLM_MS = 4_000
 
 const test = base.extend<{ room: string }, { served: Served }>({
   served: [

@@ -10,6 +10,7 @@ import type { ProviderInit } from '../llm/index'
 import type { NetLogger } from '../net/types'
 import { loadOrCreateKeyFile } from '../net/identity.node.js'
 import { createSwarmNode } from '../net/node.node.js'
+import { nodeVerify } from '../protocol/verify.node.js'
 import { inProcessCore } from './host'
 import { memoryPersistence } from './persist'
 import { filePersistence } from './persist.node.js'
@@ -58,5 +59,6 @@ export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRunt
       }),
     log: init.log,
     ...(init.log ? { netLogger: loggerFrom(init.log) } : {}),
+    verify: nodeVerify,
   })
 }

@@ -9,14 +9,14 @@ import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import type { PrivateKey } from '@libp2p/interface'
 import type { Capability, ModelConfig } from '../llm/types'
 import type { NetLogger, SwarmNode, SwarmNodeInitBase, Verdict } from '../net/types'
-import { decodeRecord, encodeRecord, MAX_WIRE_BYTES, type Signer } from '../protocol/codec'
 import {
-  newCancel,
-  newGoal,
-  type PlanRecord,
-  type Presence,
-  type WireRecord,
-} from '../protocol/records'
+  decodeRecord,
+  encodeRecord,
+  MAX_WIRE_BYTES,
+  type Ed25519Verify,
+  type Signer,
+} from '../protocol/codec'
+import { newCancel, newGoal, type PlanRecord, type WireRecord } from '../protocol/records'
 import { DEFAULT_MAX_DEPTH } from '../protocol/limits'
 import { roomTopics } from '../protocol/topics'
 import { exportJson, exportMarkdown } from '../plan/export'
@@ -54,6 +54,8 @@ export interface RuntimeParts {
   /** the network layer's logger (default: its console logger) */
   netLogger?: NetLogger
   now?: () => number
+  /** signature check for records from the network; default pure JS (Node passes node:crypto) */
+  verify?: Ed25519Verify
 }
 
 type Listener<E extends keyof RuntimeEvents> = (detail: RuntimeEvents[E]) => void
@@ -97,10 +99,24 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
 
   let node: SwarmNode | null = null
   let outbox = Promise.resolve()
+  // Every record costs one signature check here, not three: bytes this peer
+  // just signed are not checked again, and what the validator decoded is
+  // handed to the subscriber (GossipSub passes it the same bytes object).
+  const verify = parts.verify
+  const decodeContext = (from: string) => ({ room, sender: from, ...(verify ? { verify } : {}) })
+  const own = new WeakMap<Uint8Array, WireRecord>()
+  const validated = new WeakMap<Uint8Array, WireRecord>()
+  const decodeOnce = (bytes: Uint8Array, from: string): WireRecord | null => {
+    const known = validated.get(bytes)
+    if (known) return known
+    const decoded = decodeRecord(bytes, decodeContext(from))
+    return decoded.ok ? decoded.record : null
+  }
   const publish = (records: WireRecord[]) => {
     outbox = outbox.then(async () => {
       for (const record of records) {
         const bytes = await encodeRecord(record, signer)
+        own.set(bytes, record)
         const topic = isPlanRecord(record) ? topics.plan : topics.presence
         try {
           await node?.publish(topic, bytes)
@@ -149,12 +165,16 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   // (boot, seq) of the latest presence beat per peer: stale or replayed beats are ignored
   const beats = new Map<string, { boot: number; seq: number }>()
   const validate = (topic: string, bytes: Uint8Array, from: string): Verdict => {
-    const decoded = decodeRecord(bytes, { room, sender: from })
-    if (!decoded.ok) {
-      log(`dropped gossip from ${from}: ${decoded.reason} (${decoded.detail})`)
-      return 'reject'
+    let record = from === peerId ? own.get(bytes) : undefined
+    if (record === undefined) {
+      const decoded = decodeRecord(bytes, decodeContext(from))
+      if (!decoded.ok) {
+        log(`dropped gossip from ${from}: ${decoded.reason} (${decoded.detail})`)
+        return 'reject'
+      }
+      record = decoded.record
+      validated.set(bytes, record)
     }
-    const record = decoded.record
     if (topic === topics.plan) {
       if (!isPlanRecord(record)) {
         log(`dropped gossip from ${from}: a ${record.kind} on the plan topic`)
@@ -189,16 +209,14 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   node.subscribe(topics.plan, (bytes, from) => {
     traffic.received++
     traffic.receivedBytes += bytes.length
-    const decoded = decodeRecord(bytes, { room, sender: from })
-    if (decoded.ok && isPlanRecord(decoded.record)) store.addVerified(decoded.record, bytes)
+    const record = decodeOnce(bytes, from)
+    if (record && isPlanRecord(record)) store.addVerified(record, bytes)
   })
   node.subscribe(topics.presence, (bytes, from) => {
     traffic.received++
     traffic.receivedBytes += bytes.length
-    const decoded = decodeRecord(bytes, { room, sender: from })
-    if (decoded.ok && decoded.record.kind === 'presence') {
-      core.deliver([{ type: 'presence', presence: decoded.record as Presence }])
-    }
+    const record = decodeOnce(bytes, from)
+    if (record?.kind === 'presence') core.deliver([{ type: 'presence', presence: record }])
   })
   node.on('connections', (summary) => emit('connections', summary))
   // the role starts warming up once it has caught up with the swarm

@@ -10,7 +10,7 @@ import {
 import { derivePlan } from '../plan/derive'
 import { PlanState } from '../plan/state'
 import { runSeed } from '../sim/run'
-import { DEFAULT_SWARM, Swarm, type SimPeer, type SwarmOptions } from '../sim/swarm'
+import { DEFAULT_SWARM, Swarm, type SwarmOptions } from '../sim/swarm'
 import { createRng } from '../sim/rng'
 import { fakePeerId } from '../sim/swarm'
 import { WARMUP_MS } from '../protocol/rules'

@@ -11,6 +11,7 @@
  */
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import { createRelay } from '../relay/relay'
+import { DIRECT_LINKS } from '../src/net/constants'
 import { silentLogger } from '../src/net/log'
 import type { PlanRecord } from '../src/protocol/records'
 import { PRESENCE_INTERVAL_MS } from '../src/protocol/rules'
@@ -259,14 +260,12 @@ export async function runSwarm(options: SwarmOptions): Promise<SwarmRun> {
 }
 
 /**
- * Direct links each peer should have before the goals go in. Up to 16 peers,
- * a full mesh (what the dialer aims for). Above, three quarters of the
- * others: on two cores a big room keeps losing and re-dialing a few links
- * (see docs/PERFORMANCE.md), and GossipSub does not need a full mesh to
- * reach everyone; the dialer keeps completing it during the run.
+ * Direct links each peer should have before the goals go in: what the dialer
+ * aims for (a full mesh up to DIRECT_LINKS + 1 peers, then DIRECT_LINKS ring
+ * neighbours; see src/net/topology.ts).
  */
 export function meshTarget(count: number): number {
-  return count <= 16 ? count - 1 : Math.ceil(0.75 * (count - 1))
+  return Math.min(count - 1, DIRECT_LINKS)
 }
 
 /** The least any peer may have when the mesh target is not met in time: the run goes on, with a warning. */

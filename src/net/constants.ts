@@ -66,6 +66,14 @@ export const DIAL_RECHECK_MS = 1_000
 export const DIAL_FALLBACK_AFTER_MS = 8_000
 
 /**
+ * Direct links each peer aims for (see topology.ts). Ten keeps rooms of up
+ * to eleven peers a full mesh (every test and most real rooms), is well
+ * above GossipSub's mesh degree (D = 6), and bounds what one tab spends on
+ * WebRTC links however big the room grows.
+ */
+export const DIRECT_LINKS = 10
+
+/**
  * A WebRTC dial through the relay normally completes in under 2 s on a LAN;
  * @libp2p/webrtc's own default is longer. A hung dial would block retries.
  */

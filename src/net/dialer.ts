@@ -1,5 +1,6 @@
 /**
- * Links us directly to every peer of the room. libp2p does not dial
+ * Links us directly to our neighbours in the room (everyone in a room of up
+ * to DIRECT_LINKS + 1 peers; see topology.ts). libp2p does not dial
  * discovered peers by itself, so this does, over WebRTC signalled through the
  * relay (`<relay>/p2p-circuit/webrtc/p2p/<peer>`):
  * - one dialer per pair: the lower PeerId (string order); the higher one
@@ -16,11 +17,13 @@ import {
   DIAL_BACKOFF_MAX_MS,
   DIAL_FALLBACK_AFTER_MS,
   DIAL_TIMEOUT_MS,
+  DIRECT_LINKS,
   RELAYED_LINK_GRACE_MS,
 } from './constants'
 import { backoff } from './backoff'
 import { errMsg, type NetLogger } from './log'
 import type { RelayInfo } from './relay-client'
+import { linkTargets } from './topology'
 
 export interface DialerInit {
   libp2p: Libp2p
@@ -79,8 +82,9 @@ export class Dialer {
     if (this.init.signal.aborted) return
     this.closeSpentRelayedLinks()
     const now = Date.now()
+    const wanted = linkTargets(this.self, this.peers.keys(), DIRECT_LINKS)
     for (const [id, c] of this.peers) {
-      if (c.dialing) continue
+      if (c.dialing || !wanted.has(id)) continue
       if (this.hasDirectLink(id)) {
         c.failures = 0
         continue

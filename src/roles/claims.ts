@@ -107,7 +107,7 @@ export function maybeClaim(
   const eligible = eligiblePeers(
     peer.view,
     { peerId: me, eligible: true },
-    { ...want, exclude },
+    { ...want, exclude, free: needsSlot },
     now,
   )
   const rank = rankFor(task.id, me, eligible)

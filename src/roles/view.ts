@@ -50,6 +50,12 @@ export interface Eligibility {
   role: Role
   capability?: Capability
   exclude?: ReadonlySet<string>
+  /**
+   * only peers whose latest beat shows a free slot: a first choice that is
+   * busy would not take the work for a while, and the next in line would
+   * wait out a stagger and a claim window for nothing
+   */
+  free?: boolean
 }
 
 /** Live, healthy peers that could do a piece of work (this peer included when it qualifies). */
@@ -65,6 +71,7 @@ export function eligiblePeers(
     if (peer === self.peerId || now - heardAt > PRESENCE_TTL_MS) continue
     if (presence.role !== want.role || !presence.healthy || want.exclude?.has(peer)) continue
     if (want.capability && !presence.capabilities.includes(want.capability)) continue
+    if (want.free && presence.load >= presence.capacity) continue
     peers.push(peer)
   }
   return peers

@@ -19,7 +19,7 @@ import { noise } from '@libp2p/noise'
 import { yamux } from '@libp2p/yamux'
 import { webSockets } from '@libp2p/websockets'
 import type { Libp2p, PrivateKey } from '@libp2p/interface'
-import { CONNECTION_MONITOR, DISCOVER_PROTOCOL } from '../src/net/constants'
+import { DISCOVER_PROTOCOL } from '../src/net/constants'
 import { loadOrCreateKeyFile } from '../src/net/identity.node.js'
 import { consoleLogger, errMsg, type NetLogger } from '../src/net/log'
 import { DiscoveryServer } from './discover'
@@ -133,8 +133,6 @@ export async function createRelay(init: RelayInit = {}): Promise<Relay> {
       inboundConnectionThreshold: RELAY_INBOUND_CONNECTION_THRESHOLD,
       maxIncomingPendingConnections: RELAY_MAX_PENDING_CONNECTIONS,
     },
-    // a slow tab is not a dead one: see PING_TIMEOUT_MIN_MS
-    connectionMonitor: CONNECTION_MONITOR,
     services: {
       identify: identify(),
       relay: circuitRelayServer({

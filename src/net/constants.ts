@@ -184,18 +184,6 @@ export const STRIKE_DECAY_MS = 10_000
 export const INBOUND_CONNECTION_THRESHOLD = 100
 
 /**
- * libp2p pings every connection every 10 s and aborts one whose ping takes
- * longer than an adaptive timeout with a 5 s floor. Over WebRTC each ping
- * opens a new data channel; on a busy machine (five tabs on two cores) that
- * took more than 5 s, and whole meshes were cut at once, relay link included.
- * A peer that is really gone closes its data channels or misses ICE consent
- * checks anyway; this floor only spares links that are slow, not dead.
- */
-export const PING_TIMEOUT_MIN_MS = 20_000
-/** The connection monitor's settings for peers and the relay (see PING_TIMEOUT_MIN_MS). */
-export const CONNECTION_MONITOR = { pingTimeout: { minTimeout: PING_TIMEOUT_MIN_MS } }
-
-/**
  * Circuit relay client: how long a reservation request may take. On a LAN it
  * completes in well under a second; 10 s tolerates a relay busy with a room
  * of tabs all (re)joining at once, and a failed attempt is retried.

@@ -15,7 +15,6 @@ import { multiaddr, type Multiaddr } from '@multiformats/multiaddr'
 import {
   DEFAULT_ROOM,
   DIAL_RECHECK_MS,
-  CONNECTION_MONITOR,
   INBOUND_CONNECTION_THRESHOLD,
   MAX_RECORD_BYTES,
   SYNC_MAX_INBOUND_STREAMS,
@@ -120,7 +119,6 @@ export async function createSwarm(
       denyInboundEncryptedConnection: banned,
     },
     connectionManager: { inboundConnectionThreshold: INBOUND_CONNECTION_THRESHOLD },
-    connectionMonitor: CONNECTION_MONITOR,
     services: {
       identify: identify(),
       pubsub: swarmGossipsub(maxRecordBytes),

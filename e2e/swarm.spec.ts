@@ -24,6 +24,8 @@ type Role = 'decomposer' | 'scorer' | 'executor' | 'observer'
 const GOAL = 'Plan a two-week trip to Japan'
 /** tabs share 2 cores with the relay: plans take longer than on a laptop */
 const PLAN_TIMEOUT_MS = 150_000
+/** clicks and typing in a tab while the others are busy (see useSlowModel) */
+const UI_ACTION_TIMEOUT_MS = 30_000
 /** an LLM call slow enough that a test can act while it runs */
 const SLOW_LLM_MS = 4_000
 
@@ -108,14 +110,16 @@ async function waitForMesh(pages: Page[], timeout = 60_000): Promise<void> {
 
 /** Points a tab's role at the mock LLM server (OpenAI-compatible), through its model settings. */
 async function useSlowModel(page: Page, mockUrl: string): Promise<void> {
-  await page.getByText('Model and API key').click()
+  // five tabs on two cores answer clicks slowly: more than the default 10 s
+  const timeout = UI_ACTION_TIMEOUT_MS
+  await page.getByText('Model and API key').click({ timeout })
   const provider = page.getByLabel('Provider')
   const option = provider.locator('option', { hasText: 'OpenAI-compatible server' })
-  await provider.selectOption((await option.getAttribute('value')) ?? '')
-  await page.getByLabel('Model', { exact: true }).fill('mock-model')
-  await page.getByLabel(/^Base URL/).fill(`${mockUrl}/v1`)
-  await page.getByRole('button', { name: 'Use this model' }).click()
-  await expect(page.getByRole('status').filter({ hasText: 'Now using' })).toBeVisible()
+  await provider.selectOption((await option.getAttribute('value', { timeout })) ?? '', { timeout })
+  await page.getByLabel('Model', { exact: true }).fill('mock-model', { timeout })
+  await page.getByLabel(/^Base URL/).fill(`${mockUrl}/v1`, { timeout })
+  await page.getByRole('button', { name: 'Use this model' }).click({ timeout })
+  await expect(page.getByRole('status').filter({ hasText: 'Now using' })).toBeVisible({ timeout })
 }
 
 async function submit(page: Page, text: string, depth: number): Promise<void> {
@@ -309,8 +313,9 @@ test('an executor closed just after it wins a claim: another executor finishes t
     for (const role of roles) pages.push(await peer(context, served, room, role))
     const [first, second] = [pages[3]!, pages[4]!]
     const observer = pages[0]! // any peer sees the whole plan
-    for (const executor of [first, second]) await useSlowModel(executor, mock.url)
+    // settle first: the mesh forming is what keeps tabs busiest
     await waitForMesh(pages)
+    for (const executor of [first, second]) await useSlowModel(executor, mock.url)
     const firstId = await peerIdOf(first)
 
     await submit(pages[0]!, GOAL, 2)

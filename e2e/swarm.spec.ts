@@ -19,12 +19,13 @@ import type { PlanTree } from '../src/plan/tree'
 import type { PlanRecord } from '../src/protocol/records'
 import { createMockLlmServer } from '../test/mock-llm/server'
 import { serve, type Served } from './fixtures/serve'
+import { submitGoal, useModel } from './fixtures/ui-steps'
 
 type Role = 'decomposer' | 'scorer' | 'executor' | 'observer'
 const GOAL = 'Plan a two-week trip to Japan'
 /** tabs share 2 cores with the relay: plans take longer than on a laptop */
 const PLAN_TIMEOUT_MS = 150_000
-/** clicks and typing in a tab while the others are busy (see useSlowModel) */
+/** clicks and typing in one of five busy tabs on two cores: more than the default 10 s */
 const UI_ACTION_TIMEOUT_MS = 30_000
 /** an LLM call slow enough that a test can act while it runs */
 const SLOW_LLM_MS = 4_000
@@ -108,28 +109,6 @@ async function waitForMesh(pages: Page[], timeout = 60_000): Promise<void> {
   )
 }
 
-/** Points a tab's role at the mock LLM server (OpenAI-compatible), through its model settings. */
-async function useSlowModel(page: Page, mockUrl: string): Promise<void> {
-  // five tabs on two cores answer clicks slowly: more than the default 10 s
-  const timeout = UI_ACTION_TIMEOUT_MS
-  await page.getByText('Model and API key').click({ timeout })
-  const provider = page.getByLabel('Provider')
-  const option = provider.locator('option', { hasText: 'OpenAI-compatible server' })
-  await provider.selectOption((await option.getAttribute('value', { timeout })) ?? '', { timeout })
-  await page.getByLabel('Model', { exact: true }).fill('mock-model', { timeout })
-  await page.getByLabel(/^Base URL/).fill(`${mockUrl}/v1`, { timeout })
-  await page.getByRole('button', { name: 'Use this model' }).click({ timeout })
-  await expect(page.getByRole('status').filter({ hasText: 'Now using' })).toBeVisible({ timeout })
-}
-
-async function submit(page: Page, text: string, depth: number): Promise<void> {
-  await page.getByLabel('Maximum depth of the plan tree').selectOption(String(depth))
-  const box = page.getByLabel('New goal')
-  await box.fill(text)
-  await box.press('Enter')
-  await expect(box).toHaveValue('')
-}
-
 async function waitForRootDone(page: Page, text: string, timeout = PLAN_TIMEOUT_MS): Promise<void> {
   await page.waitForFunction(
     (goal) => window.murmuration!.tree().goals.find((g) => g.text === goal)?.status === 'done',
@@ -175,7 +154,7 @@ test('five tabs run a goal to a finished tree; direct links only; it goes on wit
     const [decomposer, , , , observer] = pages as [Page, Page, Page, Page, Page]
     await waitForMesh(pages)
 
-    await submit(decomposer, GOAL, 3)
+    await submitGoal(decomposer, GOAL, 3)
     await waitForRootDone(observer, GOAL)
     const tree = await treeOf(observer)
     expect(tree.progress.leavesDone).toBe(tree.progress.leaves)
@@ -196,7 +175,7 @@ test('five tabs run a goal to a finished tree; direct links only; it goes on wit
       .poll(() => observer.evaluate(() => window.murmuration!.connections().relay))
       .toBe('down')
     const second = 'Organise a neighbourhood book swap'
-    await submit(decomposer, second, 2)
+    await submitGoal(decomposer, second, 2)
     await waitForRootDone(observer, second)
     await expectSamePlan(pages, observer)
   } finally {
@@ -214,7 +193,7 @@ test('an observer opened after the goal is done shows the whole tree within 2 s 
   const pages = []
   for (const role of roles) pages.push(await peer(context, served, room, role))
   await waitForMesh(pages)
-  await submit(pages[0]!, GOAL, 2)
+  await submitGoal(pages[0]!, GOAL, 2)
   await waitForRootDone(pages[0]!, GOAL)
 
   // another machine: nothing in its IndexedDB, everything comes from its peers
@@ -255,7 +234,7 @@ test('an executor reloaded mid-run keeps its PeerId, and the run completes witho
   await waitForMesh(pages)
   const before = await peerIdOf(executor)
 
-  await submit(pages[0]!, GOAL, 3)
+  await submitGoal(pages[0]!, GOAL, 3)
   // reload while it works on something
   await executor.waitForFunction(
     () => window.murmuration!.activity().work.some((w) => w.started),
@@ -315,10 +294,16 @@ test('an executor closed just after it wins a claim: another executor finishes t
     const observer = pages[0]! // any peer sees the whole plan
     // settle first: the mesh forming is what keeps tabs busiest
     await waitForMesh(pages)
-    for (const executor of [first, second]) await useSlowModel(executor, mock.url)
+    for (const executor of [first, second]) {
+      await useModel(
+        executor,
+        { provider: 'OpenAI-compatible server', model: 'mock-model', baseUrl: `${mock.url}/v1` },
+        UI_ACTION_TIMEOUT_MS,
+      )
+    }
     const firstId = await peerIdOf(first)
 
-    await submit(pages[0]!, GOAL, 2)
+    await submitGoal(pages[0]!, GOAL, 2)
     // the moment `first` is running a leaf, close it
     const running = await first.waitForFunction(
       () =>
@@ -388,7 +373,7 @@ test('a headless executor joins the tabs and does the work', async ({ browser, s
       },
     )
 
-    await submit(pages[0]!, GOAL, 2)
+    await submitGoal(pages[0]!, GOAL, 2)
     await waitForRootDone(pages[3]!, GOAL)
     const results = (await recordsOf(pages[3]!)).filter((r) => r.kind === 'result')
     expect(results.length).toBeGreaterThan(0)

@@ -7,7 +7,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import type { ModelConfig } from '../src/llm/types'
 import { contentId } from '../src/protocol/hash'
 import type { PlanRecord } from '../src/protocol/records'
-import { createBenchRuntime } from './runtime'
+import { createNodeRuntime } from '../src/runtime/node.js'
 import type { PeerRuntime, PlanTree, Role, TrafficStats } from '../src/runtime/types'
 import { CallRecorder, type RawCall } from './calls'
 
@@ -101,7 +101,7 @@ export class LocalHost implements PeerHost {
     }
     const started = await Promise.all(
       specs.map(async (spec) => {
-        const runtime = await createBenchRuntime({
+        const runtime = await createNodeRuntime({
           room: this.init.room,
           role: spec.role,
           relays: this.init.relays,

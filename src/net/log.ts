@@ -23,7 +23,8 @@ export function consoleLogger(prefix = 'net'): NetLogger {
   }
 }
 
-function fieldsText(fields: Record<string, unknown>): string {
+/** Log fields as one line of JSON; never throws (BigInt as text, a cycle as the key names). */
+export function fieldsText(fields: Record<string, unknown>): string {
   try {
     return JSON.stringify(fields, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v))
   } catch {

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import type { PrivateKey } from '@libp2p/interface'
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import type { ProviderInit } from '../llm/index'
+import { fieldsText } from '../net/log'
 import type { NetLogger } from '../net/types'
 import { loadOrCreateKeyFile } from '../net/identity.node.js'
 import { createSwarmNode } from '../net/node.node.js'
@@ -30,11 +31,13 @@ export interface NodeRuntimeInit extends RuntimeInit {
 }
 
 function loggerFrom(log: (message: string) => void): NetLogger {
+  const line = (message: string, fields?: Record<string, unknown>) =>
+    fields ? `${message} ${fieldsText(fields)}` : message
   return {
     debug: () => {},
-    info: (message) => log(message),
-    warn: (message) => log(`warning: ${message}`),
-    error: (message) => log(`error: ${message}`),
+    info: (message, fields) => log(line(message, fields)),
+    warn: (message, fields) => log(`warning: ${line(message, fields)}`),
+    error: (message, fields) => log(`error: ${line(message, fields)}`),
   }
 }
 

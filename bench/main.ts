@@ -60,7 +60,16 @@ function goalTexts(goals: number): string[] {
     : Array.from({ length: goals }, (_, i) => `${base} (plan ${i + 1} of ${goals})`)
 }
 
-function budgetFrom(calls: readonly LlmCall[], fallback: CallBudget): CallBudget {
+/**
+ * The central's budget: the swarm's own proposal and score counts per goal,
+ * and for goals the swarm's calls say nothing about, the protocol's caps.
+ */
+function budgetFor(size: number, calls: readonly LlmCall[]): CallBudget {
+  const split = splitRoles(size)
+  const fallback = protocolBudget(
+    Math.min(split.decomposer, MAX_PROPOSALS_PER_GOAL),
+    Math.min(split.scorer, MAX_SCORES_PER_PROPOSAL),
+  )
   const perGoal = perGoalBudget(calls)
   return {
     proposals: (goal) => perGoal.get(goal.key)?.proposals ?? fallback.proposals(goal),
@@ -159,6 +168,24 @@ interface Comparison {
   centralChain: Segment[]
 }
 
+interface Timeline {
+  calls: LlmCall[]
+  startedAt: number
+  doneAt: number
+}
+
+/** The critical chains of both sides; the swarm's with claim times when known. */
+function chainsOf(
+  roots: string[],
+  swarm: Timeline & { claims?: ReturnType<typeof claimTimes> | null },
+  central: Timeline,
+): Comparison {
+  return {
+    swarmChain: criticalChain({ ...swarm, roots }),
+    centralChain: criticalChain({ ...central, roots }),
+  }
+}
+
 function printComparison(
   log: (line: string) => void,
   swarm: { calls: LlmCall[]; startedAt: number },
@@ -210,27 +237,13 @@ async function runVirtual(
     capacity: options.capacity ?? DEFAULT_CAPACITY,
     gossipMs: options.gossipMs,
   }
-  const split = splitRoles(size)
-  const fallback = protocolBudget(
-    Math.min(split.decomposer, MAX_PROPOSALS_PER_GOAL),
-    Math.min(split.scorer, MAX_SCORES_PER_PROPOSAL),
-  )
   const swarm = runVirtualSwarm(vOptions)
-  const central = await runVirtualCentral(vOptions, budgetFrom(swarm.calls, fallback))
-  const chains: Comparison = {
-    swarmChain: criticalChain({
-      calls: swarm.calls,
-      roots: goals,
-      startedAt: swarm.submittedAt,
-      doneAt: swarm.doneAt,
-    }),
-    centralChain: criticalChain({
-      calls: central.calls,
-      roots: goals,
-      startedAt: 0,
-      doneAt: central.seconds * 1000,
-    }),
-  }
+  const central = await runVirtualCentral(vOptions, budgetFor(size, swarm.calls))
+  const chains = chainsOf(
+    goals,
+    { calls: swarm.calls, startedAt: swarm.submittedAt, doneAt: swarm.doneAt },
+    { calls: central.calls, startedAt: 0, doneAt: central.seconds * 1000 },
+  )
   log(
     `virtual time (the protocol's own cost: no CPU, gossip ${options.gossipMs} ms a hop): ` +
       `swarm ${swarm.seconds.toFixed(2)} s, central ${central.seconds.toFixed(2)} s, ratio ${(swarm.seconds / central.seconds).toFixed(3)}`,
@@ -305,38 +318,23 @@ async function runSize(
     timeoutMs: options.timeoutS * 1000,
     log,
   })
-  const fallback = protocolBudget(
-    Math.min(split.decomposer, MAX_PROPOSALS_PER_GOAL),
-    Math.min(split.scorer, MAX_SCORES_PER_PROPOSAL),
-  )
   log(
     `central: the swarm's calls, pools of ${split.decomposer * capacity} / ${split.scorer * capacity} / ` +
       `${split.executor * capacity} (decompose / score + classify / execute + roll-up)`,
   )
-  const central = await runCentralSide(
-    options,
-    size,
-    mock,
-    budgetFrom(swarm.calls, fallback),
-    goals,
-  )
+  const central = await runCentralSide(options, size, mock, budgetFor(size, swarm.calls), goals)
   log(`central: done in ${central.seconds.toFixed(2)} s`)
 
-  const chains: Comparison = {
-    swarmChain: criticalChain({
+  const chains = chainsOf(
+    goals,
+    {
       calls: swarm.calls,
-      roots: goals,
       startedAt: swarm.submittedAt,
       doneAt: swarm.doneAt,
       claims: swarm.tree ? claimTimes(swarm.tree, swarm.records) : null,
-    }),
-    centralChain: criticalChain({
-      calls: central.calls,
-      roots: goals,
-      startedAt: central.startedAt,
-      doneAt: central.doneAt,
-    }),
-  }
+    },
+    central,
+  )
   log(`real run: swarm ${swarm.seconds.toFixed(2)} s, central ${central.seconds.toFixed(2)} s`)
   const match = printComparison(
     log,

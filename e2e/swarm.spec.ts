@@ -19,14 +19,13 @@ import type { PlanTree } from '../src/plan/tree'
 import type { PlanRecord } from '../src/protocol/records'
 import { createMockLlmServer } from '../test/mock-llm/server'
 import { serve, type Served } from './fixtures/serve'
+import { ACTION_TIMEOUT_MS } from './fixtures/ui-app'
 import { submitGoal, useModel } from './fixtures/ui-steps'
 
 type Role = 'decomposer' | 'scorer' | 'executor' | 'observer'
 const GOAL = 'Plan a two-week trip to Japan'
 /** tabs share 2 cores with the relay: plans take longer than on a laptop */
 const PLAN_TIMEOUT_MS = 150_000
-/** clicks and typing in one of five busy tabs on two cores: more than the default 10 s */
-const UI_ACTION_TIMEOUT_MS = 30_000
 /** an LLM call slow enough that a test can act while it runs */
 const SLOW_LLM_MS = 4_000
 
@@ -298,7 +297,7 @@ test('an executor closed just after it wins a claim: another executor finishes t
       await useModel(
         executor,
         { provider: 'OpenAI-compatible server', model: 'mock-model', baseUrl: `${mock.url}/v1` },
-        UI_ACTION_TIMEOUT_MS,
+        ACTION_TIMEOUT_MS,
       )
     }
     const firstId = await peerIdOf(first)

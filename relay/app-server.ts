@@ -4,8 +4,18 @@
  *   GET /relay.json       the relay's PeerId and multiaddrs
  *   GET /app-config.json  { lanOrigins }: where friends on the LAN can open the app
  * Static files only, no plan state, no keys.
+ *
+ * With `tls`, the same port speaks both http and https (the first byte of a
+ * connection tells them apart): this machine's own tabs keep using
+ * http://127.0.0.1 (already a secure context, no certificate warning), a
+ * friend's http request is redirected to https, and WebSocket upgrades (wss)
+ * are passed through to the relay, so an https page reaches the relay on the
+ * very origin whose certificate its user accepted, and never tries ws://.
  */
-import { createServer, type Server } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
+import { connect, createServer as createTcpServer, isIP, type Socket } from 'node:net'
+import { Duplex } from 'node:stream'
 import { readFile, stat } from 'node:fs/promises'
 import { extname, join, normalize, resolve } from 'node:path'
 
@@ -31,6 +41,10 @@ export interface AppServerInit {
   port: number
   relay: { peerId: string; multiaddrs: string[] }
   lanOrigins: (port: number) => string[]
+  /** serve https too (PEM); WebSocket upgrades then go to `relayWs` */
+  tls?: { cert: string; key: string }
+  /** the relay's plain WebSocket listener, for wss passed through this port */
+  relayWs?: { host: string; port: number }
 }
 
 export interface AppServer {
@@ -52,6 +66,37 @@ const SECURITY_HEADERS = {
   'Referrer-Policy': 'no-referrer',
 }
 
+/** The relay's address through this port, as an https page on `req`'s host must dial it (wss). */
+function secureRelayAddr(req: IncomingMessage, port: number, peerId: string): string | undefined {
+  const host = (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[|\]$/g, '')
+  if (host === '' || !/^[a-zA-Z0-9.:-]+$/.test(host)) return undefined
+  const family = isIP(host) === 4 ? 'ip4' : isIP(host) === 6 ? 'ip6' : 'dns'
+  return `/${family}/${host}/tcp/${port}/tls/ws/p2p/${peerId}`
+}
+
+/** Hands an upgraded (WebSocket) request to the relay's listener, bytes untouched. */
+function passToRelay(relay: { host: string; port: number }) {
+  return (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    const upstream = connect(relay.port, relay.host, () => {
+      const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`]
+      for (let i = 0; i < req.rawHeaders.length; i += 2) {
+        lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`)
+      }
+      upstream.write(lines.join('\r\n') + '\r\n\r\n')
+      if (head.length > 0) upstream.write(head)
+      socket.pipe(upstream).pipe(socket)
+    })
+    const close = () => {
+      socket.destroy()
+      upstream.destroy()
+    }
+    upstream.on('error', close)
+    socket.on('error', close)
+    upstream.on('close', close)
+    socket.on('close', close)
+  }
+}
+
 export async function serveApp(init: AppServerInit): Promise<AppServer> {
   const root = resolve(init.dir)
   let port = init.port
@@ -59,12 +104,25 @@ export async function serveApp(init: AppServerInit): Promise<AppServer> {
     type: 'application/json',
     body: Buffer.from(JSON.stringify(body)),
   })
-  const server: Server = createServer((req, res) => {
+  const handle = (secure: boolean) => (req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
       const path = decodeURIComponent((req.url ?? '/').split('?')[0] ?? '/')
+      const page = (req.headers.accept ?? '').includes('text/html')
+      if (init.tls !== undefined && !secure && page && !isLoopback(req.socket.remoteAddress)) {
+        // a friend typed the http address: the https one is what gives them a
+        // secure context (headless agents keep reading the JSON over http)
+        const host = req.headers.host ?? `localhost:${port}`
+        res.writeHead(308, { Location: `https://${host}${req.url ?? '/'}` })
+        return void res.end()
+      }
       let reply: { type: string; body: Buffer } | null = null
-      if (path === '/relay.json') reply = json(init.relay)
-      else if (path === '/app-config.json') reply = json({ lanOrigins: init.lanOrigins(port) })
+      if (path === '/relay.json') {
+        const wss = secure ? secureRelayAddr(req, port, init.relay.peerId) : undefined
+        reply = json({
+          peerId: init.relay.peerId,
+          multiaddrs: wss === undefined ? init.relay.multiaddrs : [wss, ...init.relay.multiaddrs],
+        })
+      } else if (path === '/app-config.json') reply = json({ lanOrigins: init.lanOrigins(port) })
       else {
         let file = normalize(join(root, path))
         if (!file.startsWith(root)) return void res.writeHead(403).end()
@@ -92,19 +150,49 @@ export async function serveApp(init: AppServerInit): Promise<AppServer> {
       })
       res.end(reply.body)
     })().catch(() => res.writeHead(500).end())
-  })
+  }
+
+  const http: Server = createServer(handle(false))
+  const https =
+    init.tls && createHttpsServer({ cert: init.tls.cert, key: init.tls.key }, handle(true))
+  if (https !== undefined && init.relayWs !== undefined)
+    https.on('upgrade', passToRelay(init.relayWs))
+  // one port, two protocols: a TLS connection starts with a handshake record (0x16)
+  const listener =
+    https === undefined
+      ? http
+      : createTcpServer((socket) => {
+          socket.once('data', (first: Buffer) => {
+            socket.pause()
+            socket.unshift(first)
+            if (first[0] !== TLS_HANDSHAKE) http.emit('connection', socket)
+            // TLS reads a real socket's handle directly and would miss the byte
+            // put back above; through a stream wrapper it reads the stream
+            else https.emit('connection', Duplex.from({ readable: socket, writable: socket }))
+            socket.resume()
+          })
+          socket.on('error', () => socket.destroy())
+        })
   await new Promise<void>((ok, fail) => {
-    server.once('error', fail)
-    server.listen(init.port, init.host, () => ok())
+    listener.once('error', fail)
+    listener.listen(init.port, init.host, () => ok())
   })
-  const address = server.address()
+  const address = listener.address()
   if (address && typeof address === 'object') port = address.port
   return {
     port,
     close: () =>
       new Promise((ok) => {
-        server.closeAllConnections()
-        server.close(() => ok())
+        http.closeAllConnections()
+        https?.closeAllConnections()
+        listener.close(() => ok())
       }),
   }
+}
+
+/** The first byte of a TLS ClientHello record. */
+const TLS_HANDSHAKE = 0x16
+
+function isLoopback(address: string | undefined): boolean {
+  return address !== undefined && /^(127\.|::1$|::ffff:127\.)/.test(address)
 }

@@ -1,18 +1,25 @@
 /**
  * `npm start`: the relay and the web app in one process.
  *
- *   npm start -- [--lan] [--port 8080] [--relay-port 9090] [--data .data]
+ *   npm start -- [--lan] [--https [--cert F --key F]] [--port 8080] [--relay-port 9090] [--data .data]
  *
  * Builds nothing (the npm script runs `vite build` first when needed), keeps
  * the relay's key in <data>/relay.key so every share link survives a restart,
  * and prints the URL to open (and the LAN URL with --lan).
+ *
+ * --https serves the app over TLS as well, on the same port, with a
+ * certificate made on first start and kept in <data> (or --cert/--key), and
+ * prints its fingerprint: a friend's page from a LAN address is then a secure
+ * context once they accept the certificate. This machine's tabs keep using
+ * http://127.0.0.1, which browsers already treat as secure.
  */
-import { networkInterfaces } from 'node:os'
+import { hostname, networkInterfaces } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { consoleLogger } from '../src/net/log'
 import { serveApp } from './app-server'
 import { createRelay } from './relay'
+import { loadOrCreateTlsCert, readTlsFiles, TlsConfigError, type TlsFiles } from './tls'
 
 const { values } = parseArgs({
   options: {
@@ -23,8 +30,21 @@ const { values } = parseArgs({
     data: { type: 'string', default: '.data' },
     dist: { type: 'string', default: 'dist' },
     quiet: { type: 'boolean', default: false },
+    https: { type: 'boolean', default: false },
+    cert: { type: 'string' },
+    key: { type: 'string' },
   },
 })
+
+function fail(message: string): never {
+  console.error(`murmuration: ${message}`)
+  process.exit(2)
+}
+
+if ((values.cert === undefined) !== (values.key === undefined)) {
+  fail('--cert and --key go together')
+}
+const useTls = values.https || values.cert !== undefined
 
 function lanAddresses(): string[] {
   return Object.values(networkInterfaces())
@@ -41,13 +61,29 @@ const relay = await createRelay({
   keyFile: join(values.data, 'relay.key'),
   logger: values.quiet ? { ...logger, info: () => {} } : logger,
 })
+let tls: TlsFiles | undefined
+try {
+  if (values.cert !== undefined && values.key !== undefined) {
+    tls = await readTlsFiles(values.cert, values.key)
+  } else if (useTls) {
+    const names = ['127.0.0.1', 'localhost', hostname(), `${hostname()}.local`, ...lanAddresses()]
+    tls = await loadOrCreateTlsCert(values.data, [...new Set(names)])
+  }
+} catch (err) {
+  if (err instanceof TlsConfigError) fail(err.message)
+  throw err
+}
+const relayPort = Number(/\/tcp\/(\d+)\//.exec(relay.multiaddrs[0] ?? '')?.[1])
+const scheme = tls === undefined ? 'http' : 'https'
 const app = await serveApp({
   dir: values.dist,
   host,
   port: Number(values.port),
   relay: { peerId: relay.peerId, multiaddrs: relay.multiaddrs },
   lanOrigins: (port) =>
-    host === '0.0.0.0' ? lanAddresses().map((ip) => `http://${ip}:${port}`) : [],
+    host === '0.0.0.0' ? lanAddresses().map((ip) => `${scheme}://${ip}:${port}`) : [],
+  tls,
+  relayWs: { host: host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host, port: relayPort },
 })
 
 const local = `http://127.0.0.1:${app.port}/`
@@ -55,9 +91,14 @@ console.log('')
 console.log('  Murmuration is running.')
 console.log(`  Open:  ${local}`)
 if (host === '0.0.0.0') {
-  for (const ip of lanAddresses()) console.log(`  LAN:   http://${ip}:${app.port}/`)
+  for (const ip of lanAddresses()) console.log(`  LAN:   ${scheme}://${ip}:${app.port}/`)
 } else {
   console.log('  (only this machine can join; `npm start -- --lan` lets others on your network in)')
+}
+if (tls !== undefined) {
+  console.log(`  TLS:   ${tls.certPath}${tls.created ? ' (new)' : ''}`)
+  console.log(`         SHA-256 ${tls.fingerprint}`)
+  console.log('         (friends accept it once; the fingerprint their browser shows must match)')
 }
 console.log(`  Relay: ${relay.peerId}`)
 console.log('')

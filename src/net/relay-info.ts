@@ -35,15 +35,23 @@ export async function fetchRelayInfo(url: string, signal?: AbortSignal): Promise
   return { peerId: o.peerId, multiaddrs: o.multiaddrs }
 }
 
+/** A relay address a page may dial: secure WebSockets (/tls/ws, /wss) or plain ones (/ws). */
+export function isSecureWsAddr(ma: string): boolean {
+  return /\/(tls\/ws|wss)(\/|$)/.test(ma)
+}
+
 /**
  * The relay addresses worth dialing from a page served by `hostname`: those
  * on the same host first (the page's host is reachable by definition), then
- * the rest. A page on localhost prefers the relay's loopback address.
+ * the rest. A page on localhost prefers the relay's loopback address. A page
+ * served over https gets only secure WebSocket addresses: browsers block ws://
+ * from it (mixed content), so trying one would only cost a failed dial.
  */
-export function pickRelayAddrs(info: RelayInfo, hostname: string): string[] {
+export function pickRelayAddrs(info: RelayInfo, hostname: string, protocol = 'http:'): string[] {
   const loopback = hostname === 'localhost' || hostname === '127.0.0.1' || hostname === '[::1]'
   const host = hostname.replace(/^\[|\]$/g, '')
   const same = (ma: string) =>
     ma.includes(`/${host}/`) || (loopback && (ma.includes('/127.0.0.1/') || ma.includes('/::1/')))
-  return [...info.multiaddrs.filter(same), ...info.multiaddrs.filter((m) => !same(m))]
+  const usable = protocol === 'https:' ? info.multiaddrs.filter(isSecureWsAddr) : info.multiaddrs
+  return [...usable.filter(same), ...usable.filter((m) => !same(m))]
 }

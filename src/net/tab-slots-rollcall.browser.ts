@@ -36,9 +36,7 @@ const MAX_CLAIM_ATTEMPTS = 8
 type Owner = { owner: string } | null | undefined
 
 type SlotMessage =
-  | { t: 'who'; from: string }
-  | { t: 'mine'; to: string; slot: number }
-  | { t: 'free'; slot: number }
+  { t: 'who'; from: string } | { t: 'mine'; to: string; slot: number } | { t: 'free'; slot: number }
 
 /** What the keeper worker is told by its page. */
 export type KeeperCommand = { channel: string; slot: number } | { release: true }
@@ -146,9 +144,7 @@ export function rollCallSlots(init: RollCallInit) {
       channel.postMessage({ t: 'free', slot } satisfies SlotMessage)
       // best effort: a page that is going away may not finish this transaction,
       // and then the next claimant finds nobody answering for the record
-      void update<Owner>(ownerKey(slot), (c) => (c?.owner === me ? null : c), store).catch(
-        () => {},
-      )
+      void update<Owner>(ownerKey(slot), (c) => (c?.owner === me ? null : c), store).catch(() => {})
     }
     return { slot, release }
   }

@@ -17,7 +17,8 @@ export const RELAY_INFO_PATH = '/relay.json'
 export async function createBrowserRuntime(init: RuntimeInit): Promise<PeerRuntime> {
   const identity = await acquireTabIdentity()
   const relays =
-    init.relays ?? pickRelayAddrs(await fetchRelayInfo(RELAY_INFO_PATH), location.hostname)
+    init.relays ??
+    pickRelayAddrs(await fetchRelayInfo(RELAY_INFO_PATH), location.hostname, location.protocol)
   const runtime = await createRuntime({
     init: { ...init, relays },
     privateKey: identity.privateKey,

@@ -16,7 +16,10 @@
  *   --structured M     follow | ignore | reject requests for structured output (default follow;
  *                      ignore and reject act like local servers that do not support it)
  *   --quiet            do not log each request
+ *   --requests-log F   append each answered request to F as a JSON line (path, api, task,
+ *                      status and the key it carried), for tests that run it elsewhere
  */
+import { appendFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { CAPABILITIES, type Capability } from '../../src/llm/types'
 import { createMockLlmServer, DEFAULT_BEHAVIOUR } from './server'
@@ -51,6 +54,7 @@ const { values } = parseArgs({
     'retry-after': { type: 'string' },
     structured: { type: 'string' },
     quiet: { type: 'boolean' },
+    'requests-log': { type: 'string' },
   },
   strict: true,
 })
@@ -94,12 +98,24 @@ console.log(`  OpenAI:             baseUrl ${server.url}/v1`)
 console.log(`  OpenAI-compatible:  baseUrl ${server.url}/v1`)
 console.log(b.keys ? `  accepted keys: ${b.keys.length}` : '  any API key accepted')
 
-if (!values.quiet) {
+/** The key a request carried, as the provider would read it. */
+function keyOf(headers: Record<string, string>): string | undefined {
+  return headers['x-api-key'] ?? headers.authorization?.replace(/^Bearer /, '')
+}
+
+const requestsLog = values['requests-log']
+if (!values.quiet || requestsLog !== undefined) {
   let logged = 0
   setInterval(() => {
     for (; logged < server.requests.length; logged++) {
       const r = server.requests[logged]!
       if (r.status === 0) break // still in flight; log it once answered
+      if (requestsLog !== undefined) {
+        const { at, path, api, taskKind, status } = r
+        const line = { at, path, api, taskKind, status, key: keyOf(r.headers) }
+        appendFileSync(requestsLog, JSON.stringify(line) + '\n')
+      }
+      if (values.quiet) continue
       console.log(
         `${new Date(r.at).toISOString()} ${r.method} ${r.path} ${r.api ?? ''} ${r.taskKind ?? ''} ${r.form ?? ''} -> ${r.status}${r.failure ? ` (${r.failure})` : ''}`,
       )

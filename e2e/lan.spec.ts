@@ -1,0 +1,211 @@
+/**
+ * A friend's tab on another machine joins (issue: the LAN party). Two
+ * machines are simulated by network namespaces (fixtures/lan.ts): the host
+ * runs the app with --lan (and --https) and opens a decomposer, two scorers
+ * and an observer; the friend opens the share link read from the host's
+ * Invite panel in their own Chromium, with their own key for their own mock
+ * LLM, and does the plan's work.
+ */
+import { test } from '@playwright/test'
+import type { Page } from '@playwright/test'
+import { LAN_PREFIX } from './fixtures/lan'
+import { APP_PORT, startLanScene, type LanScene } from './fixtures/lan-app'
+import { expect, FRIEND_KEY } from './fixtures/ui-app'
+import {
+  expectJoined,
+  leavesDone,
+  pickRole,
+  readShareLink,
+  submitGoal,
+  useModel,
+  waitForPeers,
+} from './fixtures/ui-steps'
+
+const GOAL = 'Plan a two-week trip to Japan'
+const HOST_LAN = `${LAN_PREFIX}.1`
+/** a whole plan, on two Chromiums and 2 cores */
+const FINISH_TIMEOUT_MS = 240_000
+
+test.describe.configure({ mode: 'serial' })
+
+async function peerIdOf(page: Page): Promise<string> {
+  await page.waitForFunction(() => window.murmuration !== undefined, undefined, {
+    timeout: 30_000,
+  })
+  return page.evaluate(() => window.murmuration!.peerId)
+}
+
+/**
+ * The whole scene: host tabs, the share link from the Invite panel, the
+ * friend's executor doing every leaf with its own key over direct WebRTC.
+ */
+async function friendDoesTheWork(scene: LanScene, secure: boolean): Promise<void> {
+  const room = `lan-${secure ? 'https' : 'http'}-${Date.now().toString(36)}`
+  const tabs: Record<string, Page> = {}
+  for (const [name, role] of [
+    ['decomposer', 'decomposer'],
+    ['scorer-1', 'scorer'],
+    ['scorer-2', 'scorer'],
+    ['observer', 'observer'],
+  ] as const) {
+    tabs[name] = await scene.tab(scene.host, scene.hostUrl)
+    await pickRole(tabs[name], room, role)
+  }
+  const { decomposer, observer } = tabs as Record<'decomposer' | 'observer', Page>
+
+  // the link the host's Invite panel gives: the LAN address, never 127.0.0.1
+  const link = await readShareLink(decomposer)
+  const scheme = secure ? 'https' : 'http'
+  expect(link.startsWith(`${scheme}://${HOST_LAN}:${APP_PORT}/?room=${room}`)).toBe(true)
+  await decomposer.getByRole('button', { name: 'Close' }).click()
+
+  const executor = await scene.tab(scene.friend, link)
+  expect(await executor.evaluate(() => isSecureContext)).toBe(secure)
+  // what the browser takes away from a page that is not a secure context
+  expect(await executor.evaluate(() => navigator.locks === undefined)).toBe(!secure)
+  expect(await executor.evaluate(() => crypto.subtle === undefined)).toBe(!secure)
+  await expectJoined(executor, 'executor')
+  await useModel(executor, {
+    provider: 'Anthropic',
+    model: 'claude-haiku-4-5',
+    baseUrl: scene.friendLlmUrl,
+    key: FRIEND_KEY,
+  })
+  const friendId = await peerIdOf(executor)
+
+  await waitForPeers(observer, 4)
+  await submitGoal(decomposer, GOAL, 2)
+  await expect(observer.getByRole('heading', { name: 'Final plan' })).toBeVisible({
+    timeout: FINISH_TIMEOUT_MS,
+  })
+  const progress = await leavesDone(observer)
+  expect(progress.total).toBeGreaterThanOrEqual(2)
+  expect(progress.done).toBe(progress.total)
+
+  // every leaf's counted result is the friend's: the host has no executor
+  const results = await observer.evaluate(() =>
+    window.murmuration!.records().filter((r) => r.kind === 'result'),
+  )
+  expect(results.length).toBeGreaterThanOrEqual(progress.total)
+  expect(results.every((r) => r.from === friendId)).toBe(true)
+  await expect(executor.getByRole('heading', { name: /^Your results \([1-9]\d*\)$/ })).toBeVisible()
+
+  // the friend linked straight to every host tab: plan traffic never went through the relay
+  await expect
+    .poll(() => executor.evaluate(() => window.murmuration!.connections()), { timeout: 60_000 })
+    .toMatchObject({ direct: 4, relayed: 0, other: 0 })
+  const traffic = await executor.evaluate(() => window.murmuration!.traffic())
+  expect(traffic.received + traffic.synced).toBeGreaterThan(0)
+
+  // the friend's key went to the friend's LLM, and only there
+  const calls = scene.friendRequests()
+  expect(calls.filter((c) => c.taskKind === 'execute' && c.status === 200).length).toBeGreaterThan(
+    0,
+  )
+  expect(calls.every((c) => c.key === FRIEND_KEY)).toBe(true)
+  const key = Buffer.from(FRIEND_KEY)
+  expect(scene.wsFrames.length).toBeGreaterThan(0)
+  expect(scene.wsFrames.some((f) => f.includes(key))).toBe(false)
+  expect(scene.hostOutput.join('')).not.toContain(FRIEND_KEY)
+  for (const page of Object.values(tabs)) {
+    expect(await page.evaluate(() => JSON.stringify({ ...localStorage }))).not.toContain(FRIEND_KEY)
+  }
+}
+
+test.describe('a friend on another machine, over plain http', () => {
+  let scene: LanScene
+  test.beforeAll(async ({ playwright }) => {
+    test.setTimeout(180_000)
+    scene = await startLanScene(playwright.chromium, false)
+  })
+  test.afterAll(async () => scene?.close())
+
+  test('tab identity without Web Locks: reload, duplicate, two at once, a hung tab, a crash', async () => {
+    test.setTimeout(180_000)
+    const url = `http://${HOST_LAN}:${APP_PORT}/?room=ids-${Date.now().toString(36)}&role=observer`
+    const open = async (session?: Record<string, string>) => {
+      const page = await scene.friend.newPage()
+      if (session !== undefined) {
+        await page.addInitScript((entries) => {
+          // only on the first load of this tab, as "duplicate tab" does
+          if (sessionStorage.getItem('__planted') !== null) return
+          for (const [k, v] of Object.entries(entries)) sessionStorage.setItem(k, v)
+          sessionStorage.setItem('__planted', '1')
+        }, session)
+      }
+      await page.goto(url)
+      return page
+    }
+    const sessionOf = (page: Page) =>
+      page.evaluate(() => ({ ...sessionStorage }) as Record<string, string>)
+
+    const a = await open()
+    expect(await a.evaluate(() => isSecureContext || navigator.locks !== undefined)).toBe(false)
+    const idA = await peerIdOf(a)
+    await a.reload()
+    expect(await peerIdOf(a)).toBe(idA)
+
+    const dup = await open(await sessionOf(a))
+    const idDup = await peerIdOf(dup)
+    expect(idDup).not.toBe(idA)
+
+    const [x, y] = await Promise.all([open(), open()])
+    const [idX, idY] = await Promise.all([peerIdOf(x!), peerIdOf(y!)])
+    expect(new Set([idA, idDup, idX, idY]).size).toBe(4)
+
+    // a tab whose page hangs still holds its slot (its keeper worker answers)…
+    const ySession = await sessionOf(y!)
+    void y!
+      .evaluate(
+        () =>
+          void setTimeout(() => {
+            for (;;);
+          }, 10),
+      )
+      .catch(() => {})
+    await y!.waitForTimeout(200)
+    const meanwhile = await open(ySession)
+    expect(await peerIdOf(meanwhile)).not.toBe(idY)
+    // …and once it is gone without a goodbye (a hung page cannot run pagehide,
+    // like a crash), its slot comes free: the restored tab gets its identity back
+    await y!.close({ runBeforeUnload: false })
+    const restored = await open(ySession)
+    expect(await peerIdOf(restored)).toBe(idY)
+    // and nobody else was disturbed
+    await a.reload()
+    expect(await peerIdOf(a)).toBe(idA)
+    expect(await peerIdOf(dup)).toBe(idDup)
+    for (const page of [a, dup, x!, meanwhile, restored]) await page.close()
+  })
+
+  test('joins from the share link, links directly, does the work with its own key', async () => {
+    test.setTimeout(FINISH_TIMEOUT_MS + 120_000)
+    await friendDoesTheWork(scene, false)
+  })
+})
+
+test.describe('a friend on another machine, over https', () => {
+  let scene: LanScene
+  test.beforeAll(async ({ playwright }) => {
+    test.setTimeout(180_000)
+    scene = await startLanScene(playwright.chromium, true)
+  })
+  test.afterAll(async () => scene?.close())
+
+  test('npm start -- --lan --https: certificate, secure context, wss through the app port', async () => {
+    test.setTimeout(FINISH_TIMEOUT_MS + 120_000)
+    const printed = scene.hostOutput.join('')
+    expect(printed).toContain(`LAN:   https://${HOST_LAN}:${APP_PORT}/`)
+    expect(printed).toMatch(/SHA-256 ([0-9A-F]{2}:){31}[0-9A-F]{2}/)
+    // a friend who types the plain http address lands on https
+    const typed = await scene.friend.newPage()
+    await typed.goto(`http://${HOST_LAN}:${APP_PORT}/`)
+    expect(typed.url()).toBe(`https://${HOST_LAN}:${APP_PORT}/`)
+    await typed.close()
+    await friendDoesTheWork(scene, true)
+    // an https page never tried ws:// (no mixed content); it reached the relay over wss
+    const friendWs = scene.wsUrls.filter((u) => u.includes(HOST_LAN))
+    expect(friendWs.length).toBeGreaterThan(0)
+    expect(friendWs.every((u) => u.startsWith(`wss://${HOST_LAN}:${APP_PORT}`))).toBe(true)
+  })
+})

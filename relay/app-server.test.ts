@@ -1,0 +1,88 @@
+import { request as httpRequest } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import WebSocket, { WebSocketServer } from 'ws'
+import { serveApp, type AppServer } from './app-server'
+import { loadOrCreateTlsCert } from './tls'
+
+const RELAY_ID = '12D3KooWM3D1J9MBUMYYG7o8cHMJvH9qGBtbqbvMjpbS3SXzzLyp'
+let dir: string
+let app: AppServer
+let relayWs: WebSocketServer
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'murmuration-app-'))
+  await writeFile(join(dir, 'index.html'), '<!doctype html><title>app</title>')
+  // stands in for the relay's WebSocket listener: echoes what it gets
+  relayWs = new WebSocketServer({ host: '127.0.0.1', port: 0 })
+  relayWs.on('connection', (ws) => ws.on('message', (m) => ws.send(`echo ${String(m)}`)))
+  await new Promise((ok) => relayWs.once('listening', ok))
+  const tls = await loadOrCreateTlsCert(join(dir, 'tls'), ['127.0.0.1'])
+  app = await serveApp({
+    dir,
+    host: '127.0.0.1',
+    port: 0,
+    relay: { peerId: RELAY_ID, multiaddrs: [`/ip4/127.0.0.1/tcp/9090/ws/p2p/${RELAY_ID}`] },
+    lanOrigins: () => [],
+    tls,
+    relayWs: { host: '127.0.0.1', port: (relayWs.address() as { port: number }).port },
+  })
+})
+afterAll(async () => {
+  await app.close()
+  relayWs.close()
+  await rm(dir, { recursive: true, force: true })
+})
+
+function get(scheme: 'http' | 'https', path: string): Promise<{ status: number; body: string }> {
+  const request = scheme === 'http' ? httpRequest : httpsRequest
+  return new Promise((ok, fail) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: app.port,
+        path,
+        rejectUnauthorized: false,
+        headers: { accept: 'text/html' },
+      },
+      (res) => {
+        let body = ''
+        res.on('data', (c: Buffer) => (body += c.toString()))
+        res.on('end', () => ok({ status: res.statusCode ?? 0, body }))
+      },
+    )
+    req.on('error', fail)
+    req.end()
+  })
+}
+
+describe('the app server with --https', () => {
+  it('speaks http and https on one port (this machine keeps plain http)', async () => {
+    const plain = await get('http', '/')
+    const secure = await get('https', '/')
+    expect(plain.status).toBe(200)
+    expect(secure).toEqual(plain)
+  })
+
+  it('tells an https page to reach the relay over wss on the same origin, first', async () => {
+    const info = JSON.parse((await get('https', '/relay.json')).body) as { multiaddrs: string[] }
+    expect(info.multiaddrs[0]).toBe(`/ip4/127.0.0.1/tcp/${app.port}/tls/ws/p2p/${RELAY_ID}`)
+    // over http, nothing changes
+    const plain = JSON.parse((await get('http', '/relay.json')).body) as { multiaddrs: string[] }
+    expect(plain.multiaddrs).toEqual([`/ip4/127.0.0.1/tcp/9090/ws/p2p/${RELAY_ID}`])
+  })
+
+  it('passes wss through to the relay, bytes untouched', async () => {
+    const ws = new WebSocket(`wss://127.0.0.1:${app.port}/`, { rejectUnauthorized: false })
+    const reply = await new Promise<string>((ok, fail) => {
+      ws.once('open', () => ws.send('hello'))
+      ws.once('message', (m) => ok(String(m)))
+      ws.once('error', fail)
+    })
+    ws.close()
+    expect(reply).toBe('echo hello')
+  })
+})

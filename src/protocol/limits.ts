@@ -25,14 +25,8 @@ export const MAX_DEPTH_LIMIT = 6
 export const DEFAULT_MAX_DEPTH = 3
 /** Takeovers per task: a task passed on this often is not worth another try. */
 export const MAX_EPOCH = 1_000
-/**
- * Encoded body of one record (gossip message data, or one record in sync).
- * Results (60k characters of UTF-8, a long Markdown answer with code) are
- * the largest; 256 KiB leaves room for them and keeps one message from
- * monopolising a data channel (gossipsub buffers whole messages in its cache).
- */
+/** Encoded body of one record. Results (60k chars of UTF-8) are the largest. */
 export const MAX_RECORD_BYTES = 256 * 1024
 /** A room name: short, URL-safe, shown in share links. */
 export const MAX_ROOM = 64
-/** A model id as usage records carry it ("claude-sonnet-4-5-20250929"), cut to this. */
 export const MAX_MODEL_LABEL = 80

@@ -6,23 +6,7 @@
  * Static files only, no plan state, no keys.
  */
 import { createServer, type Server } from 'node:http'
-import { readFile, stat } from 'node:fs/promises'
-import { extname, join, normalize, resolve } from 'node:path'
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.map': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.webmanifest': 'application/manifest+json',
-  '.wasm': 'application/wasm',
-  '.woff2': 'font/woff2',
-}
+import { createStaticFiles } from './static-files'
 
 export interface AppServerInit {
   /** the built app (vite build output) */
@@ -31,6 +15,8 @@ export interface AppServerInit {
   port: number
   relay: { peerId: string; multiaddrs: string[] }
   lanOrigins: (port: number) => string[]
+  /** serve source maps (static-files.ts); default: MURMURATION_SOURCE_MAPS=1 in the environment */
+  sourceMaps?: boolean
 }
 
 export interface AppServer {
@@ -53,7 +39,10 @@ const SECURITY_HEADERS = {
 }
 
 export async function serveApp(init: AppServerInit): Promise<AppServer> {
-  const root = resolve(init.dir)
+  const files = createStaticFiles({
+    dir: init.dir,
+    sourceMaps: init.sourceMaps ?? process.env.MURMURATION_SOURCE_MAPS === '1',
+  })
   let port = init.port
   const json = (body: unknown) => ({
     type: 'application/json',
@@ -62,33 +51,24 @@ export async function serveApp(init: AppServerInit): Promise<AppServer> {
   const server: Server = createServer((req, res) => {
     void (async () => {
       const path = decodeURIComponent((req.url ?? '/').split('?')[0] ?? '/')
-      let reply: { type: string; body: Buffer } | null = null
-      if (path === '/relay.json') reply = json(init.relay)
-      else if (path === '/app-config.json') reply = json({ lanOrigins: init.lanOrigins(port) })
-      else {
-        let file = normalize(join(root, path))
-        if (!file.startsWith(root)) return void res.writeHead(403).end()
-        try {
-          if ((await stat(file)).isDirectory()) file = join(file, 'index.html')
-          reply = {
-            type: CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
-            body: await readFile(file),
-          }
-        } catch {
-          // client-side routes fall back to the app
-          if (!extname(path))
-            reply = {
-              type: CONTENT_TYPES['.html']!,
-              body: await readFile(join(root, 'index.html')),
-            }
-        }
+      const reply =
+        path === '/relay.json'
+          ? json(init.relay)
+          : path === '/app-config.json'
+            ? json({ lanOrigins: init.lanOrigins(port) })
+            : null
+      if (!reply) {
+        // the built app: compressed, cached by kind, no source maps (static-files.ts)
+        const file = await files.get(path, req.headers['accept-encoding'])
+        if (!file) return void res.writeHead(404, SECURITY_HEADERS).end()
+        return void res
+          .writeHead(file.status, { ...SECURITY_HEADERS, ...file.headers })
+          .end(file.body)
       }
-      if (!reply) return void res.writeHead(404, SECURITY_HEADERS).end()
-      const immutable = path.startsWith('/assets/')
       res.writeHead(200, {
         ...SECURITY_HEADERS,
         'Content-Type': reply.type,
-        'Cache-Control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+        'Cache-Control': 'no-cache',
       })
       res.end(reply.body)
     })().catch(() => res.writeHead(500).end())

@@ -110,6 +110,10 @@ test('initial load stays within budget, compressed, with no source maps', async 
   expect((await fetchEncoded(app.origin, `${script}.map`, 'gzip')).bytes).toBeLessThan(100) // a 404
   // scripts come compressed
   for (const r of afterRows.filter((r) => r.path.endsWith('.js'))) expect(r.enc).toBe('gzip')
+  // the worker bundles no AI Gateway (vite.config.ts aliases it away)
+  const worker = after.find((p) => p.includes('role.worker'))!
+  const workerText = await (await fetch(new URL(worker, app.origin))).text()
+  expect(workerText).not.toContain('ai-gateway.vercel.sh')
   // the start screen loads neither the Markdown renderer nor the QR encoder nor libp2p
   expect(before.filter((p) => /markdown|qrcode|browser-/.test(p))).toEqual([])
 

@@ -13,6 +13,7 @@ import { MAX_GOAL_TEXT, MAX_MODEL_LABEL, MAX_ROOM } from '../protocol/limits'
 import { roleSchema, roomSchema } from '../protocol/schemas'
 import { DEFAULT_ROOM } from '../protocol/topics'
 import type { Role } from '../protocol/records'
+import { DEFAULT_CAPACITY } from '../runtime/runtime'
 
 /** A mistake on the command line: printed as one line, exit code 2. */
 export class UsageError extends Error {
@@ -28,8 +29,8 @@ export const EXIT_USAGE = 2
 /** Where `npm start` serves the app (and /relay.json) by default. */
 export const DEFAULT_APP_URL = 'http://127.0.0.1:8080'
 
-/** LLM calls one agent runs at once unless told (the runtime's default, like a tab). */
-export const DEFAULT_AGENT_CAPACITY = 4
+/** LLM calls one agent runs at once unless told: the runtime's default, as a tab's. */
+export const DEFAULT_AGENT_CAPACITY = DEFAULT_CAPACITY
 
 /**
  * Most LLM calls one agent may run at once. A presence beat advertises the

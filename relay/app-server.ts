@@ -16,23 +16,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createHttpsServer } from 'node:https'
 import { connect, createServer as createTcpServer, isIP, type Socket } from 'node:net'
 import { Duplex } from 'node:stream'
-import { readFile, stat } from 'node:fs/promises'
-import { extname, join, normalize, resolve } from 'node:path'
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.map': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.webmanifest': 'application/manifest+json',
-  '.wasm': 'application/wasm',
-  '.woff2': 'font/woff2',
-}
+import { createStaticFiles } from './static-files'
 
 export interface AppServerInit {
   /** the built app (vite build output) */
@@ -45,6 +29,8 @@ export interface AppServerInit {
   tls?: { cert: string; key: string }
   /** the relay's plain WebSocket listener, for wss passed through this port */
   relayWs?: { host: string; port: number }
+  /** serve source maps (static-files.ts); default: MURMURATION_SOURCE_MAPS=1 in the environment */
+  sourceMaps?: boolean
 }
 
 export interface AppServer {
@@ -98,7 +84,10 @@ function passToRelay(relay: { host: string; port: number }) {
 }
 
 export async function serveApp(init: AppServerInit): Promise<AppServer> {
-  const root = resolve(init.dir)
+  const files = createStaticFiles({
+    dir: init.dir,
+    sourceMaps: init.sourceMaps ?? process.env.MURMURATION_SOURCE_MAPS === '1',
+  })
   let port = init.port
   const json = (body: unknown) => ({
     type: 'application/json',
@@ -123,30 +112,18 @@ export async function serveApp(init: AppServerInit): Promise<AppServer> {
           multiaddrs: wss === undefined ? init.relay.multiaddrs : [wss, ...init.relay.multiaddrs],
         })
       } else if (path === '/app-config.json') reply = json({ lanOrigins: init.lanOrigins(port) })
-      else {
-        let file = normalize(join(root, path))
-        if (!file.startsWith(root)) return void res.writeHead(403).end()
-        try {
-          if ((await stat(file)).isDirectory()) file = join(file, 'index.html')
-          reply = {
-            type: CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
-            body: await readFile(file),
-          }
-        } catch {
-          // client-side routes fall back to the app
-          if (!extname(path))
-            reply = {
-              type: CONTENT_TYPES['.html']!,
-              body: await readFile(join(root, 'index.html')),
-            }
-        }
+      if (!reply) {
+        // the built app: compressed, cached by kind, no source maps (static-files.ts)
+        const file = await files.get(path, req.headers['accept-encoding'])
+        if (!file) return void res.writeHead(404, SECURITY_HEADERS).end()
+        return void res
+          .writeHead(file.status, { ...SECURITY_HEADERS, ...file.headers })
+          .end(file.body)
       }
-      if (!reply) return void res.writeHead(404, SECURITY_HEADERS).end()
-      const immutable = path.startsWith('/assets/')
       res.writeHead(200, {
         ...SECURITY_HEADERS,
         'Content-Type': reply.type,
-        'Cache-Control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+        'Cache-Control': 'no-cache',
       })
       res.end(reply.body)
     })().catch(() => res.writeHead(500).end())

@@ -1,127 +1,172 @@
 /**
  * A headless peer: the same role code as a tab, joining the same swarm.
  *
- *   npm run agent -- --role scorer [--app http://127.0.0.1:8080 | --relay <multiaddr>]
- *                    [--room lobby] [--data .data/agents/<role>]
- *                    [--provider offline|anthropic|openai|openai-compatible] [--model NAME]
- *                    [--base-url URL] [--capabilities can_write_text,can_run_code] [--capacity 4]
- *                    [--goal "text"] [--rtc-bind 127.0.0.1]
+ *   npm run agent -- --help        (or `murmuration-agent --help` once linked)
  *
- * The API key is read from the environment (MURMURATION_API_KEY, or
- * ANTHROPIC_API_KEY / OPENAI_API_KEY by provider), never from the command
- * line, so it does not end up in shell history or process listings. It goes
- * only to the provider. Identity and records are kept in --data.
+ * Options are checked before anything starts (agent-options.ts: one line on
+ * stderr, exit code 2). Then the data dir is locked (data-dir-lock.ts: a
+ * second agent with the same options takes its own identity), the key and
+ * model are checked with one cheap call (model-check.ts), and the peer
+ * joins. Errors go to stderr, progress to stdout. Ctrl-C stops cleanly; a
+ * second Ctrl-C exits at once.
+ *
+ * Exit codes: 0 stopped, 1 could not start (app, relay, model), 2 usage,
+ * 130 forced by a second Ctrl-C.
  */
-import { parseArgs } from 'node:util'
-import { CAPABILITIES, type Capability, type ModelConfig } from '../llm/types'
+import { readFileSync } from 'node:fs'
 import { fetchRelayInfo, pickRelayAddrs } from '../net/relay-info'
-import { roleSchema, roomSchema } from '../protocol/schemas'
-import { DEFAULT_ROOM } from '../protocol/topics'
 import { createNodeRuntime } from '../runtime/node'
+import { EXIT_USAGE, parseAgentArgs, USAGE, UsageError, type AgentOptions } from './agent-options'
+import { claimDataDir, type DataDirLock } from './data-dir-lock'
+import { checkModel, ModelCheckError } from './model-check'
 
-const { values } = parseArgs({
-  options: {
-    role: { type: 'string', default: 'executor' },
-    app: { type: 'string', default: 'http://127.0.0.1:8080' },
-    relay: { type: 'string', multiple: true },
-    room: { type: 'string', default: DEFAULT_ROOM },
-    data: { type: 'string' },
-    provider: { type: 'string', default: 'offline' },
-    model: { type: 'string' },
-    'base-url': { type: 'string' },
-    capabilities: { type: 'string' },
-    capacity: { type: 'string', default: '4' },
-    goal: { type: 'string' },
-    'rtc-bind': { type: 'string' },
-    quiet: { type: 'boolean', default: false },
-  },
-})
+/** Could not start: the app, relay or model is not usable as configured. */
+const EXIT_START_FAILED = 1
+/** 128 + SIGINT, what a shell reports for a process killed by Ctrl-C. */
+const EXIT_FORCED = 130
+/**
+ * Wait before submitting --goal, so the mesh has formed and the goal is
+ * heard at once (late peers would still get it by sync).
+ */
+const GOAL_DELAY_MS = 3_000
 
-function fail(message: string): never {
-  console.error(`agent: ${message}`)
-  process.exit(2)
+function fail(message: string, code = EXIT_START_FAILED): never {
+  process.stderr.write(`agent: ${message}\n`)
+  process.exit(code)
 }
 
-const role = roleSchema.safeParse(values.role).data ?? fail(`unknown role ${values.role}`)
-const room = roomSchema.safeParse(values.room).data ?? fail(`bad room name ${values.room}`)
-const provider = values.provider as ModelConfig['provider']
-if (!['offline', 'anthropic', 'openai', 'openai-compatible'].includes(provider))
-  fail(`unknown provider ${provider}`)
-const DEFAULT_MODELS: Record<ModelConfig['provider'], string> = {
-  offline: 'offline-v1',
-  anthropic: 'claude-sonnet-4-5',
-  openai: 'gpt-4.1-mini',
-  'openai-compatible': 'llama3.1',
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string
+  }
+  return pkg.version
 }
-const apiKey =
-  process.env.MURMURATION_API_KEY ??
-  (provider === 'anthropic' ? process.env.ANTHROPIC_API_KEY : undefined) ??
-  (provider === 'openai' ? process.env.OPENAI_API_KEY : undefined)
-const model: ModelConfig = {
-  provider,
-  model: values.model ?? DEFAULT_MODELS[provider],
-  ...(apiKey ? { apiKey } : {}),
-  ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
+
+async function relaysFor(options: AgentOptions): Promise<string[]> {
+  if (options.relays.length) return options.relays
+  try {
+    const info = await fetchRelayInfo(new URL('/relay.json', options.app).href)
+    return pickRelayAddrs(info, options.app.hostname)
+  } catch {
+    return fail(
+      `cannot reach the app at ${options.app.origin} (is npm start running? or pass --relay <multiaddr>)`,
+    )
+  }
 }
-const capabilities = values.capabilities
-  ?.split(',')
-  .map((c) => c.trim())
-  .map((c) =>
-    CAPABILITIES.includes(c as Capability) ? (c as Capability) : fail(`unknown capability ${c}`),
+
+async function checkModelOrExit(options: AgentOptions): Promise<void> {
+  const say = (line: string): void => {
+    if (!options.quiet) console.log(line)
+  }
+  if (options.model.provider === 'offline') {
+    say('  LLM: the built-in offline model (canned answers, no key, no cost): not a real LLM')
+    return
+  }
+  if (!options.check)
+    return say(`  LLM: ${options.model.provider}/${options.model.model} (not checked)`)
+  try {
+    const check = await checkModel(options.model)
+    if (check.status === 'ok') say(`  LLM: ${check.label} answered in ${check.ms} ms`)
+    else if (check.status === 'rate-limited')
+      process.stderr.write(`agent: warning: ${check.label} is rate-limiting: ${check.message}\n`)
+  } catch (err) {
+    if (!(err instanceof ModelCheckError)) throw err
+    const hint =
+      err.kind === 'auth'
+        ? ' (check the API key in the environment)'
+        : err.kind === 'unreachable'
+          ? ' (check --base-url and that the server is running)'
+          : ''
+    fail(`the model check failed: ${err.message}${hint}; --skip-check starts anyway`)
+  }
+}
+
+async function main(): Promise<void> {
+  let command
+  try {
+    command = parseAgentArgs(process.argv.slice(2), process.env)
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err
+    fail(`${err.message} (see --help)`, EXIT_USAGE)
+  }
+  if (command.kind === 'help') return void console.log(USAGE)
+  if (command.kind === 'version') return void console.log(version())
+  const options = command.options
+
+  await checkModelOrExit(options)
+  const relays = await relaysFor(options)
+  let lock: DataDirLock
+  try {
+    lock = claimDataDir(options.data)
+  } catch (err) {
+    return fail((err as Error).message)
+  }
+  process.on('exit', () => lock.release())
+  if (lock.slot > 1)
+    console.log(`  ${options.data} is in use by another agent: this one uses ${lock.dir}`)
+
+  const runtime = await createNodeRuntime({
+    room: options.room,
+    role: options.role,
+    relays,
+    model: options.model,
+    capacity: options.capacity,
+    ...(options.capabilities ? { capabilities: options.capabilities } : {}),
+    dataDir: lock.dir,
+    ...(options.rtcBind ? { rtcBindAddress: options.rtcBind } : {}),
+    log: options.quiet ? () => {} : (message) => console.log(`  ${message}`),
+  })
+  const { model } = options
+  console.log(
+    `Murmuration ${options.role} ${runtime.peerId} in room "${options.room}" (${model.provider}/${model.model})`,
   )
 
-const relays = values.relay?.length
-  ? values.relay
-  : pickRelayAddrs(
-      await fetchRelayInfo(new URL('/relay.json', values.app).href).catch(() =>
-        fail(
-          `cannot reach the app at ${values.app} (is npm start running? or pass --relay <multiaddr>)`,
-        ),
-      ),
-      new URL(values.app).hostname,
-    )
-
-const runtime = await createNodeRuntime({
-  room,
-  role,
-  relays,
-  model,
-  capacity: Number(values.capacity),
-  ...(capabilities ? { capabilities } : {}),
-  dataDir: values.data ?? `.data/agents/${room}-${role}`,
-  ...(values['rtc-bind'] ? { rtcBindAddress: values['rtc-bind'] } : {}),
-  log: values.quiet ? () => {} : (message) => console.log(`  ${message}`),
-})
-console.log(
-  `Murmuration ${role} ${runtime.peerId} in room "${room}" (${model.provider}/${model.model})`,
-)
-
-let lastPrinted = ''
-runtime.on('activity', (activity) => {
-  if (values.quiet) return
-  const key = (entry: { at: number; text: string }) => `${entry.at}:${entry.text}`
-  const fresh = []
-  for (const entry of activity.recent) {
-    if (key(entry) === lastPrinted) break
-    fresh.push(entry)
+  let lastPrinted = ''
+  runtime.on('activity', (activity) => {
+    if (options.quiet) return
+    const key = (entry: { at: number; text: string }) => `${entry.at}:${entry.text}`
+    const fresh = []
+    for (const entry of activity.recent) {
+      if (key(entry) === lastPrinted) break
+      fresh.push(entry)
+    }
+    if (fresh.length) lastPrinted = key(fresh[0]!)
+    for (const entry of fresh.reverse())
+      console.log(`${new Date(entry.at).toLocaleTimeString()} ${entry.text}`)
+  })
+  if (options.goal) {
+    const goal = options.goal
+    setTimeout(() => {
+      runtime.submitGoal(goal).then(
+        (id) => console.log(`submitted goal ${id}`),
+        (err: unknown) =>
+          process.stderr.write(`agent: could not submit the goal: ${String(err)}\n`),
+      )
+    }, GOAL_DELAY_MS)
   }
-  if (fresh.length) lastPrinted = key(fresh[0]!)
-  for (const entry of fresh.reverse())
-    console.log(`${new Date(entry.at).toLocaleTimeString()} ${entry.text}`)
-})
-if (values.goal) {
-  // wait for the mesh so the goal is heard at once (it would reach late peers by sync anyway)
-  setTimeout(() => {
-    runtime.submitGoal(values.goal!).then((id) => console.log(`submitted goal ${id}`))
-  }, 3_000)
+
+  let stopping = false
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      // the second Ctrl-C: the person wants out now
+      process.stderr.write('agent: forced exit\n')
+      process.exit(EXIT_FORCED)
+    }
+    stopping = true
+    if (signal === 'SIGINT' && !options.quiet)
+      process.stderr.write('agent: stopping… (Ctrl-C again to force)\n')
+    runtime.stop().then(
+      () => process.exit(0),
+      (err: unknown) => fail(`error while stopping: ${String(err)}`),
+    )
+  }
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
 }
 
-let stopping = false
-async function stop(): Promise<void> {
-  if (stopping) return
-  stopping = true
-  await runtime.stop()
-  process.exit(0)
-}
-process.on('SIGINT', () => void stop())
-process.on('SIGTERM', () => void stop())
+main().catch((err: unknown) => {
+  // anything unexpected still ends as one line, with the stack only when debugging
+  const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err)
+  if (process.env.DEBUG) console.error(err)
+  fail(message)
+})

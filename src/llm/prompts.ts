@@ -27,7 +27,7 @@ import {
   MAX_SUBGOAL_TEXT,
   MAX_SUBGOALS,
   MIN_SUBGOALS,
-} from './schemas'
+} from '../protocol/limits'
 
 export interface Prompts {
   system: string

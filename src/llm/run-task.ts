@@ -20,6 +20,7 @@ import {
 } from './errors'
 import { buildPrompts, withRetryFeedback } from './prompts'
 import type { LlmProvider } from './provider'
+import { MAX_MODEL_LABEL } from '../protocol/limits'
 import { abortableSleep } from './sleep'
 import { SCHEMA_NAMES, validateOutput, wireJsonSchema } from './schemas'
 import type { LlmOutcome, LlmOutputs, LlmTask, LlmTaskKind, LlmUsage } from './types'
@@ -52,9 +53,6 @@ export const MAX_OUTPUT_TOKENS: { [K in LlmTaskKind]: number } = {
 }
 
 export { abortableSleep } from './sleep'
-
-/** usage.model is published in records, which cap it at 80 characters. */
-const MAX_MODEL_LABEL = 80
 
 export interface RunTaskOptions {
   signal?: AbortSignal

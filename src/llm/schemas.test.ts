@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { extractJsonObject } from './json-extract'
-import { MAX_OUTPUT, MAX_SUBGOAL_TEXT, validateOutput, wireJsonSchema } from './schemas'
+import { MAX_OUTPUT, MAX_SUBGOAL_TEXT } from '../protocol/limits'
+import { validateOutput, wireJsonSchema } from './schemas'
 
 const sub = (text: string, dependsOn: number[] = []) => ({ text, dependsOn })
 

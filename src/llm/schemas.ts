@@ -13,25 +13,20 @@
  *   support them unevenly. The limits are written into the descriptions
  *   instead, and enforced here.
  *
- * Limits mirror src/protocol/limits.ts, so anything we accept can be
- * published as a record.
+ * Limits are the protocol's own (src/protocol/limits.ts), so anything we
+ * accept can be published as a record.
  */
 import { z } from 'zod'
+import {
+  MAX_NOTES,
+  MAX_OUTPUT,
+  MAX_RATIONALE,
+  MAX_REASON,
+  MAX_SUBGOAL_TEXT,
+  MAX_SUBGOALS,
+  MIN_SUBGOALS,
+} from '../protocol/limits'
 import { CAPABILITIES, type Capability, type LlmOutputs, type LlmTaskKind } from './types'
-
-/** A proposal splits a goal into 2 to 6 parts (the prototype's rule). */
-export const MIN_SUBGOALS = 2
-export const MAX_SUBGOALS = 6
-/** One subgoal is a sentence or two; longer means it is not one step. */
-export const MAX_SUBGOAL_TEXT = 400
-/** A short paragraph: enough to justify a split, cheap to gossip. */
-export const MAX_RATIONALE = 1_500
-/** Scorer notes: the main weakness in a few sentences. */
-export const MAX_NOTES = 600
-/** Classifier reason: one or two sentences. */
-export const MAX_REASON = 400
-/** A leaf deliverable or a roll-up: a long Markdown page (the record limit). */
-export const MAX_OUTPUT = 60_000
 
 const capabilitySchema = z.enum(CAPABILITIES as [Capability, ...Capability[]])
 

@@ -1,89 +1,11 @@
 /**
- * The contract between role logic and the LLM layer.
- *
- * Role state machines (src/roles) emit LlmTask values; the LLM layer turns a
- * task into prompts, calls a provider, validates the output with zod, retries
- * with the parse error fed back, and answers with an LlmOutcome. Role logic
- * never sees prompts or providers.
+ * The LLM layer's types. The contract with role logic (tasks, outcomes,
+ * capabilities, usage) is owned by the core (src/roles/llm-contract.ts,
+ * src/protocol/capabilities.ts) and re-exported here for the layer's own
+ * modules; what is only the LLM layer's (which provider and model) is here.
  */
-
-/** What an executor can do; a leaf needs exactly one of these. */
-export type Capability = 'can_run_code' | 'can_query_api' | 'can_write_text'
-export const CAPABILITIES: readonly Capability[] = [
-  'can_run_code',
-  'can_query_api',
-  'can_write_text',
-]
-
-/** A subgoal as a decomposer proposes it. dependsOn holds indices of earlier siblings. */
-export interface SubgoalDraft {
-  text: string
-  dependsOn: number[]
-}
-
-/** The chain of goals from the root down to (and including) the goal being worked on. */
-export type GoalPath = string[]
-
-export type LlmTask =
-  | { kind: 'decompose'; path: GoalPath; depth: number; maxDepth: number }
-  | { kind: 'score'; path: GoalPath; subgoals: SubgoalDraft[]; rationale: string }
-  | {
-      kind: 'classify'
-      path: GoalPath
-      subgoal: string
-      siblings: string[]
-      depth: number
-      maxDepth: number
-    }
-  | {
-      kind: 'execute'
-      path: GoalPath
-      task: string
-      capability: Capability
-      dependencies: { text: string; output: string }[]
-    }
-  | { kind: 'rollup'; path: GoalPath; parts: { text: string; output: string }[] }
-
-export type LlmTaskKind = LlmTask['kind']
-
-/** What each task kind yields once validated. */
-export interface LlmOutputs {
-  decompose: { subgoals: SubgoalDraft[]; rationale: string }
-  score: { score: number; notes: string }
-  classify: { atomic: boolean; capability: Capability; reason: string }
-  execute: { output: string }
-  rollup: { output: string }
-}
-
-/** Tokens spent by one LLM call (all attempts of it), for cost per role and goal. */
-export interface LlmUsage {
-  provider: string
-  model: string
-  inputTokens: number
-  outputTokens: number
-  /** true when the built-in offline model answered (costs nothing, not a real LLM) */
-  offline: boolean
-}
-
-/**
- * Why an LLM call failed, so the UI can say what to fix: 'auth' a bad or
- * missing key (401/403), 'unreachable' no HTTP answer (network, DNS,
- * connection refused, CORS), 'rate-limit' (429), 'output' replies that
- * never passed the schema, 'other' anything else (4xx, 5xx, bugs).
- */
-export type LlmErrorKind = 'auth' | 'unreachable' | 'rate-limit' | 'output' | 'other'
-
-export type LlmOutcome<K extends LlmTaskKind = LlmTaskKind> =
-  | { ok: true; kind: K; value: LlmOutputs[K]; usage: LlmUsage; attempts: number }
-  | {
-      ok: false
-      kind: K
-      /** a short human message, fit to show in the UI or publish as a failure detail */
-      error: string
-      errorKind: LlmErrorKind
-      usage: LlmUsage
-      attempts: number
-    }
+export { CAPABILITIES, type Capability } from '../protocol/capabilities'
+export type * from '../roles/llm-contract'
 
 /** Which provider and model a role uses. The apiKey never leaves this browser except to baseUrl. */
 export interface ModelConfig {

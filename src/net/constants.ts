@@ -5,13 +5,14 @@
  * one LAN behind one relay), latency matters more than bandwidth, and every
  * peer may be hostile: each limit below bounds what one peer can make us do.
  */
+import { MAX_RECORD_BYTES } from '../protocol/limits'
 
 /** Protocol ids. Versioned so a future change can run beside the old one. */
 export const DISCOVER_PROTOCOL = '/murmuration/discover/1.0.0'
 export const SYNC_PROTOCOL = '/murmuration/sync/1.0.0'
 
-/** The room used when the caller names none. */
-export const DEFAULT_ROOM = 'default'
+/** The room used when the caller names none: the protocol's (one default everywhere). */
+export { DEFAULT_ROOM } from '../protocol/topics'
 
 /**
  * Longest room name accepted on the wire (UTF-8 bytes). Rooms come from share
@@ -20,13 +21,10 @@ export const DEFAULT_ROOM = 'default'
 export const MAX_ROOM_BYTES = 128
 
 /**
- * Largest record (gossip message data, or one record in sync). LLM results
- * are the largest records: a long markdown answer with code is tens of KiB.
- * 256 KiB leaves room for that and keeps one message from monopolising a
- * data channel (WebRTC messages are chunked by the muxer, but gossipsub
- * buffers whole messages in memory for its cache).
+ * Largest record (gossip message data, or one record in sync): the
+ * protocol's limit (src/protocol/limits.ts says why 256 KiB).
  */
-export const MAX_RECORD_BYTES = 256 * 1024
+export { MAX_RECORD_BYTES }
 
 /**
  * GossipSub heartbeat. The default (1 s) paces mesh maintenance (grafting a

@@ -82,7 +82,8 @@ export async function createSwarm(
   init: SwarmNodeInitBase,
   platform: PlatformParts,
 ): Promise<SwarmNode> {
-  const logger: NetLogger = init.logger ?? consoleLogger()
+  // a tab's console is for people: sync sessions and links go to murmuration:net
+  const logger: NetLogger = init.logger ?? consoleLogger('net', { info: 'debug' })
   const room = init.room ?? DEFAULT_ROOM
   try {
     checkRoom(room)

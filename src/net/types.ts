@@ -60,7 +60,7 @@ export interface SwarmNodeInitBase {
   /**
    * The swarm's room: peers only link, gossip and sync with peers of the same
    * room (the relay's discovery is per room; sync refuses another room).
-   * Default DEFAULT_ROOM ('default'). At most MAX_ROOM_BYTES UTF-8 bytes.
+   * Default DEFAULT_ROOM ('lobby', the protocol's). At most MAX_ROOM_BYTES UTF-8 bytes.
    */
   room?: string
   /**

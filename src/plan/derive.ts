@@ -11,7 +11,7 @@
  * subgoals have all settled gets a roll-up task.
  */
 import { nodeId } from '../protocol/ids'
-import type { Capability } from '../llm/types'
+import type { Capability } from '../protocol/capabilities'
 import type {
   AcceptRecord,
   FailureRecord,
@@ -20,7 +20,7 @@ import type {
   ProposalRecord,
   ScoreRecord,
 } from '../protocol/records'
-import { QUORUM_SCORE, QUORUM_VOTES } from '../protocol/rules'
+import { acceptHolds } from './acceptance'
 import type { PlanState } from './state'
 import { authorised, bestOutput, deriveTask, type TaskState } from './tasks'
 
@@ -89,11 +89,6 @@ export interface DerivedPlan {
   leaves: Map<string, { goal: DerivedGoal; slot: DerivedSlot }>
 }
 
-export function meanScore(votes: readonly ScoreRecord[]): number {
-  if (votes.length === 0) return 0
-  return votes.reduce((sum, vote) => sum + vote.score, 0) / votes.length
-}
-
 /** One vote per scorer per proposal: if a scorer scored twice, its lowest-id score counts. */
 function collectVotes(proposals: readonly ProposalRecord[], scores: readonly ScoreRecord[]) {
   const votes = new Map<string, Map<string, ScoreRecord>>()
@@ -112,22 +107,6 @@ function collectVotes(proposals: readonly ProposalRecord[], scores: readonly Sco
     )
   }
   return result
-}
-
-/** Does an accept's evidence hold: cited votes present, for its proposal, from distinct scorers? */
-function acceptHolds(accept: AcceptRecord, votes: Map<string, ScoreRecord[]>): boolean {
-  const counted = votes.get(accept.proposal)
-  if (!counted) return false
-  const cited = new Set(accept.votes)
-  const scorers = new Set<string>()
-  const qualifying = new Set<string>()
-  for (const vote of counted) {
-    if (!cited.has(vote.id)) continue
-    scorers.add(vote.from)
-    if (vote.score >= QUORUM_SCORE) qualifying.add(vote.from)
-  }
-  if (accept.basis === 'quorum') return qualifying.size >= QUORUM_VOTES
-  return scorers.size >= QUORUM_VOTES
 }
 
 interface GoalSeed {

@@ -5,11 +5,10 @@
  * a function of the derived plan only, so peers with the same records show
  * the same tree.
  */
-import { costUsd } from '../llm/pricing'
-import type { Capability } from '../llm/types'
+import type { Capability } from '../protocol/capabilities'
 import type { PlanRecord, Usage } from '../protocol/records'
 import type { DerivedGoal, DerivedPlan, DerivedSlot, GoalStatus, SlotStatus } from './derive'
-import { meanScore } from './derive'
+import { meanScore } from './acceptance'
 import type { TaskState } from './tasks'
 import type { PlanState } from './state'
 
@@ -165,7 +164,16 @@ const ROLE_OF_KIND: Partial<Record<PlanRecord['kind'], keyof PlanTree['usage']>>
   result: 'executor',
 }
 
-function addUsage(totals: UsageTotals, usage: Usage): void {
+/**
+ * What a call cost in US dollars, from its usage record. Prices are the LLM
+ * layer's knowledge (src/llm/pricing.ts costUsd); they reach the tree as
+ * this function, handed in by whoever projects it. Default: nothing costs.
+ */
+export type CostOf = (usage: Usage) => number
+
+const NO_COST: CostOf = () => 0
+
+function addUsage(totals: UsageTotals, usage: Usage, costUsd: CostOf): void {
   totals.calls++
   totals.inputTokens += usage.inputTokens
   totals.outputTokens += usage.outputTokens
@@ -173,7 +181,7 @@ function addUsage(totals: UsageTotals, usage: Usage): void {
   totals.costUsd += costUsd(usage)
 }
 
-export function usageByRole(state: PlanState): PlanTree['usage'] {
+export function usageByRole(state: PlanState, costUsd: CostOf = NO_COST): PlanTree['usage'] {
   const zero = (): UsageTotals => ({
     calls: 0,
     inputTokens: 0,
@@ -191,16 +199,20 @@ export function usageByRole(state: PlanState): PlanTree['usage'] {
           : record.stage === 'score' || record.stage === 'classify'
             ? 'scorer'
             : 'executor'
-      addUsage(usage[role], record.usage)
+      addUsage(usage[role], record.usage, costUsd)
       continue
     }
     const role = ROLE_OF_KIND[record.kind]
-    if (role && 'usage' in record) addUsage(usage[role], record.usage)
+    if (role && 'usage' in record) addUsage(usage[role], record.usage, costUsd)
   }
   return usage
 }
 
-export function projectTree(plan: DerivedPlan, state: PlanState): PlanTree {
+export function projectTree(
+  plan: DerivedPlan,
+  state: PlanState,
+  costUsd: CostOf = NO_COST,
+): PlanTree {
   const goals = plan.roots.map((id) => goalView(plan.goals.get(id)!, plan))
   let leaves = 0
   let leavesDone = 0
@@ -213,6 +225,6 @@ export function projectTree(plan: DerivedPlan, state: PlanState): PlanTree {
   return {
     goals,
     progress: { leaves, leavesDone, leavesFailed, goals: plan.goals.size },
-    usage: usageByRole(state),
+    usage: usageByRole(state, costUsd),
   }
 }

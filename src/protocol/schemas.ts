@@ -5,7 +5,7 @@
  * parsed record is exactly the bytes that were signed.
  */
 import { z } from 'zod'
-import { CAPABILITIES } from '../llm/types'
+import { CAPABILITIES } from './capabilities'
 import { ID_HEX_LENGTH } from './hash'
 import * as L from './limits'
 

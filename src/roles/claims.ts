@@ -15,7 +15,7 @@
  * - A holder that sees a better claim, a later epoch, or the task already
  *   done, stops.
  */
-import type { LlmTaskKind } from '../llm/types'
+import type { LlmTaskKind } from './llm-contract'
 import type { TaskType } from '../protocol/records'
 import type { ClaimRecord } from '../protocol/records'
 import { CLAIM_WINDOW_MS, LEASE_TIMEOUT_MS, ORPHAN_GRACE_MS, STAGGER_MS } from '../protocol/rules'

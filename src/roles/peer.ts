@@ -7,7 +7,7 @@
  * depends on the order in which inputs arrived, and a duplicate input is a
  * no-op, so reordering and duplication by gossip cannot change an outcome.
  */
-import type { LlmTask, LlmTaskKind } from '../llm/types'
+import type { LlmTask, LlmTaskKind } from './llm-contract'
 import { taskId } from '../protocol/ids'
 import {
   stamp,

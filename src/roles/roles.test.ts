@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { LlmTask } from '../llm/types'
+import type { LlmTask } from './llm-contract'
 import {
   newCancel,
   stamp,
@@ -16,7 +16,7 @@ import { fakePeerId } from '../sim/swarm'
 import { WARMUP_MS } from '../protocol/rules'
 import { createPeer, step } from './index'
 import { derived } from './peer'
-import { acceptCandidate } from './scorer'
+import { acceptCandidate } from '../plan/acceptance'
 
 const rng = createRng('roles-test')
 const [alice, bob, carol, dave] = [

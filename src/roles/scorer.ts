@@ -6,7 +6,7 @@
  * holds it, so one accept and one classification per subgoal are published
  * however many scorers there are, and every child goal is created once.
  */
-import type { LlmOutcome } from '../llm/types'
+import type { LlmOutcome } from './llm-contract'
 import type {
   AcceptRecord,
   FailureRecord,
@@ -14,18 +14,17 @@ import type {
   ReannounceRecord,
   ScoreRecord,
 } from '../protocol/records'
-import { MAX_VOTES } from '../protocol/limits'
 import {
   ACCEPT_DEADLINE_MS,
   CAPABILITY_GAP_AFTER_MS,
   FALLBACK_AFTER_MS,
   MAX_SCORES_PER_PROPOSAL,
-  QUORUM_SCORE,
   QUORUM_VOTES,
   REANNOUNCE_AFTER_MS,
   STAGGER_MS,
 } from '../protocol/rules'
-import { meanScore, readyToRollUp, type DerivedGoal } from '../plan/derive'
+import { acceptCandidate } from '../plan/acceptance'
+import { readyToRollUp, type DerivedGoal } from '../plan/derive'
 import type { TaskState } from '../plan/tasks'
 import { isHolder, maybeClaim, reviewClaims } from './claims'
 import { clip, failureDetail } from './text'
@@ -44,36 +43,6 @@ import {
 } from './peer'
 import type { Effects } from './types'
 import { eligiblePeers, rankFor } from './view'
-
-interface Candidate {
-  proposal: string
-  basis: AcceptRecord['basis']
-  votes: string[]
-}
-
-/** The acceptance rule, applied to this peer's view of the votes. */
-export function acceptCandidate(goal: DerivedGoal, deadlinePassed: boolean): Candidate | null {
-  let best: { proposal: string; mean: number; quorum: boolean; votes: ScoreRecord[] } | null = null
-  for (const proposal of goal.proposals) {
-    const votes = goal.votes.get(proposal.id) ?? []
-    if (votes.length < QUORUM_VOTES) continue
-    const quorum = votes.filter((vote) => vote.score >= QUORUM_SCORE).length >= QUORUM_VOTES
-    if (!quorum && !deadlinePassed) continue
-    const mean = meanScore(votes)
-    const better =
-      best === null ||
-      (quorum && !best.quorum) ||
-      (quorum === best.quorum &&
-        (mean > best.mean || (mean === best.mean && proposal.id < best.proposal)))
-    if (better) best = { proposal: proposal.id, mean, quorum, votes }
-  }
-  if (!best) return null
-  return {
-    proposal: best.proposal,
-    basis: best.quorum ? 'quorum' : 'deadline',
-    votes: best.votes.map((vote) => vote.id).slice(0, MAX_VOTES),
-  }
-}
 
 function deadlinePassed(peer: PeerState, goal: DerivedGoal, now: number): boolean {
   if (goal.proposals.length === 0) return false

@@ -1,5 +1,5 @@
 /** Small helpers for turning LLM output into record fields that pass the schemas. */
-import type { LlmOutcome } from '../llm/types'
+import type { LlmOutcome } from './llm-contract'
 import { MAX_DETAIL } from '../protocol/limits'
 
 /** Trim and cut to `max` characters (records reject untrimmed or oversized text). */

@@ -6,7 +6,8 @@
  * clock, no randomness. The adapters around it (gossip, sync, IndexedDB,
  * timers, the LLM) turn effects into I/O and I/O back into inputs.
  */
-import type { Capability, LlmOutcome, LlmTask } from '../llm/types'
+import type { Capability } from '../protocol/capabilities'
+import type { LlmOutcome, LlmTask } from './llm-contract'
 import type { PlanRecord, Presence, Role, WireRecord } from '../protocol/records'
 
 export interface PeerConfig {

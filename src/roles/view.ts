@@ -4,7 +4,7 @@
  * judged on this peer's own clock only, so a peer whose clock is minutes off
  * is judged exactly like any other.
  */
-import type { Capability } from '../llm/types'
+import type { Capability } from '../protocol/capabilities'
 import { rendezvousOrder } from '../protocol/hash'
 import type { Presence, Role } from '../protocol/records'
 import { PRESENCE_TTL_MS } from '../protocol/rules'

@@ -8,7 +8,13 @@
  * in a headless agent. It does no networking and holds no keys but the LLM
  * provider's, which it only hands to the provider.
  */
-import { createProvider, runLlmTask, type LlmProvider, type ProviderInit } from '../llm/index'
+import {
+  costUsd,
+  createProvider,
+  runLlmTask,
+  type LlmProvider,
+  type ProviderInit,
+} from '../llm/index'
 import type { LlmOutcome, ModelConfig } from '../llm/types'
 import type { PlanRecord, WireRecord } from '../protocol/records'
 import { projectTree, type PlanTree } from '../plan/tree'
@@ -96,7 +102,7 @@ export class CoreDriver {
   }
 
   tree(): PlanTree {
-    return projectTree(derived(this.peer), this.peer.plan)
+    return projectTree(derived(this.peer), this.peer.plan, costUsd)
   }
 
   activity(): RoleActivity {

@@ -7,8 +7,7 @@ import { join } from 'node:path'
 import type { PrivateKey } from '@libp2p/interface'
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import type { ProviderInit } from '../llm/index'
-import { fieldsText } from '../net/log'
-import type { NetLogger } from '../net/types'
+import { lineLogger } from '../net/log'
 import { loadOrCreateKeyFile } from '../net/identity.node.js'
 import { createSwarmNode } from '../net/node.node.js'
 import { nodeVerify } from '../protocol/verify.node.js'
@@ -28,17 +27,6 @@ export interface NodeRuntimeInit extends RuntimeInit {
   rtcBindAddress?: string
   providerInit?: ProviderInit
   log?: (message: string) => void
-}
-
-function loggerFrom(log: (message: string) => void): NetLogger {
-  const line = (message: string, fields?: Record<string, unknown>) =>
-    fields ? `${message} ${fieldsText(fields)}` : message
-  return {
-    debug: () => {},
-    info: (message, fields) => log(line(message, fields)),
-    warn: (message, fields) => log(`warning: ${line(message, fields)}`),
-    error: (message, fields) => log(`error: ${line(message, fields)}`),
-  }
 }
 
 export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRuntime> {
@@ -61,7 +49,7 @@ export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRunt
         ...(init.rtcBindAddress ? { rtcBindAddress: init.rtcBindAddress } : {}),
       }),
     log: init.log,
-    ...(init.log ? { netLogger: loggerFrom(init.log) } : {}),
+    ...(init.log ? { netLogger: lineLogger(init.log) } : {}),
     verify: nodeVerify,
   })
 }

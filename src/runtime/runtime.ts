@@ -8,6 +8,7 @@
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import type { PrivateKey } from '@libp2p/interface'
 import type { Capability, ModelConfig } from '../llm/types'
+import { debugLog } from '../net/log'
 import type { NetLogger, SwarmNode, SwarmNodeInitBase, Verdict } from '../net/types'
 import {
   decodeRecord,
@@ -62,7 +63,9 @@ type Listener<E extends keyof RuntimeEvents> = (detail: RuntimeEvents[E]) => voi
 
 export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   const { init } = parts
-  const log = parts.log ?? ((message: string) => console.info(`[murmuration] ${message}`))
+  // default: murmuration:runtime (dropped records, publish failures), off unless enabled
+  const debug = debugLog('runtime')
+  const log = parts.log ?? ((message: string) => debug('%s', message))
   const now = parts.now ?? Date.now
   const room = init.room
   const topics = roomTopics(room)

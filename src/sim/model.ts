@@ -3,7 +3,8 @@
  * trees of many shapes (2 to 4 subgoals, dependencies, mixed atomicity and
  * capabilities) and to fail now and then when asked to.
  */
-import type { Capability, LlmOutcome, LlmTask } from '../llm/types'
+import type { Capability } from '../protocol/capabilities'
+import type { LlmOutcome, LlmTask } from '../roles/llm-contract'
 import type { Rng } from './rng'
 
 export interface SimModelOptions {

@@ -5,7 +5,7 @@
  * their clocks and fires their timers late. Every random choice comes from
  * one seed, so a failing run is replayed exactly by its seed.
  */
-import type { Capability } from '../llm/types'
+import type { Capability } from '../protocol/capabilities'
 import { newGoal, type PlanRecord, type Role, type WireRecord } from '../protocol/records'
 import { PlanState } from '../plan/state'
 import { createPeer, step, type Effects, type PeerInput, type PeerState } from '../roles/index'

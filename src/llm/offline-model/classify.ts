@@ -7,7 +7,7 @@
  * coarseness it takes to be split again, so trees stay a sensible size.
  */
 import type { Capability, LlmOutputs, LlmTask } from '../types'
-import { MAX_REASON } from '../schemas'
+import { MAX_REASON } from '../../protocol/limits'
 import { clip, listItems, words } from './text'
 
 type ClassifyTask = Extract<LlmTask, { kind: 'classify' }>

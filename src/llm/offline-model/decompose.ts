@@ -7,7 +7,7 @@
  * so two decomposer peers usually propose different, equally sensible splits.
  */
 import type { LlmOutputs, LlmTask, SubgoalDraft } from '../types'
-import { MAX_RATIONALE, MAX_SUBGOAL_TEXT, MAX_SUBGOALS } from '../schemas'
+import { MAX_RATIONALE, MAX_SUBGOAL_TEXT, MAX_SUBGOALS } from '../../protocol/limits'
 import { activityOf } from './activities'
 import { familyOf, type StepSpec, type Variant } from './catalog'
 import { rngFor, type Rng } from './rng'

@@ -6,7 +6,7 @@
  * budget table, a schedule or a short brief, chosen from the leaf's words.
  */
 import type { LlmOutputs, LlmTask } from '../types'
-import { MAX_OUTPUT } from '../schemas'
+import { MAX_OUTPUT } from '../../protocol/limits'
 import { codeSketch } from './deliverables-code'
 import { brief, draftText, optionsTable } from './deliverables-docs'
 import { researchNotes } from './deliverables-research'

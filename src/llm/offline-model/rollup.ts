@@ -5,7 +5,7 @@
  * goal this is the final plan, ending with the first actions to take.
  */
 import type { LlmOutputs, LlmTask } from '../types'
-import { MAX_OUTPUT } from '../schemas'
+import { MAX_OUTPUT } from '../../protocol/limits'
 import { rngFor } from './rng'
 import { clause, clip, lowerFirst } from './text'
 

@@ -9,7 +9,7 @@
  * A small seeded jitter makes scorers differ slightly, as real ones do.
  */
 import type { LlmOutputs, LlmTask } from '../types'
-import { MAX_NOTES } from '../schemas'
+import { MAX_NOTES } from '../../protocol/limits'
 import { familyOf } from './catalog'
 import { rngFor } from './rng'
 import { ACTION_VERBS, clip, contentStems, GENERIC_VERBS, stem, words } from './text'

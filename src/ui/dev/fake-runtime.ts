@@ -10,6 +10,7 @@
  * An API key of "bad" makes the role report an auth error until changed.
  */
 import type { PlanTree } from '../../plan/tree'
+import { costUsd } from '../../llm/pricing'
 import { projectTree } from '../../plan/tree'
 import { derived } from '../../roles/peer'
 import { ActivityLog } from '../../runtime/activity'
@@ -71,7 +72,7 @@ function simulate(init: RuntimeInit, text: string, maxDepth: number, seed: numbe
       log ??= new ActivityLog(mine.state)
       frames.push({
         at: now,
-        tree: projectTree(derived(observer), observer.plan),
+        tree: projectTree(derived(observer), observer.plan, costUsd),
         activity: log.snapshot(init.model ?? { provider: 'offline', model: 'offline-v1' }, now),
       })
     },

@@ -4,7 +4,9 @@
  */
 import type { Role } from '../../runtime/types'
 
-export const DEFAULT_ROOM = 'lobby'
+import { DEFAULT_ROOM } from '../../protocol/topics'
+
+export { DEFAULT_ROOM }
 export const ROLES: readonly Role[] = ['decomposer', 'scorer', 'executor', 'observer']
 
 /** Room names are lowercase letters, digits and dashes, as share links carry them. */

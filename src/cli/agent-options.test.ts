@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_ROOM } from '../protocol/topics'
+import {
+  DEFAULT_AGENT_CAPACITY,
+  parseAgentArgs,
+  UsageError,
+  type AgentOptions,
+} from './agent-options'
+
+function run(argv: string[], env: NodeJS.ProcessEnv = {}): AgentOptions {
+  const command = parseAgentArgs(argv, env)
+  if (command.kind !== 'run') throw new Error(`expected run, got ${command.kind}`)
+  return command.options
+}
+
+describe('parseAgentArgs', () => {
+  it('has defaults that start an offline executor in the default room', () => {
+    const options = run([])
+    expect(options.role).toBe('executor')
+    expect(options.room).toBe(DEFAULT_ROOM)
+    expect(options.model).toEqual({ provider: 'offline', model: 'offline-v1' })
+    expect(options.capacity).toBe(DEFAULT_AGENT_CAPACITY)
+    expect(options.data).toBe(`.data/agents/${DEFAULT_ROOM}-executor`)
+    expect(options.check).toBe(true)
+  })
+
+  it('recognises --help, -h, --version and -v before checking anything else', () => {
+    expect(parseAgentArgs(['--role', 'boss', '--help'])).toEqual({ kind: 'help' })
+    expect(parseAgentArgs(['-h'])).toEqual({ kind: 'help' })
+    expect(parseAgentArgs(['-v'])).toEqual({ kind: 'version' })
+  })
+
+  it('takes the key from the environment, by provider', () => {
+    expect(run(['--provider', 'anthropic'], { ANTHROPIC_API_KEY: 'a' }).model.apiKey).toBe('a')
+    expect(run(['--provider', 'openai'], { OPENAI_API_KEY: 'o' }).model.apiKey).toBe('o')
+    expect(
+      run(['--provider', 'openai'], { MURMURATION_API_KEY: 'm', OPENAI_API_KEY: 'o' }).model.apiKey,
+    ).toBe('m')
+    // a local server needs none
+    expect(run(['--provider', 'openai-compatible']).model.apiKey).toBeUndefined()
+  })
+
+  it('accepts a full, valid command line', () => {
+    const options = run(
+      [
+        '--role=executor',
+        '--room',
+        'team-1',
+        '--provider',
+        'openai-compatible',
+        '--base-url',
+        'http://127.0.0.1:11434/v1',
+        '--model',
+        'qwen3',
+        '--capabilities',
+        'can_write_text, can_run_code',
+        '--capacity',
+        '8',
+        '--goal',
+        '  Plan a trip  ',
+        '--rtc-bind',
+        '127.0.0.1',
+        '--relay',
+        '/ip4/127.0.0.1/tcp/9090/ws',
+        '--skip-check',
+      ],
+      {},
+    )
+    expect(options).toMatchObject({
+      role: 'executor',
+      room: 'team-1',
+      model: {
+        provider: 'openai-compatible',
+        model: 'qwen3',
+        baseUrl: 'http://127.0.0.1:11434/v1',
+      },
+      capabilities: ['can_write_text', 'can_run_code'],
+      capacity: 8,
+      goal: 'Plan a trip',
+      rtcBind: '127.0.0.1',
+      relays: ['/ip4/127.0.0.1/tcp/9090/ws'],
+      check: false,
+    })
+  })
+
+  it.each([
+    [['--bogus'], /Unknown option '--bogus'/],
+    [['stray'], /positional/i],
+    [['--role', 'boss'], /--role must be one of/],
+    [['--room', 'Bad Room'], /--room "Bad Room" is not a room name/],
+    [['--provider', 'gemini'], /--provider must be one of/],
+    [['--provider', 'anthropic'], /no API key for anthropic/],
+    [['--model', ''], /--model must be 1 to 80/],
+    [['--base-url', 'ftp://x'], /--base-url must be an http\(s\) URL/],
+    [['--base-url', 'http://x'], /no sense with the offline model/],
+    [['--capabilities', 'can_fly'], /unknown "can_fly"/],
+    [['--role', 'scorer', '--capabilities', 'can_run_code'], /for executors/],
+    [['--capacity', '0'], /--capacity must be a whole number from 1 to 64/],
+    [['--capacity', '1.5'], /--capacity/],
+    [['--capacity', '65'], /--capacity/],
+    [['--app', 'nope'], /--app must be a URL/],
+    [['--relay', 'nope'], /--relay "nope" is not a multiaddr/],
+    [['--goal', '   '], /--goal must be 1 to/],
+    [['--rtc-bind', 'localhost'], /--rtc-bind must be an IP address/],
+    [['--data', ''], /--data must name a directory/],
+    [['--capacity'], /argument missing/],
+  ])('%j is a UsageError', (argv, message) => {
+    expect(() => parseAgentArgs(argv)).toThrow(UsageError)
+    expect(() => parseAgentArgs(argv)).toThrow(message)
+  })
+})

@@ -1,0 +1,248 @@
+/**
+ * The headless agent's command line: parsing and checking every option
+ * before anything starts, so a mistake is one line on stderr and exit code
+ * 2, never a stack trace or a failure minutes later.
+ *
+ * Pure apart from reading nothing: argv and env come in, options come out.
+ */
+import { isIP } from 'node:net'
+import { parseArgs } from 'node:util'
+import { multiaddr } from '@multiformats/multiaddr'
+import { CAPABILITIES, type Capability, type ModelConfig } from '../llm/types'
+import { MAX_GOAL_TEXT, MAX_MODEL_LABEL, MAX_ROOM } from '../protocol/limits'
+import { roleSchema, roomSchema } from '../protocol/schemas'
+import { DEFAULT_ROOM } from '../protocol/topics'
+import type { Role } from '../protocol/records'
+import { DEFAULT_CAPACITY } from '../runtime/runtime'
+
+/** A mistake on the command line: printed as one line, exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'UsageError'
+  }
+}
+
+/** Exit code for a usage mistake (the convention of getopt tools and Node's own CLI). */
+export const EXIT_USAGE = 2
+
+/** Where `npm start` serves the app (and /relay.json) by default. */
+export const DEFAULT_APP_URL = 'http://127.0.0.1:8080'
+
+/** LLM calls one agent runs at once unless told: the runtime's default, as a tab's. */
+export const DEFAULT_AGENT_CAPACITY = DEFAULT_CAPACITY
+
+/**
+ * Most LLM calls one agent may run at once. A presence beat advertises the
+ * load (at most 1 000 on the wire); far beyond a few dozen, a provider's rate
+ * limit is hit first, so a larger figure is almost certainly a typo.
+ */
+export const MAX_AGENT_CAPACITY = 64
+
+/** The model each provider uses when --model is not given. */
+export const DEFAULT_MODELS: Record<ModelConfig['provider'], string> = {
+  offline: 'offline-v1',
+  anthropic: 'claude-sonnet-4-5',
+  openai: 'gpt-4.1-mini',
+  'openai-compatible': 'llama3.1',
+}
+
+const PROVIDERS = Object.keys(DEFAULT_MODELS) as ModelConfig['provider'][]
+
+export const USAGE = `Usage: murmuration-agent [options]      (or: npm run agent -- [options])
+
+A headless Murmuration peer: the same role code as a browser tab, joining the
+same swarm through the relay.
+
+Options:
+  --role R            decomposer | scorer | executor | observer (default executor)
+  --app URL           the app started by \`npm start\`, to find the relay (default ${DEFAULT_APP_URL})
+  --relay MULTIADDR   dial this relay instead of asking --app (repeatable)
+  --room NAME         room to join (default ${DEFAULT_ROOM})
+  --data DIR          identity and records (default .data/agents/<room>-<role>); a
+                      directory in use by another agent is not shared: this one
+                      takes DIR.2, DIR.3, … with its own identity
+  --provider P        offline | anthropic | openai | openai-compatible (default offline)
+  --model NAME        model id (default per provider: ${PROVIDERS.map((p) => `${p} ${DEFAULT_MODELS[p]}`).join(', ')})
+  --base-url URL      provider endpoint; for openai-compatible the default is
+                      http://localhost:11434/v1 (Ollama)
+  --capabilities C,…  executor: ${CAPABILITIES.join(', ')} (default all)
+  --capacity N        LLM calls at once, 1..${MAX_AGENT_CAPACITY} (default ${DEFAULT_AGENT_CAPACITY})
+  --goal TEXT         submit this goal once connected
+  --rtc-bind IP       local address for WebRTC candidates (tests: 127.0.0.1)
+  --skip-check        do not make the one cheap LLM call that checks key and model at start
+  --quiet             print only errors and the start line
+  -h, --help          print this help and exit
+  -v, --version       print the version and exit
+
+The API key comes from the environment, never the command line (so it stays
+out of shell history and process lists): MURMURATION_API_KEY, or
+ANTHROPIC_API_KEY / OPENAI_API_KEY for those providers. It goes only to the
+provider. Logs: DEBUG=murmuration:* (and libp2p:* for the network stack).
+Ctrl-C stops cleanly; a second Ctrl-C exits at once.`
+
+export interface AgentOptions {
+  role: Role
+  /** --app, when no --relay was given: where to fetch /relay.json */
+  app: URL
+  relays: string[]
+  room: string
+  /** the data dir asked for (before the lock picks a free one) */
+  data: string
+  model: ModelConfig
+  capabilities?: Capability[]
+  capacity: number
+  goal?: string
+  rtcBind?: string
+  check: boolean
+  quiet: boolean
+}
+
+export type AgentCommand =
+  { kind: 'help' } | { kind: 'version' } | { kind: 'run'; options: AgentOptions }
+
+function httpUrl(value: string, option: string): URL {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new UsageError(`--${option} must be a URL such as http://127.0.0.1:8080, got "${value}"`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`--${option} must be an http(s) URL, got "${value}"`)
+  return url
+}
+
+function apiKeyFrom(provider: ModelConfig['provider'], env: NodeJS.ProcessEnv): string | undefined {
+  const key =
+    env.MURMURATION_API_KEY ??
+    (provider === 'anthropic' ? env.ANTHROPIC_API_KEY : undefined) ??
+    (provider === 'openai' ? env.OPENAI_API_KEY : undefined)
+  return key?.trim() || undefined
+}
+
+/** Parses and checks argv (without node and the script); throws UsageError. */
+export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): AgentCommand {
+  let values
+  try {
+    ;({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        role: { type: 'string', default: 'executor' },
+        app: { type: 'string', default: DEFAULT_APP_URL },
+        relay: { type: 'string', multiple: true },
+        room: { type: 'string', default: DEFAULT_ROOM },
+        data: { type: 'string' },
+        provider: { type: 'string', default: 'offline' },
+        model: { type: 'string' },
+        'base-url': { type: 'string' },
+        capabilities: { type: 'string' },
+        capacity: { type: 'string', default: String(DEFAULT_AGENT_CAPACITY) },
+        goal: { type: 'string' },
+        'rtc-bind': { type: 'string' },
+        'skip-check': { type: 'boolean', default: false },
+        quiet: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+        version: { type: 'boolean', short: 'v', default: false },
+      },
+    }))
+  } catch (err) {
+    // ERR_PARSE_ARGS_UNKNOWN_OPTION and friends: Node's message is already one clear line
+    throw new UsageError((err as Error).message.split('\n')[0]!)
+  }
+  if (values.help) return { kind: 'help' }
+  if (values.version) return { kind: 'version' }
+
+  const role = roleSchema.safeParse(values.role)
+  if (!role.success)
+    throw new UsageError(
+      `--role must be one of ${roleSchema.options.join(', ')}, got "${values.role}"`,
+    )
+  const room = roomSchema.safeParse(values.room)
+  if (!room.success)
+    throw new UsageError(
+      `--room "${values.room}" is not a room name (lowercase letters, digits and dashes, at most ${MAX_ROOM})`,
+    )
+  const provider = values.provider as ModelConfig['provider']
+  if (!PROVIDERS.includes(provider))
+    throw new UsageError(`--provider must be one of ${PROVIDERS.join(', ')}, got "${provider}"`)
+  const modelName = values.model ?? DEFAULT_MODELS[provider]
+  if (!modelName.trim() || modelName.length > MAX_MODEL_LABEL)
+    throw new UsageError(`--model must be 1 to ${MAX_MODEL_LABEL} characters`)
+  const baseUrl =
+    values['base-url'] === undefined ? undefined : httpUrl(values['base-url'], 'base-url')
+  if (baseUrl && provider === 'offline')
+    throw new UsageError('--base-url makes no sense with the offline model; pick a --provider')
+  const apiKey = apiKeyFrom(provider, env)
+  if (!apiKey && (provider === 'anthropic' || provider === 'openai'))
+    throw new UsageError(
+      `no API key for ${provider}: set ${provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY'} or MURMURATION_API_KEY`,
+    )
+  const model: ModelConfig = {
+    provider,
+    model: modelName,
+    ...(apiKey ? { apiKey } : {}),
+    ...(baseUrl ? { baseUrl: values['base-url']!.trim() } : {}),
+  }
+
+  let capabilities: Capability[] | undefined
+  if (values.capabilities !== undefined) {
+    capabilities = values.capabilities.split(',').map((c) => {
+      const name = c.trim()
+      if (!CAPABILITIES.includes(name as Capability))
+        throw new UsageError(
+          `--capabilities: unknown "${name}" (known: ${CAPABILITIES.join(', ')})`,
+        )
+      return name as Capability
+    })
+    if (role.data !== 'executor')
+      throw new UsageError(`--capabilities is for executors, not a ${role.data}`)
+  }
+
+  const capacity = Number(values.capacity)
+  if (!/^\d+$/.test(values.capacity) || capacity < 1 || capacity > MAX_AGENT_CAPACITY)
+    throw new UsageError(
+      `--capacity must be a whole number from 1 to ${MAX_AGENT_CAPACITY}, got "${values.capacity}"`,
+    )
+
+  const relays = values.relay ?? []
+  for (const addr of relays) {
+    try {
+      multiaddr(addr)
+    } catch {
+      throw new UsageError(
+        `--relay "${addr}" is not a multiaddr (e.g. /ip4/127.0.0.1/tcp/9090/ws/p2p/12D3…)`,
+      )
+    }
+  }
+  const app = httpUrl(values.app, 'app')
+
+  const goal = values.goal?.trim()
+  if (values.goal !== undefined && (!goal || goal.length > MAX_GOAL_TEXT))
+    throw new UsageError(`--goal must be 1 to ${MAX_GOAL_TEXT} characters`)
+  const rtcBind = values['rtc-bind']
+  if (rtcBind !== undefined && isIP(rtcBind) === 0)
+    throw new UsageError(`--rtc-bind must be an IP address, got "${rtcBind}"`)
+  const data = values.data ?? `.data/agents/${room.data}-${role.data}`
+  if (!data.trim()) throw new UsageError('--data must name a directory')
+
+  return {
+    kind: 'run',
+    options: {
+      role: role.data,
+      app,
+      relays,
+      room: room.data,
+      data,
+      model,
+      ...(capabilities ? { capabilities } : {}),
+      capacity,
+      ...(goal ? { goal } : {}),
+      ...(rtcBind ? { rtcBind } : {}),
+      check: !values['skip-check'],
+      quiet: values.quiet,
+    },
+  }
+}

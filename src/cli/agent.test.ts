@@ -1,0 +1,138 @@
+/**
+ * The headless agent as a person runs it: real child processes (node + tsx,
+ * as `npm run agent`), a real relay, real signals.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { createRelay, type Relay } from '../../relay/relay'
+import { silentLogger } from '../net/log'
+import { LOCK_FILE } from './data-dir-lock'
+
+const AGENT = ['--import', './scripts/node-preload.mjs', '--import', 'tsx', 'src/cli/agent.ts']
+
+interface Run {
+  child: ChildProcess
+  stdout: () => string
+  stderr: () => string
+  exit: Promise<number | null>
+}
+
+const children: ChildProcess[] = []
+
+function agent(args: string[], env: Record<string, string> = {}): Run {
+  const child = spawn(process.execPath, [...AGENT, ...args], {
+    env: { ...process.env, MURMURATION_API_KEY: '', DEBUG: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  children.push(child)
+  let out = ''
+  let err = ''
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()))
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()))
+  const exit = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)))
+  return { child, stdout: () => out, stderr: () => err, exit }
+}
+
+async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+let dir: string
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'murmuration-agent-'))
+})
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL')
+})
+
+describe('agent command line', () => {
+  it('prints usage for --help and the version for --version, exit 0', async () => {
+    const [help, version] = [agent(['--help']), agent(['-v'])]
+    expect(await help.exit).toBe(0)
+    expect(help.stdout()).toMatch(/^Usage: murmuration-agent/)
+    expect(help.stdout()).toContain('--capacity')
+    expect(await version.exit).toBe(0)
+    expect(version.stdout().trim()).toMatch(/^\d+\.\d+\.\d+$/)
+  })
+
+  // every other option mistake is covered in process by agent-options.test.ts
+  it('a bad option or value is one line on stderr and exit 2, no stack trace', async () => {
+    const runs = [agent(['--bogus']), agent(['--capacity', 'lots'])]
+    const messages = [/Unknown option '--bogus'/, /--capacity must be a whole number/]
+    for (const [i, run] of runs.entries()) {
+      expect(await run.exit).toBe(2)
+      expect(run.stdout()).toBe('')
+      const lines = run.stderr().trim().split('\n')
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatch(/^agent: /)
+      expect(lines[0]).toMatch(messages[i]!)
+    }
+  })
+
+  it('says why and exits 1 when the model server is unreachable', async () => {
+    const run = agent(['--provider', 'openai-compatible', '--base-url', 'http://127.0.0.1:9/v1'])
+    expect(await run.exit).toBe(1)
+    expect(run.stderr()).toMatch(/^agent: the model check failed: .*--skip-check/)
+    expect(run.stderr()).not.toMatch(/\n\s+at /) // no stack trace
+  })
+})
+
+describe('agent peers', () => {
+  let relay: Relay
+  beforeAll(async () => {
+    relay = await createRelay({ port: 0, keyFile: join(dir, 'relay.key'), logger: silentLogger })
+  })
+  afterAll(async () => {
+    await relay.stop()
+  })
+
+  const peerIdIn = (text: string) => /Murmuration observer (12D3KooW\w+)/.exec(text)?.[1]
+
+  it('never shares a data dir: a second agent gets its own identity; a clean stop frees it', async () => {
+    const data = join(dir, 'obs')
+    const args = ['--role', 'observer', '--relay', relay.multiaddrs[0]!, '--data', data]
+    const first = agent(args)
+    await until(() => peerIdIn(first.stdout()) !== undefined, 'the first agent')
+    const second = agent(args)
+    await until(() => peerIdIn(second.stdout()) !== undefined, 'the second agent')
+    expect(second.stdout()).toContain(`uses ${data}.2`)
+    expect(peerIdIn(second.stdout())).not.toBe(peerIdIn(first.stdout()))
+
+    first.child.kill('SIGTERM')
+    expect(await first.exit).toBe(0)
+    expect(existsSync(join(data, LOCK_FILE))).toBe(false)
+    // the first slot is free again: a restart takes it back, with the same PeerId
+    const again = agent(args)
+    await until(() => peerIdIn(again.stdout()) !== undefined, 'the restarted agent')
+    expect(peerIdIn(again.stdout())).toBe(peerIdIn(first.stdout()))
+  }, 60_000)
+
+  it('stops on Ctrl-C, and a second Ctrl-C forces the exit', async () => {
+    const run = agent([
+      '--role',
+      'observer',
+      '--relay',
+      relay.multiaddrs[0]!,
+      '--data',
+      join(dir, 'sig'),
+    ])
+    await until(() => peerIdIn(run.stdout()) !== undefined, 'the agent')
+    run.child.kill('SIGINT')
+    await until(() => run.stderr().includes('Ctrl-C again'), 'the stopping notice')
+    run.child.kill('SIGINT')
+    const code = await run.exit
+    // either the clean stop won the race (0) or the second signal forced it (130)
+    expect([0, 130]).toContain(code)
+  }, 60_000)
+})

@@ -1,0 +1,91 @@
+/**
+ * The agent's start-up check of its LLM settings: one cheap call (a
+ * classification of a one-word subgoal, a few dozen tokens) so a bad key, a
+ * wrong model name or an unreachable server shows before the agent joins
+ * the swarm, not at its first task minutes later. The offline model needs
+ * no check; the caller says so plainly instead.
+ */
+import { isAbortError, LlmError, toLlmError } from '../llm/errors'
+import { createProvider, type ProviderInit } from '../llm/provider'
+import { buildPrompts } from '../llm/prompts'
+import { SCHEMA_NAMES, wireJsonSchema } from '../llm/schemas'
+import type { LlmTask, ModelConfig } from '../llm/types'
+
+/**
+ * How long the check may take. Local servers (Ollama, LM Studio) load the
+ * model into memory on the first call, which takes tens of seconds for a
+ * large one; a hosted API answers in about a second.
+ */
+export const MODEL_CHECK_TIMEOUT_MS = 60_000
+
+/**
+ * Output cap for the check. The reply is not used, only the fact that the
+ * provider answered; a small cap keeps the check cheap even on a model that
+ * would ramble.
+ */
+export const MODEL_CHECK_MAX_OUTPUT_TOKENS = 64
+
+/** The task the check sends: the smallest real prompt the protocol has. */
+const CHECK_TASK: LlmTask = {
+  kind: 'classify',
+  path: ['Say hello'],
+  subgoal: 'Say hello',
+  siblings: [],
+  depth: 1,
+  maxDepth: 3,
+}
+
+export type ModelCheck =
+  | { status: 'offline'; label: string }
+  | { status: 'ok'; label: string; ms: number }
+  /** answered 429: the key works, the agent goes on and its calls back off */
+  | { status: 'rate-limited'; label: string; message: string }
+
+/** Thrown when the settings cannot work: wrong key, no server, unknown model. */
+export class ModelCheckError extends Error {
+  constructor(
+    message: string,
+    readonly kind: LlmError['kind'],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options)
+    this.name = 'ModelCheckError'
+  }
+}
+
+export async function checkModel(
+  config: ModelConfig,
+  init: ProviderInit = {},
+  timeoutMs = MODEL_CHECK_TIMEOUT_MS,
+): Promise<ModelCheck> {
+  const provider = createProvider(config, init)
+  if (provider.offline) return { status: 'offline', label: provider.label }
+  const started = Date.now()
+  const { system, prompt } = buildPrompts(CHECK_TASK)
+  try {
+    await provider.generate({
+      kind: CHECK_TASK.kind,
+      system,
+      prompt,
+      jsonSchema: wireJsonSchema(CHECK_TASK.kind),
+      schemaName: SCHEMA_NAMES[CHECK_TASK.kind],
+      maxOutputTokens: MODEL_CHECK_MAX_OUTPUT_TOKENS,
+      signal: AbortSignal.timeout(timeoutMs),
+    })
+    // any reply counts, even one that is not the JSON asked for: the model answered
+    return { status: 'ok', label: provider.label, ms: Date.now() - started }
+  } catch (err) {
+    if (isAbortError(err))
+      throw new ModelCheckError(
+        `${provider.label} did not answer within ${timeoutMs / 1000} s`,
+        'unreachable',
+        { cause: err },
+      )
+    const error = toLlmError(err, provider.label)
+    if (error.kind === 'rate-limit')
+      return { status: 'rate-limited', label: provider.label, message: error.message }
+    if (error.kind === 'output')
+      return { status: 'ok', label: provider.label, ms: Date.now() - started }
+    throw new ModelCheckError(error.message, error.kind, { cause: err })
+  }
+}

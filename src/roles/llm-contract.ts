@@ -1,0 +1,80 @@
+/**
+ * The contract between role logic and the LLM layer, owned by the core.
+ *
+ * Role state machines (src/roles) emit LlmTask values; the LLM layer
+ * (src/llm) turns a task into prompts, calls a provider, validates the
+ * output with zod, retries with the parse error fed back, and answers with
+ * an LlmOutcome. Role logic never sees prompts or providers. The LLM layer
+ * depends on this module; nothing in the core depends on the LLM layer.
+ */
+import type { Capability } from '../protocol/capabilities'
+
+/** A subgoal as a decomposer proposes it. dependsOn holds indices of earlier siblings. */
+export interface SubgoalDraft {
+  text: string
+  dependsOn: number[]
+}
+
+/** The chain of goals from the root down to (and including) the goal being worked on. */
+export type GoalPath = string[]
+
+export type LlmTask =
+  | { kind: 'decompose'; path: GoalPath; depth: number; maxDepth: number }
+  | { kind: 'score'; path: GoalPath; subgoals: SubgoalDraft[]; rationale: string }
+  | {
+      kind: 'classify'
+      path: GoalPath
+      subgoal: string
+      siblings: string[]
+      depth: number
+      maxDepth: number
+    }
+  | {
+      kind: 'execute'
+      path: GoalPath
+      task: string
+      capability: Capability
+      dependencies: { text: string; output: string }[]
+    }
+  | { kind: 'rollup'; path: GoalPath; parts: { text: string; output: string }[] }
+
+export type LlmTaskKind = LlmTask['kind']
+
+/** What each task kind yields once validated. */
+export interface LlmOutputs {
+  decompose: { subgoals: SubgoalDraft[]; rationale: string }
+  score: { score: number; notes: string }
+  classify: { atomic: boolean; capability: Capability; reason: string }
+  execute: { output: string }
+  rollup: { output: string }
+}
+
+/** Tokens spent by one LLM call (all attempts of it), for cost per role and goal. */
+export interface LlmUsage {
+  provider: string
+  model: string
+  inputTokens: number
+  outputTokens: number
+  /** true when the built-in offline model answered (costs nothing, not a real LLM) */
+  offline: boolean
+}
+
+/**
+ * Why an LLM call failed, so the UI can say what to fix: 'auth' a bad or
+ * missing key (401/403), 'unreachable' no HTTP answer (network, DNS,
+ * connection refused, CORS), 'rate-limit' (429), 'output' replies that
+ * never passed the schema, 'other' anything else (4xx, 5xx, bugs).
+ */
+export type LlmErrorKind = 'auth' | 'unreachable' | 'rate-limit' | 'output' | 'other'
+
+export type LlmOutcome<K extends LlmTaskKind = LlmTaskKind> =
+  | { ok: true; kind: K; value: LlmOutputs[K]; usage: LlmUsage; attempts: number }
+  | {
+      ok: false
+      kind: K
+      /** a short human message, fit to show in the UI or publish as a failure detail */
+      error: string
+      errorKind: LlmErrorKind
+      usage: LlmUsage
+      attempts: number
+    }

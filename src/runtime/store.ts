@@ -60,8 +60,8 @@ export class PlanStore implements RecordStore {
   }
 
   /** Verify and add bytes from sync or storage. Never throws. */
-  async add(bytes: Uint8Array, from: string): Promise<Verdict> {
-    const verdict = await this.verifyAndAdd(bytes, from, true)
+  async add(bytes: Uint8Array, from: string, expected?: (id: string) => boolean): Promise<Verdict> {
+    const verdict = await this.verifyAndAdd(bytes, from, true, expected)
     if (verdict === 'accept') {
       this.synced++
       this.syncedBytes += bytes.length
@@ -69,10 +69,19 @@ export class PlanStore implements RecordStore {
     return verdict
   }
 
-  private async verifyAndAdd(bytes: Uint8Array, from: string, persist: boolean): Promise<Verdict> {
+  private async verifyAndAdd(
+    bytes: Uint8Array,
+    from: string,
+    persist: boolean,
+    expected?: (id: string) => boolean,
+  ): Promise<Verdict> {
     const decoded = await decodeRecordAsync(bytes, { room: this.init.room })
     if (!decoded.ok) {
       this.init.log?.(`dropped a record from ${from}: ${decoded.reason} (${decoded.detail})`)
+      return 'reject'
+    }
+    if (expected !== undefined && !expected(decoded.record.id)) {
+      this.init.log?.(`dropped a record from ${from} that nobody asked for: ${decoded.record.id}`)
       return 'reject'
     }
     if (!isPlanRecord(decoded.record)) {

@@ -183,9 +183,10 @@ export const SYNC_MAX_REJECTS = 8
 
 /**
  * Sync: when a session ends without delivering everything we asked for (the
- * peer left, or another session had claimed those ids and then failed), sync
- * again with the connected peers after this delay, at most this many times in
- * a row.
+ * peer left, or another session had claimed those ids and then failed) or
+ * with differences left over its budgets (deferred), sync again with the
+ * connected peers after this delay, at most this many times in a row without
+ * progress (a session that received records resets the count).
  */
 export const SYNC_RETRY_DELAY_MS = 300
 export const SYNC_MAX_RETRIES = 3

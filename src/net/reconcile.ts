@@ -27,7 +27,6 @@
  * are never offered (have) since their bytes are gone.
  */
 import { sha256 } from '@noble/hashes/sha2.js'
-import { hexToBytes } from './bytes'
 
 /** An upper bound: an id, or null for "past every id". */
 export type Bound = string | null
@@ -62,7 +61,10 @@ export class ReconcileError extends Error {
 /** The set one side reconciles: held ids plus tombstones, sorted once. */
 export class IdSet {
   readonly sorted: string[]
-  private readonly bytes: Uint8Array[]
+  /** every id as u8 length ‖ bytes, in order, back to back: a range is one subarray */
+  private readonly bytes: Uint8Array
+  /** offsets[i] is where id i starts in `bytes`; offsets[size] is the end */
+  private readonly offsets: Uint32Array
   private readonly tombstones: ReadonlySet<string>
 
   constructor(held: Iterable<string>, tombstones: Iterable<string> = []) {
@@ -74,11 +76,20 @@ export class IdSet {
     }
     this.tombstones = dead
     this.sorted = [...all].sort()
-    this.bytes = this.sorted.map((id) => {
-      const b = hexToBytes(id)
-      if (b === undefined) throw new RangeError(`not a hex id: ${id}`)
-      return b
+    let total = 0
+    for (const id of this.sorted) total += 1 + id.length / 2
+    this.bytes = new Uint8Array(total)
+    this.offsets = new Uint32Array(this.sorted.length + 1)
+    let at = 0
+    this.sorted.forEach((id, i) => {
+      this.offsets[i] = at
+      this.bytes[at] = id.length / 2
+      if (id.length > 510 || !decodeHexInto(id, this.bytes, at + 1)) {
+        throw new RangeError(`not a hex id: ${id}`)
+      }
+      at += 1 + id.length / 2
     })
+    this.offsets[this.sorted.length] = at
   }
 
   get size(): number {
@@ -112,7 +123,7 @@ export class IdSet {
   fingerprint(start: number, end: number): Uint8Array {
     const h = sha256.create()
     h.update(encodeCount(end - start))
-    for (let i = start; i < end; i++) h.update(this.bytes[i] as Uint8Array)
+    h.update(this.bytes.subarray(this.offsets[start], this.offsets[end]))
     return h.digest().subarray(0, FINGERPRINT_BYTES)
   }
 
@@ -120,6 +131,22 @@ export class IdSet {
   fingerprintAll(): Uint8Array {
     return this.fingerprint(0, this.sorted.length)
   }
+}
+
+/** Value of a lowercase hex digit by char code, -1 for anything else. */
+const HEX_VALUE = new Int8Array(128).fill(-1)
+for (let i = 0; i < 16; i++) HEX_VALUE['0123456789abcdef'.charCodeAt(i)] = i
+
+/** Writes the bytes `hex` spells at `out[at]`; false when it is not even-length lowercase hex. */
+function decodeHexInto(hex: string, out: Uint8Array, at: number): boolean {
+  if (hex.length === 0 || hex.length % 2 !== 0) return false
+  for (let i = 0; i < hex.length; i += 2) {
+    const hi = HEX_VALUE[hex.charCodeAt(i)] ?? -1
+    const lo = HEX_VALUE[hex.charCodeAt(i + 1)] ?? -1
+    if (hi < 0 || lo < 0) return false
+    out[at + i / 2] = hi * 16 + lo
+  }
+  return true
 }
 
 function encodeCount(n: number): Uint8Array {

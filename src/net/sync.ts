@@ -237,7 +237,7 @@ export class Syncer {
       if (r.deferred) report.deferred++
       for (const id of r.need) {
         if (myWant.has(id) || this.inflight.has(id) || store.get(id) !== undefined) continue
-        if (myWant.size >= SYNC_MAX_WANT_PER_SESSION) {
+        if (myWant.size >= params.maxHave) {
           report.deferred++
           continue
         }
@@ -295,7 +295,7 @@ export class Syncer {
           if (!offered.has(id)) throw violation('asks for an id we did not offer')
           want.push(id)
         }
-        if (want.length > Math.min(offered.size, SYNC_MAX_WANT_PER_SESSION)) {
+        if (want.length > Math.min(offered.size, params.maxHave)) {
           throw violation('asks for too many ids')
         }
       }

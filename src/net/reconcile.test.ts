@@ -15,7 +15,8 @@ import {
 import { SYNC_PARAMS } from './sync'
 
 const idOf = (n: number) => bytesToHex(sha256(utf8(`record ${n}`))).slice(0, 32)
-const ids = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => idOf(from + i))
+const ids = (from: number, to: number) =>
+  Array.from({ length: to - from }, (_, i) => idOf(from + i))
 const SMALL: ReconcileParams = {
   branching: 4,
   idlistThreshold: 3,
@@ -100,7 +101,10 @@ describe('range-based reconciliation', () => {
         { upper: null, mode: 'skip' },
         { upper: null, mode: 'skip' },
       ],
-      [{ upper: a, mode: 'idlist', ids: [b], gone: [] }, { upper: null, mode: 'skip' }],
+      [
+        { upper: a, mode: 'idlist', ids: [b], gone: [] },
+        { upper: null, mode: 'skip' },
+      ],
       [{ upper: null, mode: 'idlist', ids: [b, a], gone: [] }],
       [{ upper: null, mode: 'have', ids: ids(0, 6).sort(), gone: [] } as Range],
       [{ upper: null, mode: 'fingerprint', fingerprint: new Uint8Array(3) }],

@@ -93,24 +93,6 @@ export interface SyncerInit {
   params?: ReconcileParams
 }
 
-class Gate<T> {
-  private resolveFn!: (v: T) => void
-  private rejectFn!: (e: unknown) => void
-  readonly promise: Promise<T>
-  constructor(signal: AbortSignal) {
-    this.promise = new Promise<T>((resolve, reject) => {
-      this.resolveFn = resolve
-      this.rejectFn = reject
-    })
-    this.promise.catch(() => {})
-    if (signal.aborted) this.rejectFn(signal.reason)
-    else signal.addEventListener('abort', () => this.rejectFn(signal.reason), { once: true })
-  }
-  open(v: T): void {
-    this.resolveFn(v)
-  }
-}
-
 export class Syncer {
   /** ids some session has asked a peer for and not yet received */
   private readonly inflight = new Set<string>()
@@ -165,9 +147,10 @@ export class Syncer {
     signal.addEventListener('abort', onAbort, { once: true })
 
     const lp = lpStream(stream, { maxDataLength: SYNC_MAX_FRAME_BYTES })
-    const set = new IdSet([...store.ids()].filter(isWireId), [
-      ...(store.tombstones?.() ?? []),
-    ].filter(isWireId))
+    const set = new IdSet(
+      [...store.ids()].filter(isWireId),
+      [...(store.tombstones?.() ?? [])].filter(isWireId),
+    )
     const fingerprint = set.fingerprintAll()
     /** ids we asked for and have not received yet */
     const myWant = new Set<string>()
@@ -219,7 +202,8 @@ export class Syncer {
       for (;;) {
         const f = await readFrame()
         if (f.type === FrameType.ROUND_END) break
-        if (f.type !== FrameType.RANGES) throw violation(`expected RANGES, got ${frameName(f.type)}`)
+        if (f.type !== FrameType.RANGES)
+          throw violation(`expected RANGES, got ${frameName(f.type)}`)
         ranges.push(...f.ranges)
         if (ranges.length > params.maxRanges * 2) throw violation('too many ranges')
       }

@@ -120,27 +120,29 @@ export interface SignedRecord {
 
 let signers: Signer[] | undefined
 
-/** `n` distinct signed records of room `room`, in `goals` root goals (goal records included). */
-export async function signedRecords(n: number, room: string, goals = 1): Promise<SignedRecord[]> {
+/** Records per root goal: a goal record, then the plan records that follow it. */
+export const RECORDS_PER_GOAL = 100
+
+/** `n` distinct signed records of room `room`: a root goal every RECORDS_PER_GOAL records. */
+export async function signedRecords(n: number, room: string): Promise<SignedRecord[]> {
   signers ??= await Promise.all(Array.from({ length: AUTHORS }, () => makeSigner()))
   const out: SignedRecord[] = []
-  const roots: string[] = []
-  for (let g = 0; g < goals && out.length < n; g++) {
-    const signer = signers[g % AUTHORS] as Signer
-    const record = stamp({
-      room,
-      from: signer.peerId,
-      kind: 'goal',
-      text: `Goal ${g}: ${prose(g, 10)}`,
-      createdAt: 1_700_000_000_000 + g,
-      maxDepth: 3,
-    } as Draft<PlanRecord>)
-    roots.push(record.id)
-    out.push({ record, bytes: await encodeRecord(record, signer) })
-  }
+  let goal = ''
   for (let i = 0; out.length < n; i++) {
     const signer = signers[i % AUTHORS] as Signer
-    const record = stamp(draftRecord(i, roots[i % roots.length] as string, room, signer.peerId))
+    const draft: Draft<PlanRecord> =
+      i % RECORDS_PER_GOAL === 0
+        ? ({
+            room,
+            from: signer.peerId,
+            kind: 'goal',
+            text: `Goal ${prose(i, 10)}`,
+            createdAt: 1_700_000_000_000 + i,
+            maxDepth: 3,
+          } as Draft<PlanRecord>)
+        : draftRecord(i, goal, room, signer.peerId)
+    const record = stamp(draft)
+    if (record.kind === 'goal') goal = record.id
     out.push({ record, bytes: await encodeRecord(record, signer) })
   }
   return out

@@ -27,6 +27,13 @@
  * are never offered (have) since their bytes are gone.
  */
 import { sha256 } from '@noble/hashes/sha2.js'
+import {
+  SYNC_BRANCHING,
+  SYNC_IDLIST_THRESHOLD,
+  SYNC_MAX_IDS_PER_RANGE,
+  SYNC_MAX_MESSAGE_RANGES,
+  SYNC_MAX_WANT_PER_SESSION,
+} from './constants'
 
 /** An upper bound: an id, or null for "past every id". */
 export type Bound = string | null
@@ -48,6 +55,15 @@ export interface ReconcileParams {
   maxRanges: number
   /** most ids we offer (have) in one message; past it, likewise */
   maxHave: number
+}
+
+/** The parameters every sync session uses (see constants.ts for why). */
+export const SYNC_PARAMS: ReconcileParams = {
+  branching: SYNC_BRANCHING,
+  idlistThreshold: SYNC_IDLIST_THRESHOLD,
+  maxIdsPerRange: SYNC_MAX_IDS_PER_RANGE,
+  maxRanges: SYNC_MAX_MESSAGE_RANGES,
+  maxHave: SYNC_MAX_WANT_PER_SESSION,
 }
 
 /** Bytes of a fingerprint on the wire. 16 bytes: collisions need 2^64 work. */

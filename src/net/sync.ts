@@ -23,16 +23,11 @@
 import { lpStream } from '@libp2p/utils'
 import type { Connection, Stream } from '@libp2p/interface'
 import {
-  SYNC_BRANCHING,
   SYNC_IDLE_TIMEOUT_MS,
-  SYNC_IDLIST_THRESHOLD,
   SYNC_IDS_PER_FRAME,
   SYNC_MAX_FRAME_BYTES,
-  SYNC_MAX_IDS_PER_RANGE,
-  SYNC_MAX_MESSAGE_RANGES,
   SYNC_MAX_REJECTS,
   SYNC_MAX_ROUNDS,
-  SYNC_MAX_WANT_PER_SESSION,
   SYNC_PROTOCOL,
   SYNC_RANGES_FRAME_BYTES,
   SYNC_SESSION_TIMEOUT_MS,
@@ -47,6 +42,7 @@ import {
   offeredIds,
   ReconcileError,
   respond,
+  SYNC_PARAMS,
   type Range,
   type ReconcileParams,
 } from './reconcile'
@@ -66,14 +62,7 @@ import {
 } from './sync-wire'
 import type { RecordStore, SyncReport } from './types'
 
-/** The reconciliation parameters every session uses (see constants.ts). */
-export const SYNC_PARAMS: ReconcileParams = {
-  branching: SYNC_BRANCHING,
-  idlistThreshold: SYNC_IDLIST_THRESHOLD,
-  maxIdsPerRange: SYNC_MAX_IDS_PER_RANGE,
-  maxRanges: SYNC_MAX_MESSAGE_RANGES,
-  maxHave: SYNC_MAX_WANT_PER_SESSION,
-}
+export { SYNC_PARAMS }
 
 export interface SyncerInit {
   room: string

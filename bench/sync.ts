@@ -14,6 +14,7 @@
  * network latency is simulated: on a LAN add one round trip per round.
  * The last line is JSON.
  */
+import { loadavg } from 'node:os'
 import { streamPair } from '@libp2p/utils'
 import { Syncer } from '../src/net/sync'
 import type { NetLogger } from '../src/net/log'
@@ -44,6 +45,8 @@ function syncer(s: PlanStore): Syncer {
 
 interface Join {
   ms: number
+  /** CPU time of this process (both peers) */
+  cpuMs: number
   sessions: number
   rounds: number
   bytes: number
@@ -64,6 +67,7 @@ async function join(full: PlanStore, joiner: PlanStore, target: number): Promise
   const a = syncer(joiner)
   const b = syncer(full)
   const t0 = performance.now()
+  const cpu0 = process.cpuUsage()
   let sessions = 0
   let rounds = 0
   let bytes = 0
@@ -73,7 +77,14 @@ async function join(full: PlanStore, joiner: PlanStore, target: number): Promise
     rounds += report.rounds
     bytes += report.bytesIn + report.bytesOut
   }
-  return { ms: performance.now() - t0, sessions, rounds, bytes }
+  const cpu = process.cpuUsage(cpu0)
+  return {
+    ms: performance.now() - t0,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    sessions,
+    rounds,
+    bytes,
+  }
 }
 
 async function main(): Promise<void> {
@@ -102,6 +113,7 @@ async function main(): Promise<void> {
       meanRecordBytes: Math.round(encoded / n),
       lateJoin: {
         seconds: +(late.ms / 1000).toFixed(2),
+        cpuSeconds: +(late.cpuMs / 1000).toFixed(2),
         recordsPerSecond: Math.round(n / (late.ms / 1000)),
         sessions: late.sessions,
         rounds: late.rounds,
@@ -111,6 +123,7 @@ async function main(): Promise<void> {
       rejoin: {
         missing,
         seconds: +(rejoin.ms / 1000).toFixed(3),
+        cpuSeconds: +(rejoin.cpuMs / 1000).toFixed(3),
         rounds: rejoin.rounds,
         wireBytes: rejoin.bytes,
         missingBytes: records
@@ -122,13 +135,14 @@ async function main(): Promise<void> {
     results.push(row)
     const l = row.lateJoin
     console.log(
-      `${n} records (${(encoded / 1e6).toFixed(2)} MB encoded): late join ${l.seconds} s, ` +
+      `${n} records (${(encoded / 1e6).toFixed(2)} MB encoded): late join ${l.seconds} s ` +
+        `(${l.cpuSeconds} CPU-s), ` +
         `${l.sessions} sessions, ${l.rounds} rounds, ${(l.wireBytes / 1e6).toFixed(2)} MB on the wire ` +
         `(+${(l.overhead * 100).toFixed(2)}%); rejoin missing ${missing}: ${row.rejoin.seconds} s, ` +
         `${(row.rejoin.wireBytes / 1e3).toFixed(1)} kB on the wire for ${(row.rejoin.missingBytes / 1e3).toFixed(1)} kB of records`,
     )
   }
-  console.log(JSON.stringify({ bench: 'sync', results }))
+  console.log(JSON.stringify({ bench: 'sync', loadavg: loadavg(), results }))
 }
 
 main().catch((err: unknown) => {

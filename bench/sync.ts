@@ -101,9 +101,9 @@ async function main(): Promise<void> {
     const full = store(records)
     if (full.size !== n) throw new Error(`${n - full.size} duplicate records`)
     const late = await join(full, store([]), n)
-    // a rejoin: every REJOIN_MISSING-th record is missing
+    // a rejoin: one record in 1/REJOIN_MISSING is missing (not a goal record: they come first)
     const step = Math.round(1 / REJOIN_MISSING)
-    const partial = store(records.filter((_, i) => i % step !== 0))
+    const partial = store(records.filter((_, i) => i % step !== step - 1))
     const missing = n - partial.size
     const rejoin = await join(full, partial, n)
     const inSync = await once(syncer(partial), syncer(full))
@@ -127,7 +127,7 @@ async function main(): Promise<void> {
         rounds: rejoin.rounds,
         wireBytes: rejoin.bytes,
         missingBytes: records
-          .filter((_, i) => i % step === 0)
+          .filter((_, i) => i % step === step - 1)
           .reduce((s, r) => s + r.bytes.length, 0),
       },
       inSyncBytes: inSync.bytesIn + inSync.bytesOut,

@@ -26,6 +26,7 @@ import { modelLabel } from './driver'
 import type { StartCore } from './host'
 import type { RecordPersistence } from './persist'
 import { isPlanRecord, PlanStore } from './store'
+import { archiveFinished } from './archive'
 import type { PeerRuntime, RoleActivity, RuntimeEvents, RuntimeInit, TrafficStats } from './types'
 
 export const DEFAULT_CAPACITY = 4
@@ -275,6 +276,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
         ? exportJson(core.tree(), goalId)
         : exportMarkdown(core.tree(), goalId)
     },
+    archiveFinished: () => archiveFinished(room, store, core, now()),
     async stop() {
       clearInterval(antiEntropy)
       clearTimeout(joinFallback)

@@ -91,7 +91,7 @@ async function main(): Promise<void> {
   const arg = process.argv.indexOf('--sizes')
   const sizes = arg > 0 ? (process.argv[arg + 1] ?? '').split(',').map(Number) : DEFAULT_SIZES
   const max = Math.max(...sizes)
-  let t = performance.now()
+  const t = performance.now()
   const all = await signedRecords(max, ROOM)
   console.log(`signed ${all.length} records in ${((performance.now() - t) / 1000).toFixed(1)} s`)
   const results = []

@@ -33,7 +33,7 @@ export const DEFAULT_CAPACITY = 4
 /**
  * Anti-entropy with every linked peer this often, besides the sync when a
  * link opens: repairs what gossip lost. Peers already in sync exchange one
- * digest frame each way, so this costs almost nothing.
+ * HELLO frame (a fingerprint) each way, so this costs almost nothing.
  */
 export const ANTI_ENTROPY_INTERVAL_MS = 20_000
 /**

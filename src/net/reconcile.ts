@@ -34,6 +34,7 @@ import {
   SYNC_MAX_MESSAGE_RANGES,
   SYNC_MAX_WANT_PER_SESSION,
 } from './constants'
+import { equalBytes } from './bytes'
 
 /** An upper bound: an id, or null for "past every id". */
 export type Bound = string | null
@@ -174,12 +175,6 @@ function encodeCount(n: number): Uint8Array {
   }
   out.push(v)
   return Uint8Array.from(out)
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
 }
 
 /** Ranges that answer a mismatch in [lower, upper): idlist when small, else split. */

@@ -250,6 +250,13 @@ export function decodeFrame(f: Uint8Array): Frame {
   }
 }
 
+/** Bytes of the varint length prefix of a frame of n bytes. */
+export function lpPrefix(n: number): number {
+  let bytes = 1
+  for (let v = n; v >= 0x80; v = Math.floor(v / 0x80)) bytes++
+  return bytes
+}
+
 export function frameName(type: number): string {
   for (const [k, v] of Object.entries(FrameType)) if (v === type) return k
   return `0x${type.toString(16)}`

@@ -34,6 +34,7 @@ import {
   SYNC_WRITE_BATCH_BYTES,
 } from './constants'
 import { NetTimeoutError, ProtocolViolationError } from './errors'
+import { equalBytes } from './bytes'
 import { errMsg, type NetLogger } from './log'
 import {
   IdSet,
@@ -55,6 +56,7 @@ import {
   encodeRecord,
   encodeWantFrames,
   frameName,
+  lpPrefix,
   isWireId,
   type Frame,
   type Hello,
@@ -358,13 +360,6 @@ function checkHello(hello: Hello, room: string): void {
   }
 }
 
-/** Bytes of the varint length prefix of a frame of n bytes. */
-function lpPrefix(n: number): number {
-  let bytes = 1
-  for (let v = n; v >= 0x80; v = Math.floor(v / 0x80)) bytes++
-  return bytes
-}
-
 class RoomMismatch extends Error {
   override name = 'RoomMismatch'
 }
@@ -375,12 +370,6 @@ function violation(msg: string): ProtocolViolationError {
 
 function asError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e))
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
 }
 
 function emptyReport(

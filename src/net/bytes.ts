@@ -69,3 +69,9 @@ export function concat(parts: Uint8Array[]): Uint8Array {
   }
   return out
 }
+
+export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}

@@ -9,7 +9,7 @@ import { MAX_RECORD_BYTES } from '../protocol/limits'
 
 /** Protocol ids. Versioned so a future change can run beside the old one. */
 export const DISCOVER_PROTOCOL = '/murmuration/discover/1.0.0'
-export const SYNC_PROTOCOL = '/murmuration/sync/1.0.0'
+export const SYNC_PROTOCOL = '/murmuration/sync/2.0.0'
 
 /** The room used when the caller names none: the protocol's (one default everywhere). */
 export { DEFAULT_ROOM } from '../protocol/topics'
@@ -101,16 +101,56 @@ export const DISCOVER_MAX_PEERS_LISTED = 1_000
 export const SYNC_MAX_FRAME_BYTES = MAX_RECORD_BYTES + 64
 
 /**
- * Sync: most ids a peer may announce, or ask for, in one session. The plan of
- * one run is a few thousand records; ten times that is still only ~1.3 MB of
- * ids, and bounds what a peer can make us hold in memory.
+ * Sync: sub-ranges a mismatched range is split into. 16 (Negentropy's
+ * choice) keeps the rounds few (log16: 4 levels for 100,000 ids) while a
+ * split costs only 16 fingerprints (~35 bytes each).
  */
-export const SYNC_MAX_IDS = 50_000
+export const SYNC_BRANCHING = 16
+
+/**
+ * Sync: a range holding at most this many of our ids is answered with the ids
+ * themselves (17 bytes each) instead of being split: 32 ids cost about what
+ * 16 fingerprints do, so below it splitting saves nothing.
+ */
+export const SYNC_IDLIST_THRESHOLD = 32
+
+/**
+ * Sync: most ids in one idlist or have range; a longer have list is cut into
+ * consecutive ranges. 1,000 ids are ~17 KB, well inside a frame.
+ */
+export const SYNC_MAX_IDS_PER_RANGE = 1_000
+
+/**
+ * Sync: most ranges one reconciliation message may carry. An honest peer
+ * stops splitting at this budget (the rest is reconciled by the next session),
+ * a receiver refuses more. 16,384 ranges are ~600 KB: one round can split
+ * 1,024 mismatched ranges 16 ways.
+ */
+export const SYNC_MAX_MESSAGE_RANGES = 16_384
+
+/**
+ * Sync: most records asked for (and most ids offered) in one session; the
+ * rest is fetched by the next session, which starts at once. Every record is
+ * verified on arrival: 5,000 records take a few seconds even with pure-JS
+ * Ed25519 in a tab, well inside SYNC_SESSION_TIMEOUT_MS, and bound what one
+ * session holds in memory. There is no cap on the size of a room's set.
+ */
+export const SYNC_MAX_WANT_PER_SESSION = 5_000
+
+/**
+ * Sync: most reconciliation messages in one session. Each level of splitting
+ * is one message; 2^53 ids need 12 levels at SYNC_BRANCHING 16 and
+ * SYNC_IDLIST_THRESHOLD 32, so 32 is only reached by a peer stalling on purpose.
+ */
+export const SYNC_MAX_ROUNDS = 32
+
+/** Sync: RANGES frames are cut at about this size (a have list can be long). */
+export const SYNC_RANGES_FRAME_BYTES = 64 * 1024
 
 /** Sync: longest id accepted (bytes once hex-decoded; sha-512 is 64). */
 export const SYNC_MAX_ID_BYTES = 64
 
-/** Sync: ids packed per IDS / WANT frame (~33 bytes each, well under a frame). */
+/** Sync: ids packed per WANT frame (~17 bytes each, well under a frame). */
 export const SYNC_IDS_PER_FRAME = 1_500
 
 /**
@@ -141,9 +181,10 @@ export const SYNC_MAX_REJECTS = 8
 
 /**
  * Sync: when a session ends without delivering everything we asked for (the
- * peer left, or another session had claimed those ids and then failed), sync
- * again with the connected peers after this delay, at most this many times in
- * a row.
+ * peer left, or another session had claimed those ids and then failed) or
+ * with differences left over its budgets (deferred), sync again with the
+ * connected peers after this delay, at most this many times in a row without
+ * progress (a session that received records resets the count).
  */
 export const SYNC_RETRY_DELAY_MS = 300
 export const SYNC_MAX_RETRIES = 3

@@ -204,10 +204,12 @@ export async function createSwarm(
         logger.info('sync session', { ...report })
       }
       emit('sync', report)
-      if (report.missing === 0 && report.error === undefined) {
-        syncRetries = 0
-      } else if (
-        report.missing > 0 &&
+      const leftover = report.missing > 0 || report.deferred > 0
+      // a session that made progress resets the count: a big late join takes
+      // one session per SYNC_MAX_WANT_PER_SESSION records, back to back
+      if ((!leftover && report.error === undefined) || report.accepted > 0) syncRetries = 0
+      if (
+        leftover &&
         !stopSignal.aborted &&
         syncRetries < SYNC_MAX_RETRIES &&
         syncRetryTimer === undefined

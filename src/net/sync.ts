@@ -1,16 +1,20 @@
 /**
- * Anti-entropy sync over /murmuration/sync/1.0.0 (wire format: sync-wire.ts).
+ * Anti-entropy sync over /murmuration/sync/2.0.0 (wire format: sync-wire.ts,
+ * reconciliation: reconcile.ts).
  *
- * One session per stream; both sides run the same state machine:
- *   send HELLO; read HELLO (room must match; equal digests → done);
- *   send our ids; read theirs; send WANT for the ids we lack; read their WANT;
- *   send the records they want; read the records we asked for, each added
- *   through store.add(bytes, peer), which verifies it.
+ * One session per stream. Both sides send HELLO (count and fingerprint of
+ * their ids) and read the other's; equal → done. Otherwise the opener sends
+ * the first reconciliation message and the sides take turns until a message
+ * needs no answer: each side then knows which ids it lacks. Then both send
+ * WANT for those (at most SYNC_MAX_WANT_PER_SESSION, only ids the other
+ * offered), serve the other's WANT (only ids they offered), and read the
+ * records they asked for, each added through store.add(bytes, peer, expected),
+ * which verifies it and refuses one nobody asked for.
  *
  * A record id we asked for in one session is not asked for in another
  * (`inflight`), so a late joiner that syncs with five peers at once downloads
- * each record once. If a session ends with some of them still missing, the
- * owner is told (onIncomplete) and syncs again.
+ * each record once. A session that leaves differences behind (missing or
+ * deferred) is reported, and the owner syncs again.
  *
  * Every read has an idle timeout and the session a hard one; sizes and counts
  * are capped; a peer that breaks the protocol or sends junk records is logged,
@@ -22,29 +26,45 @@ import {
   SYNC_IDLE_TIMEOUT_MS,
   SYNC_IDS_PER_FRAME,
   SYNC_MAX_FRAME_BYTES,
-  SYNC_MAX_IDS,
   SYNC_MAX_REJECTS,
+  SYNC_MAX_ROUNDS,
   SYNC_PROTOCOL,
+  SYNC_RANGES_FRAME_BYTES,
   SYNC_SESSION_TIMEOUT_MS,
   SYNC_WRITE_BATCH_BYTES,
 } from './constants'
 import { NetTimeoutError, ProtocolViolationError } from './errors'
+import { equalBytes } from './bytes'
 import { errMsg, type NetLogger } from './log'
+import {
+  IdSet,
+  initialMessage,
+  needsReply,
+  offeredIds,
+  ReconcileError,
+  respond,
+  SYNC_PARAMS,
+  type Range,
+  type ReconcileParams,
+} from './reconcile'
 import {
   FrameType,
   decodeFrame,
-  digestIds,
   encodeEnd,
   encodeHello,
-  encodeIdFrames,
+  encodeMessage,
   encodeRecord,
+  encodeWantFrames,
   frameName,
+  lpPrefix,
   isWireId,
   type Frame,
   type Hello,
   SYNC_VERSION,
 } from './sync-wire'
 import type { RecordStore, SyncReport } from './types'
+
+export { SYNC_PARAMS }
 
 export interface SyncerInit {
   room: string
@@ -60,24 +80,8 @@ export interface SyncerInit {
   idleTimeoutMs?: number
   sessionTimeoutMs?: number
   maxRejects?: number
-}
-
-class Gate<T> {
-  private resolveFn!: (v: T) => void
-  private rejectFn!: (e: unknown) => void
-  readonly promise: Promise<T>
-  constructor(signal: AbortSignal) {
-    this.promise = new Promise<T>((resolve, reject) => {
-      this.resolveFn = resolve
-      this.rejectFn = reject
-    })
-    this.promise.catch(() => {})
-    if (signal.aborted) this.rejectFn(signal.reason)
-    else signal.addEventListener('abort', () => this.rejectFn(signal.reason), { once: true })
-  }
-  open(v: T): void {
-    this.resolveFn(v)
-  }
+  /** reconciliation parameters, for tests; default SYNC_PARAMS */
+  params?: ReconcileParams
 }
 
 export class Syncer {
@@ -86,8 +90,10 @@ export class Syncer {
   private readonly idleMs: number
   private readonly sessionMs: number
   private readonly maxRejects: number
+  private readonly params: ReconcileParams
 
   constructor(private readonly init: SyncerInit) {
+    this.params = init.params ?? SYNC_PARAMS
     this.idleMs = init.idleTimeoutMs ?? SYNC_IDLE_TIMEOUT_MS
     this.sessionMs = init.sessionTimeoutMs ?? SYNC_SESSION_TIMEOUT_MS
     this.maxRejects = init.maxRejects ?? SYNC_MAX_REJECTS
@@ -119,6 +125,7 @@ export class Syncer {
   /** Runs one session on an open stream (either side; the protocol is symmetric). */
   async session(stream: Stream, peer: string, initiator: boolean): Promise<SyncReport> {
     const { store, logger, room } = this.init
+    const params = this.params
     const started = Date.now()
     const report = emptyReport(peer, initiator, started)
     const ac = new AbortController()
@@ -131,15 +138,15 @@ export class Syncer {
     signal.addEventListener('abort', onAbort, { once: true })
 
     const lp = lpStream(stream, { maxDataLength: SYNC_MAX_FRAME_BYTES })
-    const held = [...store.ids()].filter(isWireId)
-    const heldSet = new Set(held)
-    const digest = digestIds(held)
-    let myWant: string[] = []
-
-    const theirHello = new Gate<Hello>(signal)
-    const theirIds = new Gate<string[]>(signal)
-    const theirWant = new Gate<string[]>(signal)
-    let inSync = false
+    const set = new IdSet(
+      [...store.ids()].filter(isWireId),
+      [...(store.tombstones?.() ?? [])].filter(isWireId),
+    )
+    const fingerprint = set.fingerprintAll()
+    /** ids we asked for and have not received yet */
+    const myWant = new Set<string>()
+    /** ids we offered the peer: the only ones it may ask for */
+    const offered = new Set<string>()
 
     // idle watchdog: one timer re-armed per frame (cheaper than a timeout
     // signal per read when thousands of records stream in)
@@ -151,10 +158,10 @@ export class Syncer {
         this.idleMs,
       )
     }
-    armIdle()
     const readFrame = async (): Promise<Frame> => {
-      const bytes = await lp.read({ signal })
       armIdle()
+      const bytes = await lp.read({ signal })
+      report.bytesIn += bytes.byteLength + lpPrefix(bytes.byteLength)
       return decodeFrame(bytes.subarray())
     }
 
@@ -172,29 +179,78 @@ export class Syncer {
     const queue = async (frame: Uint8Array) => {
       batch.push(frame)
       batchBytes += frame.length
+      report.bytesOut += frame.length + lpPrefix(frame.length)
       if (batchBytes >= SYNC_WRITE_BATCH_BYTES) await flush()
     }
-
-    const writer = async () => {
-      await lp.write(encodeHello({ room, count: held.length, digest }), { signal })
-      const hello = await theirHello.promise
-      if (equalBytes(hello.digest, digest)) return
-      for (const f of encodeIdFrames(FrameType.IDS, held, SYNC_IDS_PER_FRAME)) await queue(f)
-      await queue(encodeEnd(FrameType.IDS_END))
+    const sendMessage = async (ranges: Range[]) => {
+      for (const id of offeredIds(ranges)) offered.add(id)
+      for (const f of encodeMessage(ranges, SYNC_RANGES_FRAME_BYTES)) await queue(f)
       await flush()
+      report.rounds++
+    }
+    const readMessage = async (): Promise<Range[]> => {
+      const ranges: Range[] = []
+      for (;;) {
+        const f = await readFrame()
+        if (f.type === FrameType.ROUND_END) break
+        if (f.type !== FrameType.RANGES)
+          throw violation(`expected RANGES, got ${frameName(f.type)}`)
+        ranges.push(...f.ranges)
+        if (ranges.length > params.maxRanges * 2) throw violation('too many ranges')
+      }
+      if (++report.rounds > SYNC_MAX_ROUNDS) throw violation('too many rounds')
+      return ranges
+    }
+    const answer = (message: Range[]): Range[] => {
+      let r
+      try {
+        r = respond(set, message, params)
+      } catch (err) {
+        if (err instanceof ReconcileError) throw violation(err.message)
+        throw err
+      }
+      if (r.deferred) report.deferred++
+      for (const id of r.need) {
+        if (myWant.has(id) || this.inflight.has(id) || store.get(id) !== undefined) continue
+        if (myWant.size >= params.maxHave) {
+          report.deferred++
+          continue
+        }
+        myWant.add(id)
+        this.inflight.add(id)
+      }
+      return r.reply
+    }
 
-      const theirs = await theirIds.promise
-      myWant = theirs.filter(
-        (id) => !heldSet.has(id) && !this.inflight.has(id) && store.get(id) === undefined,
-      )
-      for (const id of myWant) this.inflight.add(id)
-      report.wanted = myWant.length
-      for (const f of encodeIdFrames(FrameType.WANT, myWant, SYNC_IDS_PER_FRAME)) await queue(f)
+    /** HELLO both ways, then reconciliation turns; false when already in sync. */
+    const reconcile = async (): Promise<boolean> => {
+      await queue(encodeHello({ room, count: set.size, fingerprint }))
+      await flush()
+      const first = await readFrame()
+      if (first.type !== FrameType.HELLO)
+        throw violation(`expected HELLO, got ${frameName(first.type)}`)
+      checkHello(first.hello, room)
+      if (first.hello.count === set.size && equalBytes(first.hello.fingerprint, fingerprint)) {
+        return false
+      }
+      if (initiator) await sendMessage(initialMessage(set, params))
+      for (;;) {
+        const message = await readMessage()
+        const reply = answer(message)
+        if (!needsReply(message)) break
+        await sendMessage(reply)
+        if (!needsReply(reply)) break
+      }
+      return true
+    }
+
+    const writer = async (theirWant: Promise<string[]>) => {
+      const want = [...myWant]
+      report.wanted = want.length
+      for (const f of encodeWantFrames(want, SYNC_IDS_PER_FRAME)) await queue(f)
       await queue(encodeEnd(FrameType.WANT_END))
       await flush()
-
-      const wanted = await theirWant.promise
-      for (const id of wanted) {
+      for (const id of await theirWant) {
         const rec = store.get(id)
         if (rec === undefined) continue
         await queue(encodeRecord(rec))
@@ -204,53 +260,33 @@ export class Syncer {
       await flush()
     }
 
-    const reader = async () => {
-      const first = await readFrame()
-      if (first.type !== FrameType.HELLO)
-        throw violation(`expected HELLO, got ${frameName(first.type)}`)
-      const hello = first.hello
-      if (hello.version !== SYNC_VERSION) throw violation(`unsupported version ${hello.version}`)
-      if (hello.room !== room) {
-        throw new RoomMismatch(`peer is in room "${hello.room}", we are in "${room}"`)
-      }
-      if (hello.count > SYNC_MAX_IDS) throw violation(`announces ${hello.count} ids`)
-      theirHello.open(hello)
-      if (equalBytes(hello.digest, digest)) {
-        inSync = true
-        return
-      }
-
-      const ids: string[] = []
-      for (;;) {
-        const f = await readFrame()
-        if (f.type === FrameType.IDS_END) break
-        if (f.type !== FrameType.IDS) throw violation(`expected IDS, got ${frameName(f.type)}`)
-        ids.push(...f.ids)
-        if (ids.length > hello.count) throw violation('more ids than announced')
-      }
-      if (ids.length !== hello.count) throw violation('fewer ids than announced')
-      theirIds.open(ids)
-
+    const readWant = async (): Promise<string[]> => {
       const want: string[] = []
       for (;;) {
         const f = await readFrame()
         if (f.type === FrameType.WANT_END) break
         if (f.type !== FrameType.WANT) throw violation(`expected WANT, got ${frameName(f.type)}`)
-        want.push(...f.ids)
-        if (want.length > held.length) throw violation('asks for more ids than we announced')
+        for (const id of f.ids) {
+          if (!offered.has(id)) throw violation('asks for an id we did not offer')
+          want.push(id)
+        }
+        if (want.length > Math.min(offered.size, params.maxHave)) {
+          throw violation('asks for too many ids')
+        }
       }
-      theirWant.open(want)
+      return want
+    }
 
-      let received = 0
+    const readRecords = async () => {
+      const expected = (id: string) => myWant.delete(id)
       for (;;) {
         const f = await readFrame()
         if (f.type === FrameType.RECORDS_END) break
         if (f.type !== FrameType.RECORD)
           throw violation(`expected RECORD, got ${frameName(f.type)}`)
-        if (++received > myWant.length) throw violation('sends records we did not ask for')
         let verdict
         try {
-          verdict = await store.add(f.record, peer)
+          verdict = await store.add(f.record, peer, expected)
         } catch (err) {
           logger.warn('sync: store.add threw (treated as reject)', { peer, error: errMsg(err) })
           verdict = 'reject' as const
@@ -259,28 +295,35 @@ export class Syncer {
         else if (verdict === 'ignore') report.ignored++
         else {
           report.rejected++
-          logger.warn('sync: record rejected', { peer, bytes: f.record.length })
+          logger.warn('sync: record rejected (invalid, or not asked for)', {
+            peer,
+            bytes: f.record.length,
+          })
           if (report.rejected > this.maxRejects) throw violation('too many rejected records')
         }
       }
+      clearTimeout(idleTimer) // nothing more to read: only the session timeout applies now
     }
 
+    let asked: string[] = []
     try {
-      await Promise.all([
-        writer().catch((err) => {
-          ac.abort(err)
-          throw err
-        }),
-        reader().then(
-          // nothing more to read: only the session timeout applies now
-          () => clearTimeout(idleTimer),
-          (err) => {
+      report.inSync = !(await reconcile())
+      asked = [...myWant]
+      if (!report.inSync) {
+        const theirWant = readWant()
+        theirWant.catch(() => {})
+        await Promise.all([
+          writer(theirWant).catch((err) => {
             ac.abort(err)
             throw err
-          },
-        ),
-      ])
-      report.inSync = inSync
+          }),
+          theirWant.then(readRecords).catch((err) => {
+            ac.abort(err)
+            throw err
+          }),
+        ])
+      }
+      clearTimeout(idleTimer)
       await stream.close({ signal })
     } catch (err) {
       const cause = signal.aborted ? signal.reason : err
@@ -297,8 +340,9 @@ export class Syncer {
     } finally {
       clearTimeout(idleTimer)
       signal.removeEventListener('abort', onAbort)
-      for (const id of myWant) this.inflight.delete(id)
-      report.missing = myWant.filter((id) => store.get(id) === undefined).length
+      if (asked.length === 0) asked = [...myWant]
+      for (const id of asked) this.inflight.delete(id)
+      report.missing = asked.filter((id) => store.get(id) === undefined).length
       report.ms = Date.now() - started
     }
     if (report.rejected > 0 && report.error === undefined) {
@@ -306,6 +350,13 @@ export class Syncer {
     }
     this.init.onSession?.(report)
     return report
+  }
+}
+
+function checkHello(hello: Hello, room: string): void {
+  if (hello.version !== SYNC_VERSION) throw violation(`unsupported version ${hello.version}`)
+  if (hello.room !== room) {
+    throw new RoomMismatch(`peer is in room "${hello.room}", we are in "${room}"`)
   }
 }
 
@@ -321,12 +372,6 @@ function asError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e))
 }
 
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
-}
-
 function emptyReport(
   peer: string,
   initiator: boolean,
@@ -337,12 +382,16 @@ function emptyReport(
     peer,
     initiator,
     inSync: false,
+    rounds: 0,
     sent: 0,
     accepted: 0,
     rejected: 0,
     ignored: 0,
     wanted: 0,
     missing: 0,
+    deferred: 0,
+    bytesOut: 0,
+    bytesIn: 0,
     ms: Date.now() - started,
   }
   if (error !== undefined) r.error = error

@@ -34,10 +34,17 @@ export interface RecordStore {
   /** the bytes of one record, or undefined when not held */
   get(id: string): Uint8Array | undefined
   /**
+   * Ids of records this peer dropped on purpose (archived): sync treats them
+   * as held, so they are not fetched again, but never offers them. Optional.
+   */
+  tombstones?(): Iterable<string>
+  /**
    * Verify and add a record received from `from` (a PeerId string) by sync.
+   * `expected`, when given, is asked about the record's verified id before it
+   * is kept: false (a record nobody asked for) gives 'reject'.
    * Never throws: bad input gives 'reject' (and a log line).
    */
-  add(bytes: Uint8Array, from: string): Promise<Verdict>
+  add(bytes: Uint8Array, from: string, expected?: (id: string) => boolean): Promise<Verdict>
 }
 
 // ---------------------------------------------------------------------------
@@ -124,8 +131,10 @@ export interface SyncReport {
   peer: string
   /** true when we opened the stream */
   initiator: boolean
-  /** digests matched: nothing exchanged beyond HELLO */
+  /** fingerprints matched: nothing exchanged beyond HELLO */
   inSync: boolean
+  /** reconciliation messages exchanged (both ways) */
+  rounds: number
   /** records sent to the peer */
   sent: number
   /** records received, by the store's verdict */
@@ -135,6 +144,11 @@ export interface SyncReport {
   /** ids we asked for, and how many of them we still lack at the end */
   wanted: number
   missing: number
+  /** differences left for the next session (a per-session budget was reached) */
+  deferred: number
+  /** frame bytes written and read, length prefixes included */
+  bytesOut: number
+  bytesIn: number
   ms: number
   /** set when the session failed */
   error?: string

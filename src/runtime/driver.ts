@@ -18,6 +18,7 @@ import {
 import type { LlmOutcome, ModelConfig } from '../llm/types'
 import type { PlanRecord, WireRecord } from '../protocol/records'
 import { projectTree, type PlanTree } from '../plan/tree'
+import { withoutRecords } from '../plan/archive'
 import { createPeer, step, type PeerInput, type PeerState } from '../roles/index'
 import { derived } from '../roles/peer'
 import type { PeerConfig, PeerEvent } from '../roles/types'
@@ -99,6 +100,16 @@ export class CoreDriver {
         },
       },
     ])
+  }
+
+  /**
+   * Drops archived records (settled root goals' trees) from the plan. Nothing
+   * else refers to them, so the rest of the plan derives as before.
+   */
+  archive(ids: string[]): void {
+    this.peer.plan = withoutRecords(this.peer.plan, new Set(ids))
+    this.peer.derivedCache = null
+    this.scheduleViews()
   }
 
   tree(): PlanTree {

@@ -24,6 +24,8 @@ export interface CoreHostInit {
 export interface CoreHost {
   deliver(inputs: PeerInput[]): void
   setModel(model: ModelConfig): void
+  /** drops archived records from the core's plan (see src/plan/archive.ts) */
+  archive(ids: string[]): void
   /** the latest tree and activity (a worker host answers with the last it received) */
   tree(): PlanTree
   activity(): RoleActivity
@@ -39,6 +41,7 @@ export function inProcessCore(providerInit?: ProviderInit): StartCore {
     return {
       deliver: (inputs) => driver.deliver(inputs),
       setModel: (model) => driver.setModel(model),
+      archive: (ids) => driver.archive(ids),
       tree: () => driver.tree(),
       activity: () => driver.activity(),
       stop: () => driver.stop(),

@@ -2,12 +2,15 @@
  * Plan records in IndexedDB (idb-keyval), one database per room. Tabs of the
  * same browser share it: records are content-addressed and only ever added,
  * so sharing is safe, and a new tab starts with everything its siblings hold.
+ * Archiving deletes records and remembers their ids (packed, 16 bytes each)
+ * in a second database, one entry per archive.
  */
-import { createStore, entries, set, type UseStore } from 'idb-keyval'
-import type { RecordPersistence } from './persist'
+import { createStore, delMany, entries, set, values, type UseStore } from 'idb-keyval'
+import { packIds, unpackIds, type RecordPersistence } from './persist'
 
 export function indexedDbPersistence(room: string): RecordPersistence {
   const store: UseStore = createStore(`murmuration-plan-${room}`, 'records')
+  const archive: UseStore = createStore(`murmuration-archive-${room}`, 'tombstones')
   return {
     async load() {
       const rows = await entries<string, Uint8Array>(store)
@@ -15,6 +18,16 @@ export function indexedDbPersistence(room: string): RecordPersistence {
     },
     async save(id, bytes) {
       await set(id, bytes, store)
+    },
+    async remove(ids) {
+      await delMany([...ids], store)
+    },
+    async loadTombstones() {
+      return (await values<Uint8Array>(archive)).flatMap(unpackIds)
+    },
+    async saveTombstones(ids) {
+      const key = `${Date.now()}-${Math.random().toString(36).slice(2)}`
+      await set(key, packIds(ids), archive)
     },
   }
 }

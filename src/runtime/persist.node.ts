@@ -2,11 +2,13 @@
  * Plan records of a headless agent in an append-only file: each record is a
  * 4-byte big-endian length followed by its signed bytes. A torn last write
  * (the process died mid-append) is ignored on load; every record is verified
- * again when loaded, so a damaged file cannot inject anything.
+ * again when loaded, so a damaged file cannot inject anything. Archived ids
+ * are appended to `<path>.archived` (16 bytes each); the records file is not
+ * rewritten, its archived records are skipped on load.
  */
 import { appendFile, mkdir, readFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import type { RecordPersistence } from './persist'
+import { packIds, unpackIds, type RecordPersistence } from './persist'
 
 export function filePersistence(path: string): RecordPersistence {
   const saved = new Set<string>()
@@ -27,6 +29,20 @@ export function filePersistence(path: string): RecordPersistence {
         at += 4 + length
       }
       return records
+    },
+    async loadTombstones() {
+      try {
+        return unpackIds(new Uint8Array(await readFile(`${path}.archived`)))
+      } catch {
+        return []
+      }
+    },
+    async saveTombstones(ids) {
+      queue = queue.then(async () => {
+        await mkdir(dirname(path), { recursive: true })
+        await appendFile(`${path}.archived`, packIds(ids))
+      })
+      await queue
     },
     async save(id, bytes) {
       if (saved.has(id)) return

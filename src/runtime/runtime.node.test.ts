@@ -87,5 +87,20 @@ describe('runtime over real libp2p', () => {
     )
     expect(fingerprint(late)).toBe(fingerprint(observer))
     expect(observer.exportPlan(goal, 'markdown')).toContain('# Plan a weekend trip to Kyoto')
-  }, 120_000)
+
+    // one observer archives the finished goal: it drops it, exported first
+    const held = observer.records().length
+    const archived = await observer.archiveFinished()
+    expect(archived).toMatchObject({ goals: 1, records: held })
+    expect(JSON.parse(archived.json!).records.length).toBe(held)
+    await waitFor(() => observer.tree().goals.length === 0, 5_000, 'the goal to leave the tree')
+    expect(observer.records()).toEqual([])
+    // peers that hold it still give it to a newcomer, and sync brings nothing back to the archiver
+    const newcomer = await peer(relay.multiaddrs, 'observer')
+    await waitFor(() => newcomer.tree().goals[0]?.status === 'done', 15_000, 'the newcomer')
+    await waitFor(() => linked(newcomer) >= roles.length + 1, 15_000, 'the newcomer to link')
+    await new Promise((r) => setTimeout(r, 1_000))
+    expect(observer.records()).toEqual([])
+    expect(fingerprint(newcomer)).toBe(fingerprint(late))
+  }, 150_000)
 })

@@ -27,13 +27,14 @@ import { modelLabel } from './driver'
 import type { StartCore } from './host'
 import type { RecordPersistence } from './persist'
 import { isPlanRecord, PlanStore } from './store'
+import { archiveFinished } from './archive'
 import type { PeerRuntime, RoleActivity, RuntimeEvents, RuntimeInit, TrafficStats } from './types'
 
 export const DEFAULT_CAPACITY = 4
 /**
  * Anti-entropy with every linked peer this often, besides the sync when a
  * link opens: repairs what gossip lost. Peers already in sync exchange one
- * digest frame each way, so this costs almost nothing.
+ * HELLO frame (a fingerprint) each way, so this costs almost nothing.
  */
 export const ANTI_ENTROPY_INTERVAL_MS = 20_000
 /**
@@ -278,6 +279,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
         ? exportJson(core.tree(), goalId)
         : exportMarkdown(core.tree(), goalId)
     },
+    archiveFinished: () => archiveFinished(room, store, core, now()),
     async stop() {
       clearInterval(antiEntropy)
       clearTimeout(joinFallback)

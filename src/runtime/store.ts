@@ -24,6 +24,8 @@ export function isPlanRecord(record: WireRecord): record is PlanRecord {
 
 export class PlanStore implements RecordStore {
   private readonly bytes = new Map<string, Uint8Array>()
+  /** ids archived: dropped on purpose, never taken back (see RecordStore.tombstones) */
+  private readonly archived = new Set<string>()
   /** records (and their bytes) kept from anti-entropy sync */
   synced = 0
   syncedBytes = 0
@@ -42,13 +44,38 @@ export class PlanStore implements RecordStore {
     return this.bytes.keys()
   }
 
+  tombstones(): Iterable<string> {
+    return this.archived
+  }
+
+  get archivedCount(): number {
+    return this.archived.size
+  }
+
+  /**
+   * Drops records for good (archived goals): from memory and storage; their
+   * ids are remembered, so sync does not fetch them again and gossip
+   * replaying one is ignored. Returns how many records were dropped.
+   */
+  async archive(ids: Iterable<string>): Promise<number> {
+    const list = [...ids].filter((id) => !this.archived.has(id))
+    let dropped = 0
+    for (const id of list) {
+      if (this.bytes.delete(id)) dropped++
+      this.archived.add(id)
+    }
+    await this.init.persistence.saveTombstones?.(list)
+    await this.init.persistence.remove?.(list)
+    return dropped
+  }
+
   get(id: string): Uint8Array | undefined {
     return this.bytes.get(id)
   }
 
   /** Add a record already decoded and verified (gossip validator, or our own). */
   addVerified(record: PlanRecord, bytes: Uint8Array, persist = true): boolean {
-    if (this.bytes.has(record.id)) return false
+    if (this.bytes.has(record.id) || this.archived.has(record.id)) return false
     this.bytes.set(record.id, bytes)
     if (persist) {
       this.init.persistence.save(record.id, bytes).catch((err: Error) => {
@@ -60,8 +87,8 @@ export class PlanStore implements RecordStore {
   }
 
   /** Verify and add bytes from sync or storage. Never throws. */
-  async add(bytes: Uint8Array, from: string): Promise<Verdict> {
-    const verdict = await this.verifyAndAdd(bytes, from, true)
+  async add(bytes: Uint8Array, from: string, expected?: (id: string) => boolean): Promise<Verdict> {
+    const verdict = await this.verifyAndAdd(bytes, from, true, expected)
     if (verdict === 'accept') {
       this.synced++
       this.syncedBytes += bytes.length
@@ -69,10 +96,19 @@ export class PlanStore implements RecordStore {
     return verdict
   }
 
-  private async verifyAndAdd(bytes: Uint8Array, from: string, persist: boolean): Promise<Verdict> {
+  private async verifyAndAdd(
+    bytes: Uint8Array,
+    from: string,
+    persist: boolean,
+    expected?: (id: string) => boolean,
+  ): Promise<Verdict> {
     const decoded = await decodeRecordAsync(bytes, { room: this.init.room })
     if (!decoded.ok) {
       this.init.log?.(`dropped a record from ${from}: ${decoded.reason} (${decoded.detail})`)
+      return 'reject'
+    }
+    if (expected !== undefined && !expected(decoded.record.id)) {
+      this.init.log?.(`dropped a record from ${from} that nobody asked for: ${decoded.record.id}`)
       return 'reject'
     }
     if (!isPlanRecord(decoded.record)) {
@@ -96,6 +132,7 @@ export class PlanStore implements RecordStore {
 
   /** Load what persistence holds, verifying each record again. Returns how many were dropped. */
   async restore(): Promise<number> {
+    for (const id of (await this.init.persistence.loadTombstones?.()) ?? []) this.archived.add(id)
     let dropped = 0
     for (const bytes of await this.init.persistence.load()) {
       if ((await this.verifyAndAdd(bytes, 'storage', false)) === 'reject') dropped++

@@ -103,6 +103,13 @@ export interface TrafficStats {
   syncedBytes: number
 }
 
+export interface ArchiveResult {
+  goals: number
+  records: number
+  /** JSON (format murmuration-archive/1): the goals' trees and their signed records */
+  json: string | null
+}
+
 export interface PeerRuntime {
   readonly peerId: string
   readonly room: string
@@ -122,5 +129,11 @@ export interface PeerRuntime {
   setModel(model: ModelConfig): void
   /** the final plan (or the plan so far) of one root goal */
   exportPlan(goalId: string, format: 'markdown' | 'json'): string
+  /**
+   * Archives every settled root goal (done, failed, cancelled): returns their
+   * export (null when there is nothing to archive), then drops their records
+   * from this peer's memory and storage for good (src/runtime/archive.ts).
+   */
+  archiveFinished(): Promise<ArchiveResult>
   stop(): Promise<void>
 }

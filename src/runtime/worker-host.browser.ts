@@ -49,6 +49,7 @@ export const workerCore: StartCore = (init) => {
   const host: CoreHost = {
     deliver: (inputs) => send({ type: 'deliver', inputs }),
     setModel: (model) => send({ type: 'set-model', model }),
+    archive: (ids) => send({ type: 'archive', ids }),
     tree: () => tree,
     activity: () =>
       activity ?? {

@@ -23,6 +23,7 @@ const HELP = `usage: npm run sim -- [options]
   --fail-rate P      probability an LLM call fails after its retries (default 0)
   --no-crashes       no peer crashes
   --skew-s S         clocks skewed up to S seconds either way (default 300)
+  --sync MODE        anti-entropy: real (the reconciliation core), oracle, or mixed (real on odd seeds; default)
   --workers N        parallel worker threads (default: cores)
   --verbose          one line per seed`
 
@@ -44,6 +45,7 @@ function optionsFromArgs(argv: string[]) {
       'fail-rate': { type: 'string' },
       'no-crashes': { type: 'boolean', default: false },
       'skew-s': { type: 'string' },
+      sync: { type: 'string', default: 'mixed' },
       workers: { type: 'string' },
       verbose: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -65,6 +67,7 @@ function optionsFromArgs(argv: string[]) {
     maxDepth: num(values.depth, DEFAULT_SWARM.maxDepth),
     crashes: !values['no-crashes'],
     maxSkewMs: num(values['skew-s'], DEFAULT_SWARM.maxSkewMs / 1000) * 1000,
+    ...(values.sync === 'mixed' ? {} : { realSync: values.sync === 'real' }),
     model: {
       ...DEFAULT_SWARM.model,
       failRate: num(values['fail-rate'], 0),

@@ -11,6 +11,7 @@ import { PlanState } from '../plan/state'
 import { createPeer, step, type Effects, type PeerInput, type PeerState } from '../roles/index'
 import { DEFAULT_CAPABILITY_MIX, simAnswer, type SimModelOptions } from './model'
 import { EventQueue } from './queue'
+import { oracleSync, realSyncFor, reconcileSync } from './sync'
 import { createRng, type Rng } from './rng'
 
 export interface SwarmMakeup {
@@ -44,6 +45,8 @@ export interface SwarmOptions {
   model: SimModelOptions
   /** anti-entropy: each peer syncs with a random peer this often */
   syncIntervalMs: number
+  /** anti-entropy by the real reconciliation core (true) or an oracle (false); default: odd seeds */
+  realSync?: boolean
   capacity: number
   /** per executor, its capabilities (cycled); default: all can write, some code, some API */
   executorCapabilities: Capability[][]
@@ -275,15 +278,14 @@ export class Swarm {
     const others = this.alive().filter((other) => other !== peer && !this.muted.has(other.index))
     if (!peer.state || others.length === 0 || this.muted.has(peer.index)) return
     const other = this.rng.pick(others)
-    const missing = (from: PlanState, to: PlanState): PeerInput[] => {
-      const inputs: PeerInput[] = []
-      for (const record of from.records()) {
-        if (!to.has(record.id)) inputs.push({ type: 'record', record: record as PlanRecord })
-      }
-      return inputs
-    }
-    const toPeer = missing(other.state!.plan, peer.state.plan)
-    const toOther = missing(peer.state.plan, other.state!.plan)
+    const session = realSyncFor(this.options.seed, this.options.realSync)
+      ? reconcileSync
+      : oracleSync
+    const result = session(peer.state.plan, other.state!.plan)
+    const asInputs = (records: PlanRecord[]): PeerInput[] =>
+      records.map((record) => ({ type: 'record', record }))
+    const toPeer = asInputs(result.toA)
+    const toOther = asInputs(result.toB)
     if (toPeer.length)
       this.schedule(this.deliveryDelay(), { type: 'deliver', to: peer.index, inputs: toPeer })
     if (toOther.length)

@@ -14,6 +14,7 @@ export type ToWorker =
   | { type: 'start'; config: PeerConfig; records: PlanRecord[]; model: ModelConfig }
   | { type: 'deliver'; inputs: PeerInput[] }
   | { type: 'set-model'; model: ModelConfig }
+  | { type: 'archive'; ids: string[] }
   | { type: 'stop' }
 
 export type FromWorker =

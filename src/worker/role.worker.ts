@@ -35,6 +35,9 @@ scope.onmessage = ({ data }) => {
     case 'set-model':
       driver?.setModel(data.model)
       break
+    case 'archive':
+      driver?.archive(data.ids)
+      break
     case 'stop':
       driver?.stop()
       scope.close()

@@ -52,7 +52,18 @@ export class MemoryStore implements RecordStore {
     return 'accept'
   }
 
-  async add(bytes: Uint8Array, from: string): Promise<Verdict> {
+  /** ids dropped on purpose (see RecordStore.tombstones) */
+  readonly archived = new Set<string>()
+
+  tombstones(): Iterable<string> {
+    return this.archived
+  }
+
+  async add(bytes: Uint8Array, from: string, expected?: (id: string) => boolean): Promise<Verdict> {
+    if (!isJunk(bytes) && expected !== undefined && !expected(recordIdOf(bytes))) {
+      this.rejected.push({ from, bytes: bytes.length })
+      return 'reject'
+    }
     return this.put(bytes, from)
   }
 }

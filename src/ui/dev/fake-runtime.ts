@@ -222,6 +222,9 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
       if (format === 'json') return JSON.stringify(goal ?? null, null, 2)
       return `# ${goal?.text ?? 'Plan'}\n\n${goal?.rollup.output ?? '(not finished yet)'}\n`
     },
+    async archiveFinished() {
+      return { goals: 0, records: 0, json: null }
+    },
     async stop() {
       clearInterval(timer)
     },

@@ -1,0 +1,87 @@
+/**
+ * Archiving settled root goals: which records make up a root goal's tree,
+ * and the plan state without them. Pure.
+ *
+ * A root goal's tree is closed: no record outside it refers to a record in
+ * it (child goal ids, task ids and failure subjects are all derived from the
+ * tree's own goal ids), and every decision about a goal is a function of
+ * its own tree. So dropping a settled tree leaves every other goal's
+ * derivation exactly as it was (tested in archive.test.ts).
+ */
+import { nodeId, taskId } from '../protocol/ids'
+import type { DerivedPlan } from './derive'
+import { PlanState } from './state'
+
+/** Root goals whose plan is over: done, failed or cancelled. */
+export function settledRoots(plan: DerivedPlan): string[] {
+  return plan.roots.filter((id) => {
+    const status = plan.goals.get(id)?.status
+    return status === 'done' || status === 'failed' || status === 'cancelled'
+  })
+}
+
+/**
+ * Ids of every record of the tree under root goal `root` that `state` holds.
+ * Walks the records themselves, not only the derived tree, so records that
+ * lost (a second accept, a node that does not count, the child goal of a
+ * classification that lost) go with their tree too.
+ */
+export function treeRecordIds(state: PlanState, root: string): Set<string> {
+  const ids = new Set<string>()
+  const addFailures = (subject: string) => {
+    for (const failure of state.failures(subject)) ids.add(failure.id)
+  }
+  const addTask = (task: string) => {
+    const records = state.taskRecords(task)
+    for (const r of records.claims) ids.add(r.id)
+    for (const r of records.results) ids.add(r.id)
+    for (const r of records.reannounces) ids.add(r.id)
+    addFailures(task)
+  }
+  if (state.has(root)) ids.add(root)
+  const seen = new Set<string>([root])
+  const queue = [root]
+  for (let goal = queue.pop(); goal !== undefined; goal = queue.pop()) {
+    const records = state.goalRecords(goal)
+    for (const r of records.proposals) {
+      ids.add(r.id)
+      addFailures(r.id)
+    }
+    for (const r of records.scores) ids.add(r.id)
+    for (const r of records.accepts) ids.add(r.id)
+    for (const r of records.cancels) ids.add(r.id)
+    addFailures(goal)
+    addTask(taskId('decide', goal))
+    addTask(taskId('rollup', goal))
+    for (const node of records.nodes) {
+      ids.add(node.id)
+      const text = state.proposals.get(node.proposal)?.subgoals[node.index]?.text
+      if (text === undefined) continue
+      const id = nodeId(goal, node.proposal, node.index, text, node.atomic)
+      if (node.atomic) addTask(taskId('execute', id))
+      else if (!seen.has(id)) {
+        seen.add(id)
+        queue.push(id)
+      }
+    }
+  }
+  return ids
+}
+
+/** Ids of every record of the trees of `roots`. */
+export function archiveIds(state: PlanState, roots: readonly string[]): Set<string> {
+  const ids = new Set<string>()
+  for (const root of roots) for (const id of treeRecordIds(state, root)) ids.add(id)
+  return ids
+}
+
+/**
+ * A plan state holding every record of `state` but `drop`. Its version is
+ * above the old one, so views cached by version are recomputed.
+ */
+export function withoutRecords(state: PlanState, drop: ReadonlySet<string>): PlanState {
+  const next = new PlanState()
+  for (const record of state.records()) if (!drop.has(record.id)) next.add(record)
+  next.version = Math.max(next.version, state.version + 1)
+  return next
+}

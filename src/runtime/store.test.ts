@@ -1,0 +1,49 @@
+/** The plan store's archive: records dropped from memory and storage, ids kept for good. */
+import { describe, expect, it } from 'vitest'
+import { encodeRecord } from '../protocol/codec'
+import { makeSigner, sampleRecords } from '../protocol/fixtures.test-support'
+import { isPlanRecord, PlanStore } from './store'
+import { memoryPersistence } from './persist'
+import type { PlanRecord } from '../protocol/records'
+
+async function setup() {
+  const signer = await makeSigner()
+  const records = sampleRecords(signer.peerId, 'r').filter(isPlanRecord) as PlanRecord[]
+  const signed = await Promise.all(
+    records.map(async (r) => ({ r, bytes: await encodeRecord(r, signer) })),
+  )
+  const persistence = memoryPersistence()
+  const seen: string[] = []
+  const store = new PlanStore({ room: 'r', persistence, onRecord: (r) => void seen.push(r.id) })
+  for (const { r, bytes } of signed) store.addVerified(r, bytes)
+  await new Promise((resolve) => setTimeout(resolve, 0))
+  return { signed, persistence, store, seen }
+}
+
+describe('PlanStore archive', () => {
+  it('drops records from memory and storage, and never takes them back', async () => {
+    const { signed, persistence, store, seen } = await setup()
+    const [a, b] = signed as [(typeof signed)[0], (typeof signed)[0]]
+    expect(await store.archive([a.r.id, b.r.id])).toBe(2)
+    expect(store.has(a.r.id)).toBe(false)
+    expect(store.size).toBe(signed.length - 2)
+    expect(persistence.records.has(a.r.id)).toBe(false)
+    expect([...store.tombstones()].sort()).toEqual([a.r.id, b.r.id].sort())
+    // gossip or sync replaying an archived record changes nothing
+    expect(store.addVerified(a.r, a.bytes)).toBe(false)
+    expect(await store.add(b.bytes, 'peer')).toBe('ignore')
+    expect(seen.length).toBe(signed.length)
+  })
+
+  it('remembers archived ids across a restart', async () => {
+    const { signed, persistence, store } = await setup()
+    const a = signed[0]!
+    await store.archive([a.r.id])
+    persistence.records.set(a.r.id, a.bytes) // a sibling tab wrote it back meanwhile
+    const again = new PlanStore({ room: 'r', persistence, onRecord: () => {} })
+    await again.restore()
+    expect(again.has(a.r.id)).toBe(false)
+    expect(again.size).toBe(signed.length - 1)
+    expect([...again.tombstones()]).toEqual([a.r.id])
+  })
+})

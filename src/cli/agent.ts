@@ -2,7 +2,7 @@
  * A headless peer: the same role code as a tab, joining the same swarm.
  *
  *   npm run agent -- --role scorer [--app http://127.0.0.1:8080 | --relay <multiaddr>]
- *                    [--room lobby] [--data .data/agents/<role>]
+ *                    --invite '<invite link>' [--data .data/agents/<role>]
  *                    [--provider offline|anthropic|openai|openai-compatible] [--model NAME]
  *                    [--base-url URL] [--capabilities can_write_text,can_run_code] [--capacity 4]
  *                    [--goal "text"] [--rtc-bind 127.0.0.1]
@@ -11,12 +11,15 @@
  * ANTHROPIC_API_KEY / OPENAI_API_KEY by provider), never from the command
  * line, so it does not end up in shell history or process listings. It goes
  * only to the provider. Identity and records are kept in --data.
+ *
+ * The room comes from its invite link (Invite in the app; quote it: the
+ * secret is after the '#'). A room name alone cannot join a room.
  */
 import { parseArgs } from 'node:util'
 import { CAPABILITIES, type Capability, type ModelConfig } from '../llm/types'
 import { fetchRelayInfo, pickRelayAddrs } from '../net/relay-info'
-import { roleSchema, roomSchema } from '../protocol/schemas'
-import { DEFAULT_ROOM } from '../protocol/topics'
+import { parseInvite } from '../protocol/invite'
+import { roleSchema } from '../protocol/schemas'
 import { createNodeRuntime } from '../runtime/node'
 
 const { values } = parseArgs({
@@ -24,7 +27,7 @@ const { values } = parseArgs({
     role: { type: 'string', default: 'executor' },
     app: { type: 'string', default: 'http://127.0.0.1:8080' },
     relay: { type: 'string', multiple: true },
-    room: { type: 'string', default: DEFAULT_ROOM },
+    invite: { type: 'string' },
     data: { type: 'string' },
     provider: { type: 'string', default: 'offline' },
     model: { type: 'string' },
@@ -43,7 +46,14 @@ function fail(message: string): never {
 }
 
 const role = roleSchema.safeParse(values.role).data ?? fail(`unknown role ${values.role}`)
-const room = roomSchema.safeParse(values.room).data ?? fail(`bad room name ${values.room}`)
+const room = (() => {
+  if (!values.invite) fail('pass --invite <link>: the room\'s invite link (the app\'s Invite panel)')
+  try {
+    return parseInvite(values.invite).room
+  } catch (err) {
+    return fail(`bad --invite: ${(err as Error).message}`)
+  }
+})()
 const provider = values.provider as ModelConfig['provider']
 if (!['offline', 'anthropic', 'openai', 'openai-compatible'].includes(provider))
   fail(`unknown provider ${provider}`)
@@ -88,12 +98,12 @@ const runtime = await createNodeRuntime({
   model,
   capacity: Number(values.capacity),
   ...(capabilities ? { capabilities } : {}),
-  dataDir: values.data ?? `.data/agents/${room}-${role}`,
+  dataDir: values.data ?? `.data/agents/${room.name}-${room.id.slice(0, 8)}-${role}`,
   ...(values['rtc-bind'] ? { rtcBindAddress: values['rtc-bind'] } : {}),
   log: values.quiet ? () => {} : (message) => console.log(`  ${message}`),
 })
 console.log(
-  `Murmuration ${role} ${runtime.peerId} in room "${room}" (${model.provider}/${model.model})`,
+  `Murmuration ${role} ${runtime.peerId} in room "${room.name}" (${model.provider}/${model.model})`,
 )
 
 let lastPrinted = ''

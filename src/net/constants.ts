@@ -99,8 +99,12 @@ export const DISCOVER_MAX_FRAME_BYTES = 64 * 1024
 /** The relay lists at most this many peers of a room in one answer. */
 export const DISCOVER_MAX_PEERS_LISTED = 1_000
 
-/** Sync: largest frame. A record plus its frame header. */
-export const SYNC_MAX_FRAME_BYTES = MAX_RECORD_BYTES + 64
+/**
+ * Sync: largest frame. A record plus its headers: the frame's type byte, the
+ * record's format byte and signature (65), and the room seal (41 bytes), with
+ * margin for a later envelope.
+ */
+export const SYNC_MAX_FRAME_BYTES = MAX_RECORD_BYTES + 1024
 
 /**
  * Sync: most ids a peer may announce, or ask for, in one session. The plan of

@@ -9,9 +9,12 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createRelay } from '../../relay/relay'
 import { silentLogger } from '../net/log'
 import { contentId } from '../protocol/hash'
+import { deriveRoomKey, newRoomSecret } from '../protocol/room-key'
 import { createNodeRuntime } from './node'
 import type { PeerRuntime, Role } from './types'
 
+/** one room (and secret) for the test's peers */
+const ROOM = deriveRoomKey('runtime-test', newRoomSecret())
 const running: Array<{ stop(): Promise<void> }> = []
 afterEach(async () => {
   await Promise.all(running.splice(0).map((r) => r.stop()))
@@ -27,7 +30,7 @@ async function waitFor(cond: () => boolean, ms: number, what: string): Promise<v
 
 async function peer(relays: string[], role: Role): Promise<PeerRuntime> {
   const runtime = await createNodeRuntime({
-    room: 'runtime-test',
+    room: ROOM,
     role,
     relays,
     rtcBindAddress: '127.0.0.1',

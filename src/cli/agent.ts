@@ -47,7 +47,7 @@ function fail(message: string): never {
 
 const role = roleSchema.safeParse(values.role).data ?? fail(`unknown role ${values.role}`)
 const room = (() => {
-  if (!values.invite) fail('pass --invite <link>: the room\'s invite link (the app\'s Invite panel)')
+  if (!values.invite) fail("pass --invite <link>: the room's invite link (the app's Invite panel)")
   try {
     return parseInvite(values.invite).room
   } catch (err) {

@@ -107,7 +107,9 @@ describe('invite links', () => {
   })
 
   it('refuses a link that names a room without its key, with a clear reason', () => {
-    expect(() => parseInvite('http://h:8080/?room=trip&role=executor')).toThrow(/carries no invite key/)
+    expect(() => parseInvite('http://h:8080/?room=trip&role=executor')).toThrow(
+      /carries no invite key/,
+    )
     expect(() => parseInvite('http://h:8080/#room=trip')).toThrow(/has no key/)
     expect(() => parseInvite('not a link')).toThrow(InvalidRoomKeyError)
   })

@@ -116,7 +116,8 @@ export function sealRecord(
   return out
 }
 
-export type Opened = { ok: true; plain: Uint8Array } | { ok: false; reason: 'not-sealed' | 'bad-seal' }
+export type Opened =
+  { ok: true; plain: Uint8Array } | { ok: false; reason: 'not-sealed' | 'bad-seal' }
 
 /**
  * Opens a sealed record. Never throws: bytes from outside the room (no

@@ -102,7 +102,11 @@ describe('runtime over real libp2p', () => {
     running.push(relay)
     const room = deriveRoomKey('guarded', newRoomSecret())
     // the relay's view: the room id, and a key of its own making
-    const intruderKey: RoomKey = { ...room, secret: newRoomSecret(), recordKey: new Uint8Array(32).fill(7) }
+    const intruderKey: RoomKey = {
+      ...room,
+      secret: newRoomSecret(),
+      recordKey: new Uint8Array(32).fill(7),
+    }
     const roles: Role[] = ['decomposer', 'scorer', 'scorer', 'executor', 'observer']
     const peers = await Promise.all(roles.map((role) => peer(relay.multiaddrs, role, room)))
     const intruder = await peer(relay.multiaddrs, 'decomposer', intruderKey)

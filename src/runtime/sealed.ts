@@ -32,7 +32,9 @@ export class SealedStore implements RecordStore {
   add(sealed: Uint8Array, from: string): Promise<Verdict> {
     const opened = openRecord(this.room, sealed)
     if (!opened.ok) {
-      this.log?.(`dropped a synced record from ${from}: ${opened.reason} (not sealed for this room)`)
+      this.log?.(
+        `dropped a synced record from ${from}: ${opened.reason} (not sealed for this room)`,
+      )
       return Promise.resolve('reject')
     }
     return this.inner.add(opened.plain, from)

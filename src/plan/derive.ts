@@ -21,6 +21,7 @@ import type {
   ScoreRecord,
 } from '../protocol/records'
 import { QUORUM_SCORE, QUORUM_VOTES } from '../protocol/rules'
+import { countedCancels } from './authority'
 import type { PlanState } from './state'
 import { authorised, bestOutput, deriveTask, type TaskState } from './tasks'
 
@@ -203,7 +204,8 @@ function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskStat
   decide.unclaimedOutputs +=
     records.accepts.filter((a) => !authorised(decide, a)).length +
     records.nodes.filter((n) => !authorised(decide, n)).length
-  const cancelled = (seed.parent?.cancelled ?? false) || records.cancels.length > 0
+  const cancelled =
+    (seed.parent?.cancelled ?? false) || countedCancels(records.cancels, seed.root.from).length > 0
   const goal: DerivedGoal = {
     id: seed.id,
     text: seed.text,

@@ -84,10 +84,11 @@ export function deriveTask(plan: PlanState, type: TaskType, subject: string): Ta
   const id = taskId(type, subject)
   const records = plan.taskRecords(id)
   // epochs move one checkable step at a time, never past a result (authority.ts)
-  const claims = countedClaims(
-    records.claims.filter((claim) => claim.taskType === type && claim.subject === subject),
-    type === 'decide' ? [] : records.results,
-  )
+  const raw = records.claims.filter((claim) => claim.taskType === type && claim.subject === subject)
+  const claims = countedClaims(raw, type === 'decide' ? [] : records.results)
+  // an output whose author's claim is here but does not count will never count: nothing to wait for
+  const awaited = (output: WireRecord & { epoch: number }) =>
+    !raw.some((claim) => claim.from === output.from && claim.epoch === output.epoch)
   let epoch = -1
   for (const claim of claims) epoch = Math.max(epoch, claim.epoch)
   let holder: ClaimRecord | null = null
@@ -111,7 +112,9 @@ export function deriveTask(plan: PlanState, type: TaskType, subject: string): Ta
     status: 'open',
   }
   task.result = bestOutput(task, records.results)
-  task.unclaimedOutputs = records.results.filter((result) => !authorised(task, result)).length
+  task.unclaimedOutputs = records.results.filter(
+    (result) => !authorised(task, result) && awaited(result),
+  ).length
   const failures: FailureRecord[] = []
   const failedBy = new Set<string>()
   let gap: FailureRecord | null = null
@@ -122,7 +125,7 @@ export function deriveTask(plan: PlanState, type: TaskType, subject: string): Ta
         gap = failure
       }
     } else if (!authorised(task, failure)) {
-      task.unclaimedOutputs++
+      if (awaited(failure)) task.unclaimedOutputs++
     } else if (failure.index === -1) {
       failures.push(failure)
       failedBy.add(failure.from)

@@ -3,6 +3,7 @@ import { contentId } from '../protocol/hash'
 import { taskId } from '../protocol/ids'
 import {
   stamp,
+  type AcceptRecord,
   type CancelRecord,
   type ClaimRecord,
   type Draft,
@@ -183,6 +184,42 @@ describe('a hostile member against a finished plan', () => {
       )
     }
     expect(treeOf(attacked.map((r) => stamp(r as Draft<PlanRecord>)))).toBe(treeOf(records))
+  })
+
+  it('cannot swap an accepted split by taking the decide task over', () => {
+    const { plan } = root()
+    const room = records[0]!.room
+    const goal = [...plan.goals.values()].find(
+      (g) =>
+        g.accepted &&
+        g.proposals.some((p) => (g.votes.get(p.id)?.length ?? 0) >= 2 && p.id !== g.accepted!.id),
+    )
+    expect(goal, 'a goal with a losing proposal of two votes').toBeDefined()
+    const loser = goal!.proposals.find(
+      (p) => p.id !== goal!.accepted!.id && (goal!.votes.get(p.id)?.length ?? 0) >= 2,
+    )!
+    const takeover = stamp<ClaimRecord>({
+      kind: 'claim',
+      room,
+      from: MALLORY,
+      task: goal!.decide.id,
+      taskType: 'decide',
+      subject: goal!.id,
+      epoch: goal!.decide.epoch + 1,
+      at: 1,
+    } as Draft<ClaimRecord>)
+    const swap = stamp<AcceptRecord>({
+      kind: 'accept',
+      room,
+      from: MALLORY,
+      goal: goal!.id,
+      proposal: loser.id,
+      basis: 'deadline',
+      votes: goal!.votes.get(loser.id)!.map((v) => v.id),
+      epoch: goal!.decide.epoch + 1,
+    } as Draft<AcceptRecord>)
+    const after = derivePlan(stateOf([...records, takeover, swap])).goals.get(goal!.id)!
+    expect(after.accepted!.id).toBe(goal!.accepted!.id)
   })
 
   it('cannot take a leaf by jumping epochs', () => {

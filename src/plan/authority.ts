@@ -8,7 +8,9 @@
  * They are kept apart from derive.ts and tasks.ts, which call them, so the
  * rules can be read, tested and changed on their own.
  */
+import { compareRank } from '../protocol/hash'
 import type {
+  AcceptRecord,
   CancelRecord,
   ClaimRecord,
   FailureRecord,
@@ -63,6 +65,37 @@ export function countedClaims(
     counted.push(...byEpoch.get(epoch)!)
   }
   return counted
+}
+
+/**
+ * Of a goal's authorised accepts whose evidence holds, the one of the
+ * EARLIEST epoch counts (then the best-ranked author, then the lowest id): a
+ * decision, once made and seen, stands. A successor that takes the decide
+ * task over publishes an accept only when none counts (it finishes the
+ * classification instead), so honest takeovers are unaffected; only the rare
+ * accept lost in transit and later found can be replaced, by the earlier one.
+ * Stops: a member taking the decide task over one epoch up and swapping the
+ * accepted split for its own choice with a `deadline` accept citing two votes.
+ */
+export function earliestAccept(
+  decideTask: string,
+  accepts: readonly AcceptRecord[],
+  isAuthorised: (accept: AcceptRecord) => boolean,
+): AcceptRecord | null {
+  let best: AcceptRecord | null = null
+  for (const accept of accepts) {
+    if (!isAuthorised(accept)) continue
+    if (
+      best === null ||
+      accept.epoch < best.epoch ||
+      (accept.epoch === best.epoch &&
+        (compareRank(decideTask, accept.from, best.from) < 0 ||
+          (compareRank(decideTask, accept.from, best.from) === 0 && accept.id < best.id)))
+    ) {
+      best = accept
+    }
+  }
+  return best
 }
 
 /**

@@ -21,7 +21,7 @@ import type {
   ScoreRecord,
 } from '../protocol/records'
 import { QUORUM_SCORE, QUORUM_VOTES } from '../protocol/rules'
-import { countedCancels } from './authority'
+import { countedCancels, earliestAccept } from './authority'
 import type { PlanState } from './state'
 import { authorised, bestOutput, deriveTask, type TaskState } from './tasks'
 
@@ -196,9 +196,11 @@ function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskStat
   tasks.set(decide.id, decide)
   tasks.set(rollup.id, rollup)
   const proposalById = new Map(proposals.map((proposal) => [proposal.id, proposal]))
-  const accept = bestOutput(
-    decide,
+  // the earliest decision stands (authority.ts)
+  const accept = earliestAccept(
+    decide.id,
     records.accepts.filter((a) => proposalById.has(a.proposal) && acceptHolds(a, votes)),
+    (a) => authorised(decide, a),
   )
   const accepted = accept ? (proposalById.get(accept.proposal) ?? null) : null
   decide.unclaimedOutputs +=

@@ -57,6 +57,30 @@ function outputOf(task: TaskState, epoch: number, room: string, at: number): Pla
 export function attackRecords(plan: DerivedPlan, room: string, at: number): PlanRecord[] {
   const out: PlanRecord[] = []
   for (const goal of plan.goals.values()) {
+    // a takeover of the decide task, one step up, to swap the accepted split once it is
+    // fully classified (a takeover of a task still in progress only delays it until the
+    // lease runs out, a gap the rules do not close: see THREAT_MODEL.md)
+    const classified = goal.slots.every((slot) => slot.node || slot.classifyFailure)
+    const loser = goal.proposals.find(
+      (p) => p.id !== goal.accepted?.id && (goal.votes.get(p.id)?.length ?? 0) >= 2,
+    )
+    if (goal.accept && classified && loser) {
+      const epoch = goal.decide.epoch + 1
+      out.push(
+        claimOf(goal.decide, epoch, room, at),
+        record(
+          {
+            kind: 'accept',
+            goal: goal.id,
+            proposal: loser.id,
+            basis: 'deadline',
+            votes: goal.votes.get(loser.id)!.map((v) => v.id),
+            epoch,
+          } as never,
+          room,
+        ),
+      )
+    }
     if (goal.parent === null) {
       out.push(record({ kind: 'cancel', goal: goal.id, reason: 'hostile', at } as never, room))
     }
@@ -94,10 +118,13 @@ export function hostileViolations(plan: DerivedPlan): string[] {
   const violations: string[] = []
   for (const goal of plan.goals.values()) {
     if (goal.cancelled) violations.push(`goal ${goal.id} cancelled by the hostile member`)
+    if (goal.accept?.from === HOSTILE_PEER) violations.push(`goal ${goal.id}: split swapped`)
   }
   for (const task of plan.tasks.values()) {
-    if (task.holder?.from === HOSTILE_PEER)
+    // (a finished decide task it took over is harmless: the earliest accept stands, checked above)
+    if (task.type !== 'decide' && task.holder?.from === HOSTILE_PEER) {
       violations.push(`task ${task.id} held by the hostile member`)
+    }
     if (task.result?.from === HOSTILE_PEER) violations.push(`task ${task.id} has a forged result`)
     if (task.gap?.from === HOSTILE_PEER) violations.push(`task ${task.id} failed by a forged gap`)
   }

@@ -7,6 +7,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import type { ModelConfig } from '../src/llm/types'
 import { contentId } from '../src/protocol/hash'
 import type { PlanRecord } from '../src/protocol/records'
+import { roomFromFragment } from '../src/protocol/invite'
 import { createNodeRuntime } from '../src/runtime/node.js'
 import type { PeerRuntime, PlanTree, Role, TrafficStats } from '../src/runtime/types'
 import { CallRecorder, type RawCall } from './calls'
@@ -18,6 +19,7 @@ export interface PeerSpec {
 }
 
 export interface HostInit {
+  /** the room as an invite fragment (`room=…&key=…`, src/protocol/invite.ts): hosts may be other processes */
   room: string
   relays: string[]
   /** the mock LLM's base URL (…/v1) */
@@ -102,7 +104,7 @@ export class LocalHost implements PeerHost {
     const started = await Promise.all(
       specs.map(async (spec) => {
         const runtime = await createNodeRuntime({
-          room: this.init.room,
+          room: roomFromFragment(this.init.room)!,
           role: spec.role,
           relays: this.init.relays,
           rtcBindAddress: '127.0.0.1',

@@ -14,6 +14,8 @@ import { createRelay } from '../relay/relay'
 import { DIRECT_LINKS } from '../src/net/constants'
 import { silentLogger } from '../src/net/log'
 import type { PlanRecord } from '../src/protocol/records'
+import { inviteFragment } from '../src/protocol/invite'
+import { deriveRoomKey, newRoomSecret } from '../src/protocol/room-key'
 import { PRESENCE_INTERVAL_MS } from '../src/protocol/rules'
 import type { PlanTree, TrafficStats } from '../src/runtime/types'
 import { describeCalls, type LlmCall } from './calls'
@@ -105,7 +107,7 @@ export async function runSwarm(options: SwarmOptions): Promise<SwarmRun> {
   const { log } = options
   const split = splitRoles(options.peers)
   const roles = roleList(split)
-  const room = `bench-${Date.now().toString(36)}`
+  const room = inviteFragment(deriveRoomKey(`bench-${Date.now().toString(36)}`, newRoomSecret()))
   const relay = await createRelay({
     port: 0,
     host: '127.0.0.1',

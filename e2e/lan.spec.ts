@@ -10,6 +10,7 @@ import { test } from '@playwright/test'
 import type { Page } from '@playwright/test'
 import { LAN_PREFIX } from './fixtures/lan'
 import { APP_PORT, startLanScene, type LanScene } from './fixtures/lan-app'
+import { testRoom } from './fixtures/rooms'
 import { expect, FRIEND_KEY } from './fixtures/ui-app'
 import {
   expectJoined,
@@ -40,7 +41,7 @@ async function peerIdOf(page: Page): Promise<string> {
  * friend's executor doing every leaf with its own key over direct WebRTC.
  */
 async function friendDoesTheWork(scene: LanScene, secure: boolean): Promise<void> {
-  const room = `lan-${secure ? 'https' : 'http'}-${Date.now().toString(36)}`
+  const room = testRoom(`lan-${secure ? 'https' : 'http'}`)
   const tabs: Record<string, Page> = {}
   for (const [name, role] of [
     ['decomposer', 'decomposer'],
@@ -56,7 +57,7 @@ async function friendDoesTheWork(scene: LanScene, secure: boolean): Promise<void
   // the link the host's Invite panel gives: the LAN address, never 127.0.0.1
   const link = await readShareLink(decomposer)
   const scheme = secure ? 'https' : 'http'
-  expect(link.startsWith(`${scheme}://${HOST_LAN}:${APP_PORT}/?room=${room}`)).toBe(true)
+  expect(link).toBe(room.link(`${scheme}://${HOST_LAN}:${APP_PORT}`, 'executor'))
   await decomposer.getByRole('button', { name: 'Close' }).click()
 
   const executor = await scene.tab(scene.friend, link)
@@ -122,7 +123,7 @@ test.describe('a friend on another machine, over plain http', () => {
 
   test('tab identity without Web Locks: reload, duplicate, two at once, a hung tab, a crash', async () => {
     test.setTimeout(180_000)
-    const url = `http://${HOST_LAN}:${APP_PORT}/?room=ids-${Date.now().toString(36)}&role=observer`
+    const url = testRoom('ids').link(`http://${HOST_LAN}:${APP_PORT}`, 'observer')
     const open = async (session?: Record<string, string>) => {
       const page = await scene.friend.newPage()
       if (session !== undefined) {

@@ -19,6 +19,7 @@ import type { PlanTree } from '../src/plan/tree'
 import type { PlanRecord } from '../src/protocol/records'
 import { createMockLlmServer } from '../test/mock-llm/server'
 import { serve, type Served } from './fixtures/serve'
+import { testRoom, type TestRoom } from './fixtures/rooms'
 import { ACTION_TIMEOUT_MS } from './fixtures/ui-app'
 import { submitGoal, useModel } from './fixtures/ui-steps'
 
@@ -29,7 +30,7 @@ const PLAN_TIMEOUT_MS = 150_000
 /** an LLM call slow enough that a test can act while it runs */
 const SLOW_LLM_MS = 4_000
 
-const test = base.extend<{ room: string }, { served: Served }>({
+const test = base.extend<{ room: TestRoom }, { served: Served }>({
   served: [
     // eslint-disable-next-line no-empty-pattern
     async ({}, use) => {
@@ -40,7 +41,8 @@ const test = base.extend<{ room: string }, { served: Served }>({
     { scope: 'worker', timeout: 120_000 },
   ],
   // eslint-disable-next-line no-empty-pattern
-  room: async ({}, use, info) => use(`swarm-${info.testId.slice(0, 8)}-${Date.now().toString(36)}`),
+  room: async ({}, use, info) =>
+    use(testRoom(`swarm-${info.testId.slice(0, 8)}-${Date.now().toString(36)}`)),
 })
 test.describe.configure({ timeout: 240_000 })
 
@@ -61,11 +63,11 @@ async function machine(browser: Browser, origin: string): Promise<BrowserContext
   return context
 }
 
-/** Opens the app as `role` in `room` (a share-link URL skips the start screen) and waits until it runs. */
+/** Opens the app as `role` in `room` (an invite link with a role skips the start screen) and waits until it runs. */
 async function peer(
   context: BrowserContext,
   served: Served,
-  room: string,
+  room: TestRoom,
   role: Role,
 ): Promise<Page> {
   const page = await context.newPage()
@@ -77,7 +79,7 @@ async function peer(
   page.on('pageerror', (error) =>
     lines.push(`${new Date().toISOString()} pageerror ${error.message}`),
   )
-  await page.goto(new URL(`/?room=${room}&role=${role}`, served.url).toString())
+  await page.goto(room.link(served.url, role))
   await page.waitForFunction(() => window.murmuration !== undefined, undefined, { timeout: 60_000 })
   return page
 }
@@ -345,8 +347,8 @@ test('a headless executor joins the tabs and does the work', async ({ browser, s
       'executor',
       '--app',
       served.url,
-      '--room',
-      room,
+      '--invite',
+      room.link(served.url),
       '--data',
       data,
       '--rtc-bind',

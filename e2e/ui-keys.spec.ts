@@ -5,8 +5,8 @@
  * - every WebSocket frame of every tab (links to the relay, circuit-relayed
  *   WebRTC signalling), as Playwright sees them;
  * - every gossip message of the room in plain text, as a headless peer that
- *   joins the room hears them (it decrypts like any peer, so what Noise hides
- *   from the frames is visible to it);
+ *   joins the room with its invite hears them (it decrypts like any peer:
+ *   what Noise and the room key hide from the frames is visible to it);
  * - every plan record each tab holds (from gossip and from sync), read
  *   through the runtime's read-only devtools handle.
  */
@@ -32,9 +32,9 @@ test('API keys appear in no gossip, sync or relay traffic, only in requests to t
   const relay = (await (await fetch(new URL('/relay.json', app.url))).json()) as {
     multiaddrs: string[]
   }
-  const listener = await startNodePeer({ relays: relay.multiaddrs, room })
+  const listener = await startNodePeer({ relays: relay.multiaddrs, invite: room.fragment })
   try {
-    const topics = roomTopics(room)
+    const topics = roomTopics(room.id)
     listener.subscribe(topics.plan)
     listener.subscribe(topics.presence)
 

@@ -80,7 +80,7 @@ test('tabs pick roles, a friend joins by share link, the observer sees the finis
 
   // the share link, opened on another machine (a new browser context), joins as an executor
   const link = await readShareLink(decomposer)
-  expect(link).toBe(`${app.origin}/?room=${room}&role=executor`)
+  expect(link).toBe(room.link(app.origin, 'executor'))
   await decomposer.getByRole('button', { name: 'Close' }).click()
   const friend = await browse.machine('friend')
   const executor = await browse.tab(friend, 'friend-executor', link)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_ROOM } from '../protocol/topics'
+import { inviteLink } from '../protocol/invite'
+import { deriveRoomKey, newRoomSecret } from '../protocol/room-key'
 import {
   DEFAULT_AGENT_CAPACITY,
   parseAgentArgs,
@@ -7,20 +8,28 @@ import {
   type AgentOptions,
 } from './agent-options'
 
+const ROOM = deriveRoomKey('team-1', newRoomSecret())
+const INVITE = inviteLink('http://127.0.0.1:8080', ROOM)
+
+/** argv with an invite added unless it has one (every run needs one) */
+const withInvite = (argv: string[]) =>
+  argv.some((a) => a.startsWith('--invite')) ? argv : ['--invite', INVITE, ...argv]
+
 function run(argv: string[], env: NodeJS.ProcessEnv = {}): AgentOptions {
-  const command = parseAgentArgs(argv, env)
+  const command = parseAgentArgs(withInvite(argv), env)
   if (command.kind !== 'run') throw new Error(`expected run, got ${command.kind}`)
   return command.options
 }
 
 describe('parseAgentArgs', () => {
-  it('has defaults that start an offline executor in the default room', () => {
+  it('has defaults that start an offline executor in the room of the invite', () => {
     const options = run([])
     expect(options.role).toBe('executor')
-    expect(options.room).toBe(DEFAULT_ROOM)
+    expect(options.room.id).toBe(ROOM.id)
+    expect(options.room.name).toBe('team-1')
     expect(options.model).toEqual({ provider: 'offline', model: 'offline-v1' })
     expect(options.capacity).toBe(DEFAULT_AGENT_CAPACITY)
-    expect(options.data).toBe(`.data/agents/${DEFAULT_ROOM}-executor`)
+    expect(options.data).toBe(`.data/agents/team-1-${ROOM.id.slice(0, 8)}-executor`)
     expect(options.check).toBe(true)
   })
 
@@ -44,8 +53,6 @@ describe('parseAgentArgs', () => {
     const options = run(
       [
         '--role=executor',
-        '--room',
-        'team-1',
         '--provider',
         'openai-compatible',
         '--base-url',
@@ -68,7 +75,6 @@ describe('parseAgentArgs', () => {
     )
     expect(options).toMatchObject({
       role: 'executor',
-      room: 'team-1',
       model: {
         provider: 'openai-compatible',
         model: 'qwen3',
@@ -87,7 +93,8 @@ describe('parseAgentArgs', () => {
     [['--bogus'], /Unknown option '--bogus'/],
     [['stray'], /positional/i],
     [['--role', 'boss'], /--role must be one of/],
-    [['--room', 'Bad Room'], /--room "Bad Room" is not a room name/],
+    [['--invite', 'http://127.0.0.1:8080/?room=team-1'], /bad --invite/],
+    [['--room', 'team-1'], /Unknown option '--room'/],
     [['--provider', 'gemini'], /--provider must be one of/],
     [['--provider', 'anthropic'], /no API key for anthropic/],
     [['--model', ''], /--model must be 1 to 80/],
@@ -105,7 +112,11 @@ describe('parseAgentArgs', () => {
     [['--data', ''], /--data must name a directory/],
     [['--capacity'], /argument missing/],
   ])('%j is a UsageError', (argv, message) => {
-    expect(() => parseAgentArgs(argv)).toThrow(UsageError)
-    expect(() => parseAgentArgs(argv)).toThrow(message)
+    expect(() => parseAgentArgs(withInvite(argv))).toThrow(UsageError)
+    expect(() => parseAgentArgs(withInvite(argv))).toThrow(message)
+  })
+
+  it('needs an invite: a room name alone joins nothing', () => {
+    expect(() => parseAgentArgs([])).toThrow(/--invite is required/)
   })
 })

@@ -9,9 +9,10 @@ import { isIP } from 'node:net'
 import { parseArgs } from 'node:util'
 import { multiaddr } from '@multiformats/multiaddr'
 import { CAPABILITIES, type Capability, type ModelConfig } from '../llm/types'
-import { MAX_GOAL_TEXT, MAX_MODEL_LABEL, MAX_ROOM } from '../protocol/limits'
-import { roleSchema, roomSchema } from '../protocol/schemas'
-import { DEFAULT_ROOM } from '../protocol/topics'
+import { parseInvite } from '../protocol/invite'
+import { MAX_GOAL_TEXT, MAX_MODEL_LABEL } from '../protocol/limits'
+import type { RoomKey } from '../protocol/room-key'
+import { roleSchema } from '../protocol/schemas'
 import type { Role } from '../protocol/records'
 import { DEFAULT_CAPACITY } from '../runtime/runtime'
 
@@ -58,7 +59,8 @@ Options:
   --role R            decomposer | scorer | executor | observer (default executor)
   --app URL           the app started by \`npm start\`, to find the relay (default ${DEFAULT_APP_URL})
   --relay MULTIADDR   dial this relay instead of asking --app (repeatable)
-  --room NAME         room to join (default ${DEFAULT_ROOM})
+  --invite LINK       the room's invite link (the app's Invite panel; quote it:
+                      its secret is after the '#'); a room name alone joins nothing
   --data DIR          identity and records (default .data/agents/<room>-<role>); a
                       directory in use by another agent is not shared: this one
                       takes DIR.2, DIR.3, … with its own identity
@@ -86,7 +88,7 @@ export interface AgentOptions {
   /** --app, when no --relay was given: where to fetch /relay.json */
   app: URL
   relays: string[]
-  room: string
+  room: RoomKey
   /** the data dir asked for (before the lock picks a free one) */
   data: string
   model: ModelConfig
@@ -133,7 +135,7 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
         role: { type: 'string', default: 'executor' },
         app: { type: 'string', default: DEFAULT_APP_URL },
         relay: { type: 'string', multiple: true },
-        room: { type: 'string', default: DEFAULT_ROOM },
+        invite: { type: 'string' },
         data: { type: 'string' },
         provider: { type: 'string', default: 'offline' },
         model: { type: 'string' },
@@ -160,11 +162,14 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
     throw new UsageError(
       `--role must be one of ${roleSchema.options.join(', ')}, got "${values.role}"`,
     )
-  const room = roomSchema.safeParse(values.room)
-  if (!room.success)
-    throw new UsageError(
-      `--room "${values.room}" is not a room name (lowercase letters, digits and dashes, at most ${MAX_ROOM})`,
-    )
+  if (values.invite === undefined)
+    throw new UsageError("--invite is required: the room's invite link (the app's Invite panel)")
+  let room: RoomKey
+  try {
+    room = parseInvite(values.invite).room
+  } catch (err) {
+    throw new UsageError(`bad --invite: ${(err as Error).message}`)
+  }
   const provider = values.provider as ModelConfig['provider']
   if (!PROVIDERS.includes(provider))
     throw new UsageError(`--provider must be one of ${PROVIDERS.join(', ')}, got "${provider}"`)
@@ -225,7 +230,7 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
   const rtcBind = values['rtc-bind']
   if (rtcBind !== undefined && isIP(rtcBind) === 0)
     throw new UsageError(`--rtc-bind must be an IP address, got "${rtcBind}"`)
-  const data = values.data ?? `.data/agents/${room.data}-${role.data}`
+  const data = values.data ?? `.data/agents/${room.name}-${room.id.slice(0, 8)}-${role.data}`
   if (!data.trim()) throw new UsageError('--data must name a directory')
 
   return {
@@ -234,7 +239,7 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
       role: role.data,
       app,
       relays,
-      room: room.data,
+      room,
       data,
       model,
       ...(capabilities ? { capabilities } : {}),

@@ -118,7 +118,7 @@ async function main(): Promise<void> {
   })
   const { model } = options
   console.log(
-    `Murmuration ${options.role} ${runtime.peerId} in room "${options.room}" (${model.provider}/${model.model})`,
+    `Murmuration ${options.role} ${runtime.peerId} in room "${options.room.name}" (${model.provider}/${model.model})`,
   )
 
   let lastPrinted = ''

@@ -11,8 +11,11 @@ import { MAX_RECORD_BYTES } from '../protocol/limits'
 export const DISCOVER_PROTOCOL = '/murmuration/discover/1.0.0'
 export const SYNC_PROTOCOL = '/murmuration/sync/2.0.0'
 
-/** The room used when the caller names none: the protocol's (one default everywhere). */
-export { DEFAULT_ROOM } from '../protocol/topics'
+/**
+ * The room a bare swarm node (tests, the network harness) joins when it is
+ * given none. The app never relies on it: its rooms are invite ids.
+ */
+export const DEFAULT_ROOM = 'lobby'
 
 /**
  * Longest room name accepted on the wire (UTF-8 bytes). Rooms come from share
@@ -97,8 +100,12 @@ export const DISCOVER_MAX_FRAME_BYTES = 64 * 1024
 /** The relay lists at most this many peers of a room in one answer. */
 export const DISCOVER_MAX_PEERS_LISTED = 1_000
 
-/** Sync: largest frame. A record plus its frame header. */
-export const SYNC_MAX_FRAME_BYTES = MAX_RECORD_BYTES + 64
+/**
+ * Sync: largest frame. A record plus its headers: the frame's type byte, the
+ * record's format byte and signature (65), and the room seal (41 bytes), with
+ * margin for a later envelope.
+ */
+export const SYNC_MAX_FRAME_BYTES = MAX_RECORD_BYTES + 1024
 
 /**
  * Sync: sub-ranges a mismatched range is split into. 16 (Negentropy's

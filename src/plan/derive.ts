@@ -21,6 +21,7 @@ import type {
   ScoreRecord,
 } from '../protocol/records'
 import { acceptHolds } from './acceptance'
+import { countedCancels, earliestAccept } from './authority'
 import type { PlanState } from './state'
 import { authorised, bestOutput, deriveTask, type TaskState } from './tasks'
 
@@ -174,15 +175,18 @@ function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskStat
   tasks.set(decide.id, decide)
   tasks.set(rollup.id, rollup)
   const proposalById = new Map(proposals.map((proposal) => [proposal.id, proposal]))
-  const accept = bestOutput(
-    decide,
+  // the earliest decision stands (authority.ts)
+  const accept = earliestAccept(
+    decide.id,
     records.accepts.filter((a) => proposalById.has(a.proposal) && acceptHolds(a, votes)),
+    (a) => authorised(decide, a),
   )
   const accepted = accept ? (proposalById.get(accept.proposal) ?? null) : null
   decide.unclaimedOutputs +=
     records.accepts.filter((a) => !authorised(decide, a)).length +
     records.nodes.filter((n) => !authorised(decide, n)).length
-  const cancelled = (seed.parent?.cancelled ?? false) || records.cancels.length > 0
+  const cancelled =
+    (seed.parent?.cancelled ?? false) || countedCancels(records.cancels, seed.root.from).length > 0
   const goal: DerivedGoal = {
     id: seed.id,
     text: seed.text,

@@ -23,6 +23,7 @@ import type {
   WireRecord,
 } from '../protocol/records'
 import { MAX_TASK_ATTEMPTS } from '../protocol/rules'
+import { countedClaims, gapCounts } from './authority'
 import type { PlanState } from './state'
 
 export type TaskStatus = 'open' | 'claimed' | 'done' | 'failed'
@@ -82,9 +83,12 @@ export function bestOutput<R extends WireRecord & { epoch: number }>(
 export function deriveTask(plan: PlanState, type: TaskType, subject: string): TaskState {
   const id = taskId(type, subject)
   const records = plan.taskRecords(id)
-  const claims = records.claims.filter(
-    (claim) => claim.taskType === type && claim.subject === subject,
-  )
+  // epochs move one checkable step at a time, never past a result (authority.ts)
+  const raw = records.claims.filter((claim) => claim.taskType === type && claim.subject === subject)
+  const claims = countedClaims(raw, type === 'decide' ? [] : records.results)
+  // an output whose author's claim is here but does not count will never count: nothing to wait for
+  const awaited = (output: WireRecord & { epoch: number }) =>
+    !raw.some((claim) => claim.from === output.from && claim.epoch === output.epoch)
   let epoch = -1
   for (const claim of claims) epoch = Math.max(epoch, claim.epoch)
   let holder: ClaimRecord | null = null
@@ -108,21 +112,20 @@ export function deriveTask(plan: PlanState, type: TaskType, subject: string): Ta
     status: 'open',
   }
   task.result = bestOutput(task, records.results)
-  task.unclaimedOutputs = records.results.filter((result) => !authorised(task, result)).length
+  task.unclaimedOutputs = records.results.filter(
+    (result) => !authorised(task, result) && awaited(result),
+  ).length
   const failures: FailureRecord[] = []
   const failedBy = new Set<string>()
   let gap: FailureRecord | null = null
   for (const failure of plan.failures(id)) {
     if (failure.stage === 'capability-gap') {
-      if (
-        gap === null ||
-        failure.epoch > gap.epoch ||
-        (failure.epoch === gap.epoch && failure.id < gap.id)
-      ) {
+      // only for the open epoch, and only after its re-announce (authority.ts)
+      if (gapCounts(failure, epoch, records.reannounces) && (gap === null || failure.id < gap.id)) {
         gap = failure
       }
     } else if (!authorised(task, failure)) {
-      task.unclaimedOutputs++
+      if (awaited(failure)) task.unclaimedOutputs++
     } else if (failure.index === -1) {
       failures.push(failure)
       failedBy.add(failure.from)
@@ -130,7 +133,7 @@ export function deriveTask(plan: PlanState, type: TaskType, subject: string): Ta
   }
   task.failures = failures
   task.failedBy = failedBy
-  task.gap = gap !== null && gap.epoch > epoch ? gap : null
+  task.gap = gap
   task.released =
     holder !== null && failures.some((f) => f.from === holder.from && f.epoch === holder.epoch)
   task.status = task.result

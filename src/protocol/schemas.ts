@@ -9,7 +9,7 @@ import { CAPABILITIES } from './capabilities'
 import { ID_HEX_LENGTH } from './hash'
 import * as L from './limits'
 
-export const PROTOCOL_VERSION = 1
+export const PROTOCOL_VERSION = 2
 
 export const idSchema = z.string().regex(new RegExp(`^[0-9a-f]{${ID_HEX_LENGTH}}$`), 'not an id')
 /** Only Ed25519 PeerIds: their public key is inside, so any receiver can check a signature. */

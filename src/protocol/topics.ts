@@ -10,11 +10,10 @@ export interface RoomTopics {
   presence: string
 }
 
+/** `room` is the room's public id (room-key.ts), never its secret. */
 export function roomTopics(room: string): RoomTopics {
   return {
-    plan: `murmuration/1/${room}/plan`,
-    presence: `murmuration/1/${room}/presence`,
+    plan: `murmuration/2/${room}/plan`,
+    presence: `murmuration/2/${room}/presence`,
   }
 }
-
-export const DEFAULT_ROOM = 'lobby'

@@ -20,6 +20,7 @@ import type { TaskType } from '../protocol/records'
 import type { ClaimRecord } from '../protocol/records'
 import { CLAIM_WINDOW_MS, LEASE_TIMEOUT_MS, ORPHAN_GRACE_MS, STAGGER_MS } from '../protocol/rules'
 import type { TaskState } from '../plan/tasks'
+import { holdingCounts } from '../plan/authority'
 import {
   abortWork,
   derived,
@@ -137,11 +138,20 @@ export function maybeClaim(
 }
 
 function heldByOther(peer: PeerState, task: string, now: number): boolean {
+  const claims = peer.plan.taskRecords(task).claims
   for (const [other, sighting] of peer.view.peers) {
     if (
       other !== peer.config.peerId &&
       isAlive(peer.view, other, now) &&
-      sighting.presence.holding.includes(task)
+      sighting.presence.holding.includes(task) &&
+      // a holding counts for real claims only; one without a claim, only while it may be in transit
+      holdingCounts(
+        claims,
+        other,
+        since(peer, `holding:${other}:${task}`, now),
+        now,
+        ORPHAN_GRACE_MS,
+      )
     ) {
       return true
     }

@@ -22,7 +22,7 @@ export async function createBrowserRuntime(init: RuntimeInit): Promise<PeerRunti
   const runtime = await createRuntime({
     init: { ...init, relays },
     privateKey: identity.privateKey,
-    persistence: indexedDbPersistence(init.room),
+    persistence: indexedDbPersistence(init.room.id),
     startCore: workerCore,
     createNode: (nodeInit) => createSwarmNode(nodeInit),
   })

@@ -39,7 +39,7 @@ export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRunt
     init,
     privateKey,
     persistence: init.dataDir
-      ? filePersistence(join(init.dataDir, `records-${init.room}.bin`))
+      ? filePersistence(join(init.dataDir, `records-${init.room.id}.bin`))
       : memoryPersistence(),
     startCore: inProcessCore(init.providerInit),
     createNode: (nodeInit) =>

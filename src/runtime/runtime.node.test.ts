@@ -9,9 +9,12 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createRelay } from '../../relay/relay'
 import { silentLogger } from '../net/log'
 import { contentId } from '../protocol/hash'
+import { deriveRoomKey, newRoomSecret, type RoomKey } from '../protocol/room-key'
 import { createNodeRuntime } from './node'
 import type { PeerRuntime, Role } from './types'
 
+/** one room (and secret) for the test's peers */
+const ROOM = deriveRoomKey('runtime-test', newRoomSecret())
 const running: Array<{ stop(): Promise<void> }> = []
 afterEach(async () => {
   await Promise.all(running.splice(0).map((r) => r.stop()))
@@ -25,9 +28,9 @@ async function waitFor(cond: () => boolean, ms: number, what: string): Promise<v
   }
 }
 
-async function peer(relays: string[], role: Role): Promise<PeerRuntime> {
+async function peer(relays: string[], role: Role, room: RoomKey = ROOM): Promise<PeerRuntime> {
   const runtime = await createNodeRuntime({
-    room: 'runtime-test',
+    room,
     role,
     relays,
     rtcBindAddress: '127.0.0.1',
@@ -38,6 +41,7 @@ async function peer(relays: string[], role: Role): Promise<PeerRuntime> {
   return runtime
 }
 
+const linkedTo = (p: PeerRuntime) => p.connections().direct + p.connections().other
 const fingerprint = (runtime: PeerRuntime) => contentId(runtime.tree() as unknown as never)
 
 describe('runtime over real libp2p', () => {
@@ -103,4 +107,37 @@ describe('runtime over real libp2p', () => {
     expect(observer.records()).toEqual([])
     expect(fingerprint(newcomer)).toBe(fingerprint(late))
   }, 150_000)
+
+  it('an intruder that knows the room id (as the relay does) but not the secret reads nothing and adds nothing', async () => {
+    const relay = await createRelay({
+      port: 0,
+      privateKey: await generateKeyPair('Ed25519'),
+      logger: silentLogger,
+    })
+    running.push(relay)
+    const room = deriveRoomKey('guarded', newRoomSecret())
+    // the relay's view: the room id, and a key of its own making
+    const intruderKey: RoomKey = {
+      ...room,
+      secret: newRoomSecret(),
+      recordKey: new Uint8Array(32).fill(7),
+    }
+    const roles: Role[] = ['decomposer', 'scorer', 'scorer', 'executor', 'observer']
+    const peers = await Promise.all(roles.map((role) => peer(relay.multiaddrs, role, room)))
+    const intruder = await peer(relay.multiaddrs, 'decomposer', intruderKey)
+    const observer = peers[peers.length - 1]!
+    await waitFor(() => linkedTo(observer) >= roles.length - 1, 30_000, 'the honest mesh')
+
+    await intruder.submitGoal('Spend everyone’s tokens on this', 2)
+    const goal = await peers[0]!.submitGoal('Plan a weekend trip to Kyoto', 2)
+    await waitFor(() => observer.tree().goals[0]?.status === 'done', 60_000, 'the plan to finish')
+
+    for (const p of peers) {
+      expect(p.tree().goals.map((g) => g.id)).toEqual([goal])
+      expect(p.records().some((r) => r.from === intruder.peerId)).toBe(false)
+    }
+    // the intruder heard (and could open) nothing of the plan
+    expect(intruder.records().every((r) => r.from === intruder.peerId)).toBe(true)
+    expect(intruder.tree().goals.every((g) => g.text !== 'Plan a weekend trip to Kyoto')).toBe(true)
+  }, 120_000)
 })

@@ -20,12 +20,14 @@ import {
 import { newCancel, newGoal, type PlanRecord, type WireRecord } from '../protocol/records'
 import { DEFAULT_MAX_DEPTH } from '../protocol/limits'
 import { roomTopics } from '../protocol/topics'
+import { openRecord, SEAL_OVERHEAD, sealRecord } from '../protocol/room-key'
 import { exportJson, exportMarkdown } from '../plan/export'
 import type { PlanTree } from '../plan/tree'
 import type { PeerInput } from '../roles/index'
 import { modelLabel } from './driver'
 import type { StartCore } from './host'
 import type { RecordPersistence } from './persist'
+import { SealedStore } from './sealed'
 import { isPlanRecord, PlanStore } from './store'
 import { archiveFinished } from './archive'
 import type { PeerRuntime, RoleActivity, RuntimeEvents, RuntimeInit, TrafficStats } from './types'
@@ -68,7 +70,9 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   const debug = debugLog('runtime')
   const log = parts.log ?? ((message: string) => debug('%s', message))
   const now = parts.now ?? Date.now
-  const room = init.room
+  // the network, the relay and every record see only the room id; the secret stays here
+  const roomKey = init.room
+  const room = roomKey.id
   const topics = roomTopics(room)
   const peerId = peerIdFromPrivateKey(parts.privateKey).toString()
   const signer: Signer = { peerId, sign: (data) => parts.privateKey.sign(data) }
@@ -108,19 +112,31 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   // handed to the subscriber (GossipSub passes it the same bytes object).
   const verify = parts.verify
   const decodeContext = (from: string) => ({ room, sender: from, ...(verify ? { verify } : {}) })
-  const own = new WeakMap<Uint8Array, WireRecord>()
-  const validated = new WeakMap<Uint8Array, WireRecord>()
-  const decodeOnce = (bytes: Uint8Array, from: string): WireRecord | null => {
-    const known = validated.get(bytes)
+  // Gossip carries records sealed under the room key (sealed.ts); these maps
+  // are keyed by the sealed bytes and keep the signed record they carry.
+  type Opened = { record: WireRecord; plain: Uint8Array }
+  const own = new WeakMap<Uint8Array, Opened>()
+  const validated = new WeakMap<Uint8Array, Opened>()
+  /** Opens and verifies gossip; null (with the reason) when it is not a valid record of this room. */
+  const openGossip = (sealed: Uint8Array, from: string): Opened | string => {
+    const opened = openRecord(roomKey, sealed)
+    if (!opened.ok) return `${opened.reason} (not sealed for this room)`
+    const decoded = decodeRecord(opened.plain, decodeContext(from))
+    if (!decoded.ok) return `${decoded.reason} (${decoded.detail})`
+    return { record: decoded.record, plain: opened.plain }
+  }
+  const decodeOnce = (sealed: Uint8Array, from: string): Opened | null => {
+    const known = validated.get(sealed)
     if (known) return known
-    const decoded = decodeRecord(bytes, decodeContext(from))
-    return decoded.ok ? decoded.record : null
+    const opened = openGossip(sealed, from)
+    return typeof opened === 'string' ? null : opened
   }
   const publish = (records: WireRecord[]) => {
     outbox = outbox.then(async () => {
       for (const record of records) {
-        const bytes = await encodeRecord(record, signer)
-        own.set(bytes, record)
+        const plain = await encodeRecord(record, signer)
+        const bytes = sealRecord(roomKey, plain)
+        own.set(bytes, { record, plain })
         const topic = isPlanRecord(record) ? topics.plan : topics.presence
         try {
           await node?.publish(topic, bytes)
@@ -129,7 +145,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
         } catch (err) {
           log(`could not publish a ${record.kind}: ${(err as Error).message}`)
         }
-        if (isPlanRecord(record)) store.addVerified(record, bytes)
+        if (isPlanRecord(record)) store.addVerified(record, plain)
       }
     })
   }
@@ -169,16 +185,17 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   // (boot, seq) of the latest presence beat per peer: stale or replayed beats are ignored
   const beats = new Map<string, { boot: number; seq: number }>()
   const validate = (topic: string, bytes: Uint8Array, from: string): Verdict => {
-    let record = from === peerId ? own.get(bytes) : undefined
-    if (record === undefined) {
-      const decoded = decodeRecord(bytes, decodeContext(from))
-      if (!decoded.ok) {
-        log(`dropped gossip from ${from}: ${decoded.reason} (${decoded.detail})`)
+    let entry = from === peerId ? own.get(bytes) : undefined
+    if (entry === undefined) {
+      const opened = openGossip(bytes, from)
+      if (typeof opened === 'string') {
+        log(`dropped gossip from ${from}: ${opened}`)
         return 'reject'
       }
-      record = decoded.record
-      validated.set(bytes, record)
+      entry = opened
+      validated.set(bytes, entry)
     }
+    const record = entry.record
     if (topic === topics.plan) {
       if (!isPlanRecord(record)) {
         log(`dropped gossip from ${from}: a ${record.kind} on the plan topic`)
@@ -206,20 +223,20 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     relays: init.relays,
     privateKey: parts.privateKey,
     validate,
-    store,
-    maxRecordBytes: MAX_WIRE_BYTES,
+    store: new SealedStore(roomKey, store, log),
+    maxRecordBytes: MAX_WIRE_BYTES + SEAL_OVERHEAD,
     ...(parts.netLogger ? { logger: parts.netLogger } : {}),
   })
   node.subscribe(topics.plan, (bytes, from) => {
     traffic.received++
     traffic.receivedBytes += bytes.length
-    const record = decodeOnce(bytes, from)
-    if (record && isPlanRecord(record)) store.addVerified(record, bytes)
+    const opened = decodeOnce(bytes, from)
+    if (opened && isPlanRecord(opened.record)) store.addVerified(opened.record, opened.plain)
   })
   node.subscribe(topics.presence, (bytes, from) => {
     traffic.received++
     traffic.receivedBytes += bytes.length
-    const record = decodeOnce(bytes, from)
+    const record = decodeOnce(bytes, from)?.record
     if (record?.kind === 'presence') core.deliver([{ type: 'presence', presence: record }])
   })
   node.on('connections', (summary) => emit('connections', summary))
@@ -243,7 +260,8 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   const swarmNode = node
   const runtime: PeerRuntime = {
     peerId,
-    room,
+    room: roomKey.name,
+    roomId: room,
     role,
     tree: (): PlanTree => core.tree(),
     activity: (): RoleActivity => core.activity(),

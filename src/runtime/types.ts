@@ -8,6 +8,7 @@ import type { Capability, LlmTaskKind, ModelConfig } from '../llm/types'
 import type { ConnectionSummary } from '../net/types'
 import type { PlanRecord, Role } from '../protocol/records'
 import type { PlanTree } from '../plan/tree'
+import type { RoomKey } from '../protocol/room-key'
 
 export type { ConnectionSummary, PlanTree, Role, Capability, ModelConfig }
 
@@ -70,7 +71,8 @@ export interface RoleActivity {
 }
 
 export interface RuntimeInit {
-  room: string
+  /** the room, from its invite (src/protocol/invite.ts): its secret never leaves this peer */
+  room: RoomKey
   role: Role
   /** executors: what they can do (default: all three) */
   capabilities?: Capability[]
@@ -112,7 +114,10 @@ export interface ArchiveResult {
 
 export interface PeerRuntime {
   readonly peerId: string
+  /** the room's name, as people see it */
   readonly room: string
+  /** the room's public id (derived from its secret): what the relay and the wire see */
+  readonly roomId: string
   readonly role: Role
   tree(): PlanTree
   activity(): RoleActivity

@@ -22,6 +22,7 @@ const HELP = `usage: npm run sim -- [options]
   --branching N      fixed subgoals per split (default: random 2..4)
   --fail-rate P      probability an LLM call fails after its retries (default 0)
   --no-crashes       no peer crashes
+  --hostile          a hostile member attacks the plan throughout (sim/hostile.ts)
   --skew-s S         clocks skewed up to S seconds either way (default 300)
   --sync MODE        anti-entropy: real (the reconciliation core), oracle, or mixed (real on odd seeds; default)
   --workers N        parallel worker threads (default: cores)
@@ -44,6 +45,7 @@ function optionsFromArgs(argv: string[]) {
       branching: { type: 'string' },
       'fail-rate': { type: 'string' },
       'no-crashes': { type: 'boolean', default: false },
+      hostile: { type: 'boolean', default: false },
       'skew-s': { type: 'string' },
       sync: { type: 'string', default: 'mixed' },
       workers: { type: 'string' },
@@ -66,6 +68,7 @@ function optionsFromArgs(argv: string[]) {
     duplicate: num(values.duplicate, DEFAULT_SWARM.duplicate),
     maxDepth: num(values.depth, DEFAULT_SWARM.maxDepth),
     crashes: !values['no-crashes'],
+    hostile: values.hostile,
     maxSkewMs: num(values['skew-s'], DEFAULT_SWARM.maxSkewMs / 1000) * 1000,
     ...(values.sync === 'mixed' ? {} : { realSync: values.sync === 'real' }),
     model: {

@@ -7,6 +7,7 @@ import { contentId } from '../protocol/hash'
 import type { DerivedPlan } from '../plan/derive'
 import { projectTree } from '../plan/tree'
 import { derived } from '../roles/peer'
+import { ATTACK_EVERY_MS, attackRecords, hostileViolations } from './hostile'
 import { Swarm, type SimPeer, type SwarmOptions } from './swarm'
 
 export interface SeedResult {
@@ -83,10 +84,27 @@ export function runSeed(options: SwarmOptions): SeedResult {
 
   const reference = (): SimPeer | undefined =>
     sim.alive().find((peer) => peer.role === 'observer') ?? sim.alive()[0]
-  const completed = sim.runUntil(() => {
+  const done = () => {
     const peer = reference()
     return peer !== undefined && settled(derived(peer.state!), options.goals.length)
-  }, options.maxVirtualMs)
+  }
+  let completed = false
+  if (options.hostile) {
+    // the hostile member strikes every few seconds, through a random live peer's links
+    const attack = () => {
+      const via = sim.rng.pick(sim.alive())
+      const plan = derived(via.state!)
+      for (const record of attackRecords(plan, via.state!.config.room, sim.now)) {
+        sim.inject(via, record)
+      }
+    }
+    while (!completed && sim.now < options.maxVirtualMs) {
+      completed = sim.runUntil(done, Math.min(sim.now + ATTACK_EVERY_MS, options.maxVirtualMs))
+      attack()
+    }
+  } else {
+    completed = sim.runUntil(done, options.maxVirtualMs)
+  }
   const settledAt = sim.now
 
   // let the swarm settle: no more loss or slow tails, everyone alive again is synced
@@ -102,6 +120,9 @@ export function runSeed(options: SwarmOptions): SeedResult {
   if (new Set(alive.map(treeFingerprint)).size !== 1)
     violations.push('same records, different trees')
   if (!completed) violations.push('the plan did not finish in time')
+  if (options.hostile) {
+    for (const p of alive) violations.push(...hostileViolations(derived(p.state!)))
+  }
 
   const peer = reference()!
   const state = peer.state!

@@ -51,6 +51,8 @@ export interface SwarmOptions {
   /** per executor, its capabilities (cycled); default: all can write, some code, some API */
   executorCapabilities: Capability[][]
   maxVirtualMs: number
+  /** a hostile member (sim/hostile.ts) attacks the plan throughout the run */
+  hostile?: boolean
   /** called after every step, for scenario tests (e.g. crash a peer right after it claims) */
   onStep?: (sim: Swarm, peer: SimPeer, effects: Effects, now: number) => void
 }

@@ -187,7 +187,8 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
 
   return {
     peerId,
-    room: init.room,
+    room: init.room.name,
+    roomId: init.room.id,
     role: init.role,
     tree: () => tree,
     activity: () => activity,

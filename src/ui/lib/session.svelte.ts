@@ -3,6 +3,7 @@
  * activity and connections, kept up to date from its events.
  */
 import type { PlanTree } from '../../plan/tree'
+import type { RoomKey } from '../../protocol/room-key'
 import type { ConnectionSummary, PeerRuntime, RoleActivity } from '../../runtime/types'
 import { shareStructure } from './share-structure'
 
@@ -16,14 +17,17 @@ const SETTLED = new Set(['done', 'failed', 'cancelled'])
 
 export class Session {
   readonly runtime: PeerRuntime
+  /** the room joined, with its secret (for invite links; never sent anywhere) */
+  readonly room: RoomKey
   tree = $state.raw<PlanTree>() as PlanTree
   activity = $state.raw<RoleActivity>() as RoleActivity
   connections = $state.raw<ConnectionSummary>() as ConnectionSummary
   clocks = $state.raw<Record<string, GoalClock>>({})
   private readonly unsubscribe: (() => void)[] = []
 
-  constructor(runtime: PeerRuntime) {
+  constructor(runtime: PeerRuntime, room: RoomKey) {
     this.runtime = runtime
+    this.room = room
     this.setTree(runtime.tree())
     this.activity = runtime.activity()
     this.connections = runtime.connections()

@@ -1,26 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_ROOM, isValidRoom, normaliseRoom, readLocation, shareLink } from './url'
+import { parseInvite } from '../../protocol/invite'
+import { deriveRoomKey, newRoomSecret } from '../../protocol/room-key'
+import { isValidRoom, normaliseRoom, shareLink } from './url'
 
-describe('room and role from the address', () => {
-  it('reads a share link', () => {
-    expect(readLocation('?room=trip-2025&role=executor')).toEqual({
-      room: 'trip-2025',
-      role: 'executor',
-    })
-  })
-
-  it('defaults to the lobby and no role', () => {
-    expect(readLocation('')).toEqual({ room: DEFAULT_ROOM, role: null })
-  })
-
-  it('ignores an unknown role and tidies a hand-typed room', () => {
-    expect(readLocation('?room=My%20Room!&role=admin')).toEqual({ room: 'my-room', role: null })
-  })
-
-  it('falls back to the lobby for a room that cannot be made valid', () => {
-    expect(readLocation('?room=%F0%9F%90%A6').room).toBe(DEFAULT_ROOM)
-  })
-
+describe('room names', () => {
   it('normalises what people type', () => {
     expect(normaliseRoom('  Japan Trip  ')).toBe('japan-trip')
     expect(normaliseRoom('--a__b--')).toBe('a-b')
@@ -31,14 +14,18 @@ describe('room and role from the address', () => {
 })
 
 describe('share link', () => {
-  it('joins the room as an executor from the given origin', () => {
-    expect(shareLink('http://192.168.1.5:8080', 'lobby')).toBe(
-      'http://192.168.1.5:8080/?room=lobby&role=executor',
-    )
+  const room = deriveRoomKey('my-room', newRoomSecret())
+
+  it('joins the room as an executor from the given origin, the room in the fragment only', () => {
+    const link = new URL(shareLink('http://192.168.1.5:8080', room))
+    expect(link.origin).toBe('http://192.168.1.5:8080')
+    expect(link.search).toBe('?role=executor')
+    expect(link.hash).toMatch(/^#room=my-room&key=[A-Za-z0-9_-]{22}$/)
   })
 
-  it('round-trips through readLocation', () => {
-    const link = new URL(shareLink('http://127.0.0.1:5173', 'my-room'))
-    expect(readLocation(link.search)).toEqual({ room: 'my-room', role: 'executor' })
+  it('round-trips through parseInvite', () => {
+    const invite = parseInvite(shareLink('http://127.0.0.1:5173', room))
+    expect(invite.role).toBe('executor')
+    expect(invite.room.id).toBe(room.id)
   })
 })

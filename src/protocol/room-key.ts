@@ -1,0 +1,164 @@
+/**
+ * Room secrets: a room is a capability. Whoever holds its secret (the invite
+ * link's URL fragment) can find the room, read its records and add to them;
+ * nobody else can. Pure: no I/O, no platform crypto (a friend's page at
+ * http://<LAN-IP> is not a secure context and has no crypto.subtle), only
+ * @noble and, for fresh randomness, crypto.getRandomValues (present in every
+ * context).
+ *
+ * From the secret and the room's name, HKDF-SHA256 derives two things:
+ * - the **room id**: what the relay, the topics, discovery, sync and the
+ *   records' `room` field carry. It names the room without revealing the
+ *   secret (HKDF is one-way), so the relay learns nothing it could use to
+ *   read or write.
+ * - the **record key**: every record on the wire (gossip and sync) travels
+ *   sealed with XChaCha20-Poly1305 under it, with a fresh random 24-byte
+ *   nonce and the room id as associated data.
+ *
+ * Sealed envelope:
+ *
+ *     byte 0        0x02 (sealed format)
+ *     bytes 1..24   nonce (random)
+ *     bytes 25..    XChaCha20-Poly1305(recordKey, nonce, signed record, aad)
+ *                   aad = "murmuration/sealed/2\n" ‖ room id
+ */
+import { xchacha20poly1305 } from '@noble/ciphers/chacha.js'
+import { hkdf } from '@noble/hashes/hkdf.js'
+import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex } from '@noble/hashes/utils.js'
+
+/**
+ * Secret size. 128 bits is beyond any guessing or brute force of the room id
+ * (an attacker would have to try 2^127 secrets against the relay's list);
+ * 22 characters of base64url keep the invite link short enough for a QR code.
+ */
+export const ROOM_SECRET_BYTES = 16
+/** Longest secret accepted from a link (a longer one from a future version still works). */
+export const MAX_ROOM_SECRET_BYTES = 64
+/** Room id: 128 bits as 32 hex digits, a valid room name on the wire and in the relay. */
+export const ROOM_ID_BYTES = 16
+/** XChaCha20-Poly1305: 256-bit key, 192-bit nonce (random nonces never collide), 128-bit tag. */
+export const RECORD_KEY_BYTES = 32
+export const NONCE_BYTES = 24
+export const TAG_BYTES = 16
+export const SEALED_FORMAT = 0x02
+/** What sealing adds to a record: format byte, nonce, tag. */
+export const SEAL_OVERHEAD = 1 + NONCE_BYTES + TAG_BYTES
+
+/** Domain separation: these derivations and this envelope belong to this protocol version only. */
+const HKDF_SALT = utf8('murmuration/room/2')
+const AAD_PREFIX = utf8('murmuration/sealed/2\n')
+
+/** Room names as links carry them: lowercase letters, digits and dashes. */
+export const ROOM_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/
+
+/** A secret or a name that cannot make a room key. */
+export class InvalidRoomKeyError extends Error {
+  override name = 'InvalidRoomKeyError'
+}
+
+export interface RoomKey {
+  /** the name people see; not secret (it is bound into the derivation, so it cannot be swapped) */
+  readonly name: string
+  /** the invite secret, never sent anywhere but inside an invite link's fragment */
+  readonly secret: Uint8Array
+  /** the public room id: topics, discovery, sync, the records' `room` field */
+  readonly id: string
+  /** XChaCha20-Poly1305 key of the room's records */
+  readonly recordKey: Uint8Array
+}
+
+function utf8(text: string): Uint8Array {
+  return new TextEncoder().encode(text)
+}
+
+/** `n` bytes from the platform's CSPRNG (crypto.getRandomValues exists in non-secure contexts too). */
+export function randomBytes(n: number): Uint8Array {
+  return globalThis.crypto.getRandomValues(new Uint8Array(n))
+}
+
+/** A fresh room secret. */
+export function newRoomSecret(random: (n: number) => Uint8Array = randomBytes): Uint8Array {
+  return random(ROOM_SECRET_BYTES)
+}
+
+/** Derives the room id and the record key from a name and a secret. Throws InvalidRoomKeyError. */
+export function deriveRoomKey(name: string, secret: Uint8Array): RoomKey {
+  if (!ROOM_NAME_PATTERN.test(name)) throw new InvalidRoomKeyError(`bad room name "${name}"`)
+  if (secret.length < ROOM_SECRET_BYTES || secret.length > MAX_ROOM_SECRET_BYTES) {
+    throw new InvalidRoomKeyError(`a room secret has ${ROOM_SECRET_BYTES}+ bytes`)
+  }
+  const id = bytesToHex(hkdf(sha256, secret, HKDF_SALT, utf8(`room-id\n${name}`), ROOM_ID_BYTES))
+  const recordKey = hkdf(sha256, secret, HKDF_SALT, utf8(`record-key\n${name}`), RECORD_KEY_BYTES)
+  return Object.freeze({ name, secret: secret.slice(), id, recordKey })
+}
+
+function aad(roomId: string): Uint8Array {
+  const id = utf8(roomId)
+  const out = new Uint8Array(AAD_PREFIX.length + id.length)
+  out.set(AAD_PREFIX)
+  out.set(id, AAD_PREFIX.length)
+  return out
+}
+
+/** Seals one record's wire bytes for the room. */
+export function sealRecord(
+  key: RoomKey,
+  plain: Uint8Array,
+  random: (n: number) => Uint8Array = randomBytes,
+): Uint8Array {
+  const nonce = random(NONCE_BYTES)
+  const cipher = xchacha20poly1305(key.recordKey, nonce, aad(key.id)).encrypt(plain)
+  const out = new Uint8Array(1 + NONCE_BYTES + cipher.length)
+  out[0] = SEALED_FORMAT
+  out.set(nonce, 1)
+  out.set(cipher, 1 + NONCE_BYTES)
+  return out
+}
+
+export type Opened =
+  { ok: true; plain: Uint8Array } | { ok: false; reason: 'not-sealed' | 'bad-seal' }
+
+/**
+ * Opens a sealed record. Never throws: bytes from outside the room (no
+ * secret, another room, tampered with, truncated) answer a rejection.
+ */
+export function openRecord(key: RoomKey, sealed: Uint8Array): Opened {
+  if (sealed.length < SEAL_OVERHEAD || sealed[0] !== SEALED_FORMAT) {
+    return { ok: false, reason: 'not-sealed' }
+  }
+  try {
+    const nonce = sealed.subarray(1, 1 + NONCE_BYTES)
+    const plain = xchacha20poly1305(key.recordKey, nonce, aad(key.id)).decrypt(
+      sealed.subarray(1 + NONCE_BYTES),
+    )
+    return { ok: true, plain }
+  } catch {
+    return { ok: false, reason: 'bad-seal' }
+  }
+}
+
+/** base64url without padding: the secret as an invite link carries it. */
+export function encodeSecret(secret: Uint8Array): string {
+  let binary = ''
+  for (const b of secret) binary += String.fromCharCode(b)
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+}
+
+/** The inverse of encodeSecret; throws InvalidRoomKeyError on anything else. */
+export function decodeSecret(text: string): Uint8Array {
+  if (!/^[A-Za-z0-9_-]+$/.test(text)) throw new InvalidRoomKeyError('the key is not base64url')
+  const b64 = text.replace(/-/g, '+').replace(/_/g, '/')
+  let binary: string
+  try {
+    binary = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4))
+  } catch {
+    throw new InvalidRoomKeyError('the key is not base64url')
+  }
+  const out = new Uint8Array(binary.length)
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i)
+  if (out.length < ROOM_SECRET_BYTES || out.length > MAX_ROOM_SECRET_BYTES) {
+    throw new InvalidRoomKeyError(`the key has ${out.length} bytes, want ${ROOM_SECRET_BYTES}+`)
+  }
+  return out
+}

@@ -12,6 +12,9 @@ import { createRelay, type Relay } from '../../relay/relay'
 import { silentLogger } from '../net/log'
 import { LOCK_FILE } from './data-dir-lock'
 
+import { inviteLink } from '../protocol/invite'
+import { deriveRoomKey, newRoomSecret } from '../protocol/room-key'
+
 const AGENT = ['--import', './scripts/node-preload.mjs', '--import', 'tsx', 'src/cli/agent.ts']
 
 interface Run {
@@ -23,8 +26,11 @@ interface Run {
 
 const children: ChildProcess[] = []
 
+/** every agent joins a room by its invite link */
+const INVITE = inviteLink('http://127.0.0.1:8080', deriveRoomKey('agents', newRoomSecret()))
+
 function agent(args: string[], env: Record<string, string> = {}): Run {
-  const child = spawn(process.execPath, [...AGENT, ...args], {
+  const child = spawn(process.execPath, [...AGENT, '--invite', INVITE, ...args], {
     env: { ...process.env, MURMURATION_API_KEY: '', DEBUG: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -11,6 +11,14 @@ import { MAX_RECORD_BYTES } from '../protocol/limits'
 export const DISCOVER_PROTOCOL = '/murmuration/discover/1.0.0'
 export const SYNC_PROTOCOL = '/murmuration/sync/2.0.0'
 
+export {
+  SYNC_BRANCHING,
+  SYNC_IDLIST_THRESHOLD,
+  SYNC_MAX_IDS_PER_RANGE,
+  SYNC_MAX_MESSAGE_RANGES,
+  SYNC_MAX_WANT_PER_SESSION,
+} from '../protocol/reconcile'
+
 /**
  * The room a bare swarm node (tests, the network harness) joins when it is
  * given none. The app never relies on it: its rooms are invite ids.
@@ -106,43 +114,6 @@ export const DISCOVER_MAX_PEERS_LISTED = 1_000
  * margin for a later envelope.
  */
 export const SYNC_MAX_FRAME_BYTES = MAX_RECORD_BYTES + 1024
-
-/**
- * Sync: sub-ranges a mismatched range is split into. 16 (Negentropy's
- * choice) keeps the rounds few (log16: 4 levels for 100,000 ids) while a
- * split costs only 16 fingerprints (~35 bytes each).
- */
-export const SYNC_BRANCHING = 16
-
-/**
- * Sync: a range holding at most this many of our ids is answered with the ids
- * themselves (17 bytes each) instead of being split: 32 ids cost about what
- * 16 fingerprints do, so below it splitting saves nothing.
- */
-export const SYNC_IDLIST_THRESHOLD = 32
-
-/**
- * Sync: most ids in one idlist or have range; a longer have list is cut into
- * consecutive ranges. 1,000 ids are ~17 KB, well inside a frame.
- */
-export const SYNC_MAX_IDS_PER_RANGE = 1_000
-
-/**
- * Sync: most ranges one reconciliation message may carry. An honest peer
- * stops splitting at this budget (the rest is reconciled by the next session),
- * a receiver refuses more. 16,384 ranges are ~600 KB: one round can split
- * 1,024 mismatched ranges 16 ways.
- */
-export const SYNC_MAX_MESSAGE_RANGES = 16_384
-
-/**
- * Sync: most records asked for (and most ids offered) in one session; the
- * rest is fetched by the next session, which starts at once. Every record is
- * verified on arrival: 5,000 records take a few seconds even with pure-JS
- * Ed25519 in a tab, well inside SYNC_SESSION_TIMEOUT_MS, and bound what one
- * session holds in memory. There is no cap on the size of a room's set.
- */
-export const SYNC_MAX_WANT_PER_SESSION = 5_000
 
 /**
  * Sync: most reconciliation messages in one session. Each level of splitting

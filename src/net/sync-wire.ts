@@ -38,7 +38,7 @@ import {
   utf8,
 } from './bytes'
 import { checkRoom } from './discovery-wire'
-import { FINGERPRINT_BYTES, type Range } from './reconcile'
+import { FINGERPRINT_BYTES, type Range } from '../protocol/reconcile'
 
 export const SYNC_VERSION = 2
 

@@ -7,7 +7,7 @@ import { MemoryStore, recordIdOf } from './testing/memory-store'
 import type { NetLogger } from './log'
 import type { SyncReport } from './types'
 import { FrameType, encodeEnd, encodeHello, encodeMessage, encodeRecord } from './sync-wire'
-import { IdSet, type ReconcileParams } from './reconcile'
+import { IdSet, type ReconcileParams } from '../protocol/reconcile'
 import { SYNC_PARAMS } from './sync'
 
 const enc = (s: string) => new TextEncoder().encode(s)

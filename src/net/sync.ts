@@ -46,7 +46,7 @@ import {
   SYNC_PARAMS,
   type Range,
   type ReconcileParams,
-} from './reconcile'
+} from '../protocol/reconcile'
 import {
   FrameType,
   decodeFrame,

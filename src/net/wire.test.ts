@@ -13,7 +13,7 @@ import {
   encodeWantFrames,
   isWireId,
 } from './sync-wire'
-import type { Range } from './reconcile'
+import type { Range } from '../protocol/reconcile'
 import { Strikes } from './strikes'
 import { backoff } from './backoff'
 import { MAX_ROOM_BYTES } from './constants'

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { PlanState } from '../plan/state'
 import { newGoal, type PlanRecord } from '../protocol/records'
-import { SYNC_PARAMS } from '../net/reconcile'
+import { SYNC_PARAMS } from '../protocol/reconcile'
 import { runSeed } from './run'
 import { DEFAULT_SWARM } from './swarm'
 import { oracleSync, realSyncFor, reconcileSync } from './sync'

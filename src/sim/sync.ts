@@ -7,7 +7,7 @@
  */
 import type { PlanRecord } from '../protocol/records'
 import type { PlanState } from '../plan/state'
-import { IdSet, reconcileInMemory, SYNC_PARAMS, type ReconcileParams } from '../net/reconcile'
+import { IdSet, reconcileInMemory, SYNC_PARAMS, type ReconcileParams } from '../protocol/reconcile'
 
 export interface SimSyncResult {
   /** records `a` asked for and gets from `b`, and the other way round */

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { sha256 } from '@noble/hashes/sha2.js'
-import { bytesToHex, utf8 } from './bytes'
+import { bytesToHex, utf8 } from '../net/bytes'
 import {
   IdSet,
   ReconcileError,
@@ -12,7 +12,7 @@ import {
   type Range,
   type ReconcileParams,
 } from './reconcile'
-import { SYNC_PARAMS } from './sync'
+import { SYNC_PARAMS } from '../net/sync'
 
 const idOf = (n: number) => bytesToHex(sha256(utf8(`record ${n}`))).slice(0, 32)
 const ids = (from: number, to: number) =>

@@ -165,12 +165,21 @@ const ROLE_OF_KIND: Partial<Record<PlanRecord['kind'], keyof PlanTree['usage']>>
   result: 'executor',
 }
 
-function addUsage(totals: UsageTotals, usage: Usage): void {
+/**
+ * Costs are summed as whole nano-dollars: float addition depends on order,
+ * and records() iterates in arrival order, so a float sum could differ
+ * between two peers holding the same records. Integers stay exact up to
+ * 2^53 nano-dollars (9 million dollars).
+ */
+const NANOS_PER_USD = 1e9
+
+function addUsage(totals: UsageTotals, nanos: { n: number }, usage: Usage): void {
   totals.calls++
   totals.inputTokens += usage.inputTokens
   totals.outputTokens += usage.outputTokens
   if (usage.offline) totals.offlineCalls++
-  totals.costUsd += costUsd(usage)
+  nanos.n += Math.round(costUsd(usage) * NANOS_PER_USD)
+  totals.costUsd = nanos.n / NANOS_PER_USD
 }
 
 export function usageByRole(state: PlanState): PlanTree['usage'] {
@@ -182,6 +191,7 @@ export function usageByRole(state: PlanState): PlanTree['usage'] {
     costUsd: 0,
   })
   const usage = { decomposer: zero(), scorer: zero(), executor: zero() }
+  const nanos = { decomposer: { n: 0 }, scorer: { n: 0 }, executor: { n: 0 } }
   for (const record of state.records()) {
     if (record.kind === 'failure') {
       if (!record.usage) continue
@@ -191,11 +201,11 @@ export function usageByRole(state: PlanState): PlanTree['usage'] {
           : record.stage === 'score' || record.stage === 'classify'
             ? 'scorer'
             : 'executor'
-      addUsage(usage[role], record.usage)
+      addUsage(usage[role], nanos[role], record.usage)
       continue
     }
     const role = ROLE_OF_KIND[record.kind]
-    if (role && 'usage' in record) addUsage(usage[role], record.usage)
+    if (role && 'usage' in record) addUsage(usage[role], nanos[role], record.usage)
   }
   return usage
 }

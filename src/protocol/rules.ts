@@ -29,6 +29,16 @@ export const CLAIM_WINDOW_MS = 2_000
  */
 export const STAGGER_MS = 1_000
 
+/**
+ * A contested claimant (not the first choice, a takeover, a resumed claim)
+ * starts only after an anti-entropy round with its neighbours that began
+ * after its claim: it then holds every claim and result they hold, which
+ * gossip may have lost on the way. Peers in sync finish a round in one
+ * round trip; one whose neighbours do not answer (a partition, a host
+ * without sync) starts anyway after this long.
+ */
+export const SYNC_CHECK_TIMEOUT_MS = 10_000
+
 /** A ready leaf unclaimed this long is re-announced once... */
 export const REANNOUNCE_AFTER_MS = 60_000
 /** ...and still unclaimed this long after the re-announce, it fails as a capability gap. */

@@ -16,7 +16,7 @@ import {
   type Presence,
   type WireRecord,
 } from '../protocol/records'
-import { PRESENCE_INTERVAL_MS, WARMUP_MS } from '../protocol/rules'
+import { PRESENCE_INTERVAL_MS, SYNC_CHECK_TIMEOUT_MS, WARMUP_MS } from '../protocol/rules'
 import { derivePlan, type DerivedPlan } from '../plan/derive'
 import { PlanState } from '../plan/state'
 import { createView, hearPresence, type SwarmView } from './view'
@@ -37,6 +37,13 @@ export interface Work {
   since: number
   /** false while a claim waits out its window before the call starts */
   started: boolean
+  /**
+   * a contested claim (not the first choice, a takeover, a resumed claim):
+   * local time of the claim; it starts only after a sync round with its
+   * neighbours asked for since then, so that it first hears whatever gossip
+   * lost (claims.ts)
+   */
+  checkFrom?: number
   llm: LlmTask | null
 }
 
@@ -70,6 +77,12 @@ export interface PeerState {
   firstSeen: Map<string, number>
   counters: Counters
   derivedCache: DerivedPlan | null
+  /**
+   * anti-entropy rounds this peer asked for (Effects.sync): local time the
+   * round in flight was asked for, the ask time of the latest round that
+   * ended, and whether another round is wanted once this one ends
+   */
+  syncs: { askedAt: number | null; doneAt: number; again: boolean }
 }
 
 /** How long after an auth or network failure a peer tries its provider again. */
@@ -100,7 +113,30 @@ export function createPeer(config: PeerConfig, now: number, plan = new PlanState
       executed: [],
     },
     derivedCache: null,
+    syncs: { askedAt: null, doneAt: -Infinity, again: false },
   }
+}
+
+/**
+ * Ask for an anti-entropy round with the neighbours, to begin after `now`.
+ * One round at a time: a request while one is in flight is served by the
+ * next round. A round the runtime never reports as ended is given up after
+ * SYNC_CHECK_TIMEOUT_MS, so a host without sync never blocks a claim.
+ */
+export function requestSync(peer: PeerState, fx: Effects, now: number): void {
+  const syncs = peer.syncs
+  if (syncs.askedAt !== null && now - syncs.askedAt < SYNC_CHECK_TIMEOUT_MS) {
+    if (syncs.askedAt < now) syncs.again = true
+    return
+  }
+  syncs.askedAt = now
+  syncs.again = false
+  fx.sync = true
+}
+
+/** Has a sync round asked for at or after `since` ended? */
+export function syncedSince(peer: PeerState, since: number): boolean {
+  return peer.syncs.doneAt >= since
 }
 
 export function derived(peer: PeerState): DerivedPlan {
@@ -276,6 +312,13 @@ export function stepPeer(
         break
       case 'tick':
         break
+      case 'synced': {
+        const syncs = peer.syncs
+        if (syncs.askedAt !== null) syncs.doneAt = Math.max(syncs.doneAt, syncs.askedAt)
+        syncs.askedAt = null
+        if (syncs.again) requestSync(peer, fx, now)
+        break
+      }
     }
   }
   if (!peer.healthy && now - peer.unhealthySince >= HEALTH_RETRY_MS)

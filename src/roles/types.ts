@@ -48,6 +48,11 @@ export type PeerInput =
   | { type: 'command'; command: Command }
   /** time passed (timers in background tabs fire late: nothing may rely on punctuality) */
   | { type: 'tick' }
+  /**
+   * the anti-entropy round this peer asked for (Effects.sync) has ended; the
+   * records it brought were delivered before this input
+   */
+  | { type: 'synced' }
 
 export interface LlmRequest {
   id: string
@@ -70,8 +75,14 @@ export interface Effects {
   startLlm: LlmRequest[]
   abortLlm: string[]
   events: PeerEvent[]
+  /**
+   * run an anti-entropy round with every linked peer now, then deliver
+   * { type: 'synced' }: a contested claimant checks with its neighbours
+   * before it starts (see claims.ts)
+   */
+  sync: boolean
 }
 
 export function emptyEffects(): Effects {
-  return { publish: [], startLlm: [], abortLlm: [], events: [] }
+  return { publish: [], startLlm: [], abortLlm: [], events: [], sync: false }
 }

@@ -218,6 +218,7 @@ export class Swarm {
 
   private apply(peer: SimPeer, effects: Effects): void {
     for (const record of effects.publish) this.broadcast(peer, record)
+    if (effects.sync) this.syncRound(peer)
     for (const id of effects.abortLlm) this.aborted.add(`${peer.index}:${peer.incarnation}:${id}`)
     for (const request of effects.startLlm) {
       peer.llmCalls++
@@ -288,6 +289,37 @@ export class Swarm {
       this.schedule(this.deliveryDelay(), { type: 'deliver', to: peer.index, inputs: toPeer })
     if (toOther.length)
       this.schedule(this.deliveryDelay(), { type: 'deliver', to: other.index, inputs: toOther })
+  }
+
+  /**
+   * The round a peer asks for before a contested claim starts: anti-entropy
+   * with every live peer it can reach (its neighbours: all of them, in a
+   * room this small), then 'synced', after the records that round brought.
+   */
+  private syncRound(peer: SimPeer): void {
+    if (!peer.state) return
+    const inputs: PeerInput[] = []
+    if (!this.muted.has(peer.index)) {
+      for (const other of this.alive()) {
+        if (other === peer || this.muted.has(other.index)) continue
+        for (const record of other.state!.plan.records()) {
+          if (!peer.state.plan.has(record.id)) inputs.push({ type: 'record', record })
+        }
+        const theirs: PeerInput[] = []
+        for (const record of peer.state.plan.records()) {
+          if (!other.state!.plan.has(record.id)) theirs.push({ type: 'record', record })
+        }
+        if (theirs.length)
+          this.schedule(this.deliveryDelay(), { type: 'deliver', to: other.index, inputs: theirs })
+      }
+    }
+    inputs.push({ type: 'synced' })
+    // a round trip: the request out, the records back
+    this.schedule(this.deliveryDelay() + this.deliveryDelay(), {
+      type: 'deliver',
+      to: peer.index,
+      inputs,
+    })
   }
 
   private handle(event: SimEvent): void {

@@ -145,14 +145,15 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     records: restored,
     model,
     publish,
+    requestSync: () => checkSync(),
     onTree: (tree) => emit('tree', tree),
     onActivity: (activity) => emit('activity', activity),
     log,
   })
   // records come in bursts (a sync brings hundreds): hand them over in one batch, one step
   let batch: PeerInput[] = []
-  deliver = (record) => {
-    batch.push({ type: 'record', record })
+  const queueInput = (input: PeerInput) => {
+    batch.push(input)
     if (batch.length === 1) {
       queueMicrotask(() => {
         const inputs = batch
@@ -160,6 +161,19 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
         core.deliver(inputs)
       })
     }
+  }
+  deliver = (record) => queueInput({ type: 'record', record })
+
+  // The core's check with its neighbours before a contested claim starts:
+  // one anti-entropy round with every linked peer, then 'synced', queued
+  // behind the records the round brought so the core sees them first.
+  const checkSync = () => {
+    const done = () => queueInput({ type: 'synced' })
+    if (!node) return done()
+    node.syncNow().then(done, (err: Error) => {
+      log(`anti-entropy before a contested claim failed: ${err.message}`)
+      done()
+    })
   }
 
   // (boot, seq) of the latest presence beat per peer: stale or replayed beats are ignored

@@ -70,6 +70,14 @@ export const WARMUP_MS = 1_500
 
 /** A task that failed with this many distinct holders is failed for good. */
 export const MAX_TASK_ATTEMPTS = 3
+/**
+ * A decomposer (scorer) whose LLM call failed to split a goal (score a
+ * proposal) tries again this long after its failure, at most
+ * MAX_TASK_ATTEMPTS times in all: without it, a goal whose few decomposers
+ * or scorers all failed once would wait forever. As long as a sick
+ * provider's pause (HEALTH_RETRY_MS): a bad spell usually passes by then.
+ */
+export const RETRY_FAILED_AFTER_MS = 30_000
 /** Decomposers ranked below this propose at once; more proposals add cost, not quality. */
 export const MAX_PROPOSALS_PER_GOAL = 3
 /** Scorers ranked below this score each proposal at once. */

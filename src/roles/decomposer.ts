@@ -14,7 +14,7 @@ import {
   abortWork,
   derived,
   emit,
-  failedHere,
+  mayTry,
   freeSlots,
   isWarm,
   since,
@@ -25,14 +25,14 @@ import {
 import type { Effects } from './types'
 import { eligiblePeers, rankFor } from './view'
 
-function wantsProposal(peer: PeerState, goal: DerivedGoal): boolean {
+function wantsProposal(peer: PeerState, goal: DerivedGoal, now: number): boolean {
   const me = peer.config.peerId
   return (
     !goal.cancelled &&
     !goal.accept &&
     !peer.work.has(`decompose:${goal.id}`) &&
     !goal.proposals.some((proposal) => proposal.from === me) &&
-    !failedHere(peer, goal.id, 'decompose')
+    mayTry(peer, goal.id, 'decompose', now)
   )
 }
 
@@ -103,7 +103,7 @@ export const decomposer: RoleLogic = {
     if (!isWarm(peer, now) || !peer.healthy) return
     for (const goal of goals.values()) {
       if (freeSlots(peer) <= 0) return
-      if (wantsProposal(peer, goal)) maybePropose(peer, fx, goal, now)
+      if (wantsProposal(peer, goal, now)) maybePropose(peer, fx, goal, now)
     }
   },
 }

@@ -16,7 +16,13 @@ import {
   type Presence,
   type WireRecord,
 } from '../protocol/records'
-import { PRESENCE_INTERVAL_MS, SYNC_CHECK_TIMEOUT_MS, WARMUP_MS } from '../protocol/rules'
+import {
+  MAX_TASK_ATTEMPTS,
+  PRESENCE_INTERVAL_MS,
+  RETRY_FAILED_AFTER_MS,
+  SYNC_CHECK_TIMEOUT_MS,
+  WARMUP_MS,
+} from '../protocol/rules'
 import { derivePlan, type DerivedPlan } from '../plan/derive'
 import { PlanState } from '../plan/state'
 import { createView, hearPresence, type SwarmView } from './view'
@@ -235,6 +241,27 @@ export function failedHere(peer: PeerState, subject: string, stage?: string): bo
         !peer.forgiven.has(failure.id) &&
         (stage === undefined || failure.stage === stage),
     )
+}
+
+/**
+ * May this peer try `subject` (a goal to split, a proposal to score) again
+ * at `stage`? Yes if it has not failed it with its current model; else
+ * RETRY_FAILED_AFTER_MS after its latest failure, while it has failed it
+ * fewer than MAX_TASK_ATTEMPTS times.
+ */
+export function mayTry(peer: PeerState, subject: string, stage: string, now: number): boolean {
+  const mine = peer.plan
+    .failures(subject)
+    .filter(
+      (failure) =>
+        failure.from === peer.config.peerId &&
+        failure.stage === stage &&
+        !peer.forgiven.has(failure.id),
+    )
+  if (mine.length === 0) return true
+  if (mine.length >= MAX_TASK_ATTEMPTS) return false
+  const latest = Math.max(...mine.map((failure) => since(peer, `failed:${failure.id}`, now)))
+  return now - latest >= RETRY_FAILED_AFTER_MS
 }
 
 function beat(peer: PeerState, fx: Effects, now: number): void {

@@ -33,9 +33,9 @@ import {
   abortWork,
   derived,
   emit,
-  failedHere,
   freeSlots,
   isWarm,
+  mayTry,
   since,
   startLlm,
   type PeerState,
@@ -93,7 +93,7 @@ function scoreProposals(peer: PeerState, fx: Effects, goal: DerivedGoal, now: nu
     const requestId = `score:${proposal.id}`
     const votes = goal.votes.get(proposal.id) ?? []
     if (peer.work.has(requestId) || votes.some((vote) => vote.from === me)) continue
-    if (failedHere(peer, proposal.id)) continue
+    if (!mayTry(peer, proposal.id, 'score', now)) continue
     const eligible = eligiblePeers(
       peer.view,
       { peerId: me, eligible: peer.healthy },

@@ -71,6 +71,17 @@ export const WARMUP_MS = 1_500
 /** A task that failed with this many distinct holders is failed for good. */
 export const MAX_TASK_ATTEMPTS = 3
 /**
+ * Failure error kinds that speak of the failing peer (a wrong key, no
+ * network, a spent quota), not of the task: such a failure releases the
+ * task but is not one of its MAX_TASK_ATTEMPTS, so three misconfigured
+ * executors cannot fail a task for good.
+ */
+export const PEER_TROUBLE_ERRORS: ReadonlySet<string> = new Set([
+  'auth',
+  'unreachable',
+  'rate-limit',
+])
+/**
  * A decomposer (scorer) whose LLM call failed to split a goal (score a
  * proposal) tries again this long after its failure, at most
  * MAX_TASK_ATTEMPTS times in all: without it, a goal whose few decomposers

@@ -23,6 +23,7 @@
  *   common case and the check would sit on the critical path.
  */
 import type { LlmTaskKind } from '../llm/types'
+import { MAX_EPOCH } from '../protocol/limits'
 import type { TaskType } from '../protocol/records'
 import type { ClaimRecord } from '../protocol/records'
 import {
@@ -102,7 +103,8 @@ export function maybeClaim(
   if (task.status === 'done' || task.status === 'failed') return false
   if (failedHere(peer, task.id)) return false
   if (hasWork(peer, task.id)) return false
-  const exclude = new Set(task.failedBy)
+  // whoever gave the task back, for any reason, is not ranked for it again
+  const exclude = new Set(task.failures.map((failure) => failure.from))
   exclude.delete(me) // it failed with a model it has since replaced (see failedHere)
   if (task.holder && !task.released) {
     if (task.holder.from === me) return false
@@ -118,6 +120,8 @@ export function maybeClaim(
     return false
   }
   const epoch = task.epoch + 1
+  // the protocol's range: a claim beyond it would be rejected by every peer
+  if (epoch > MAX_EPOCH) return false
   const readyAt = since(peer, `claimable:${task.id}:${epoch}`, now)
   const eligible = eligiblePeers(
     peer.view,
@@ -127,7 +131,7 @@ export function maybeClaim(
   )
   const rank = rankFor(task.id, me, eligible)
   if (rank < 0 || now < readyAt + rank * STAGGER_MS) return false
-  emit<ClaimRecord>(peer, fx, {
+  const claim = emit<ClaimRecord>(peer, fx, {
     kind: 'claim',
     task: task.id,
     taskType: task.type,
@@ -135,6 +139,7 @@ export function maybeClaim(
     epoch,
     at: now,
   })
+  if (!claim) return false
   const contested = rank > 0 || epoch > 0
   if (contested) requestSync(peer, fx, now)
   peer.work.set(claimRequestId(task.id, epoch), {
@@ -181,7 +186,8 @@ function checkedWithNeighbours(peer: PeerState, work: Work, task: TaskState, now
   for (const [other, sighting] of peer.view.peers) {
     if (other === peer.config.peerId || !isAlive(peer.view, other, now)) continue
     if (!sighting.presence.holding.includes(task.id)) continue
-    if (!task.claims.some((claim) => claim.from === other && claim.epoch === task.epoch)) return false
+    if (!task.claims.some((claim) => claim.from === other && claim.epoch === task.epoch))
+      return false
   }
   return true
 }

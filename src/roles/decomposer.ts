@@ -9,7 +9,7 @@ import type { FailureRecord, ProposalRecord } from '../protocol/records'
 import { MAX_RATIONALE, MAX_SUBGOAL_TEXT } from '../protocol/limits'
 import { FALLBACK_AFTER_MS, MAX_PROPOSALS_PER_GOAL, QUORUM_VOTES } from '../protocol/rules'
 import type { DerivedGoal } from '../plan/derive'
-import { clip, failureDetail } from './text'
+import { clip, failureFields, isPeerTrouble } from './text'
 import {
   abortWork,
   derived,
@@ -80,14 +80,15 @@ export const decomposer: RoleLogic = {
         rationale: clip(value.rationale, MAX_RATIONALE),
         usage: outcome.usage,
       })
-    } else {
+    } else if (!isPeerTrouble(outcome)) {
+      // (a peer's own trouble publishes nothing: it pauses, then tries again)
       emit<FailureRecord>(peer, fx, {
         kind: 'failure',
         subject: work.subject,
         stage: 'decompose',
         epoch: 0,
         index: -1,
-        detail: failureDetail(outcome),
+        ...failureFields(outcome),
         usage: outcome.usage,
       })
     }

@@ -28,7 +28,7 @@ import {
 import { meanScore, readyToRollUp, type DerivedGoal } from '../plan/derive'
 import type { TaskState } from '../plan/tasks'
 import { isHolder, maybeClaim, reviewClaims } from './claims'
-import { clip, failureDetail } from './text'
+import { clip, failureFields, isPeerTrouble } from './text'
 import {
   abortWork,
   derived,
@@ -186,13 +186,15 @@ function onClassified(peer: PeerState, fx: Effects, work: Work, outcome: LlmOutc
     return
   }
   if (!outcome.ok || outcome.kind !== 'classify') {
+    // A peer's own trouble (key, network, quota) says nothing about the
+    // subgoal: give the decide task back (index -1) rather than fail it.
     emit<FailureRecord>(peer, fx, {
       kind: 'failure',
       subject: task.id,
       stage: 'classify',
       epoch: work.epoch!,
-      index: slot.index,
-      detail: failureDetail(outcome),
+      index: isPeerTrouble(outcome) ? -1 : slot.index,
+      ...failureFields(outcome),
       usage: outcome.usage,
     })
     return
@@ -242,6 +244,7 @@ function watchUnclaimed(peer: PeerState, fx: Effects, task: TaskState, now: numb
       stage: 'capability-gap',
       epoch,
       index: -1,
+      errorKind: 'none',
       detail: 'nobody present claimed it: no live executor has the capability it needs',
       usage: null,
     })
@@ -263,14 +266,15 @@ export const scorer: RoleLogic = {
         notes: clip(value.notes, 600),
         usage: outcome.usage,
       })
-    } else {
+    } else if (!isPeerTrouble(outcome)) {
+      // (a peer's own trouble publishes nothing: it pauses, then tries again)
       emit<FailureRecord>(peer, fx, {
         kind: 'failure',
         subject: proposal.id,
         stage: 'score',
         epoch: 0,
         index: -1,
-        detail: failureDetail(outcome),
+        ...failureFields(outcome),
         usage: outcome.usage,
       })
     }

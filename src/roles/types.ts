@@ -68,6 +68,8 @@ export type PeerEvent =
   | { type: 'output-dropped'; request: string; kind: LlmTask['kind']; why: string }
   | { type: 'llm-aborted'; request: string; kind: LlmTask['kind']; why: string }
   | { type: 'health'; healthy: boolean; error?: string }
+  /** a record this peer made failed the checks every receiver applies: not kept, not published */
+  | { type: 'invalid-record'; kind: WireRecord['kind']; reason: string }
 
 export interface Effects {
   /** records to sign and publish; plan records are already in this peer's plan */

@@ -19,6 +19,7 @@ import {
 import { newCancel, newGoal, type PlanRecord, type WireRecord } from '../protocol/records'
 import { DEFAULT_MAX_DEPTH } from '../protocol/limits'
 import { roomTopics } from '../protocol/topics'
+import { validateRecord } from '../protocol/validate'
 import { exportJson, exportMarkdown } from '../plan/export'
 import type { PlanTree } from '../plan/tree'
 import type { PeerInput } from '../roles/index'
@@ -251,6 +252,13 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   }, ANTI_ENTROPY_INTERVAL_MS)
 
   const swarmNode = node
+  // a person's record (goal, cancel) gets the checks every receiver applies
+  // (the core checks its own): an invalid one is refused here, not published
+  const ownRecord = <R extends WireRecord>(record: R): R => {
+    const valid = validateRecord(record, { room, sender: peerId })
+    if (!valid.ok) throw new Error(`invalid ${record.kind}: ${valid.detail}`)
+    return record
+  }
   const runtime: PeerRuntime = {
     peerId,
     room,
@@ -268,14 +276,14 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     },
     async submitGoal(text, maxDepth = DEFAULT_MAX_DEPTH) {
       if (role === 'observer') throw new Error('an observer publishes nothing')
-      const goal = newGoal(room, peerId, text, now(), maxDepth)
+      const goal = ownRecord(newGoal(room, peerId, text, now(), maxDepth))
       publish([goal])
       await outbox
       return goal.id
     },
     async cancelGoal(goalId, reason) {
       if (role === 'observer') throw new Error('an observer publishes nothing')
-      publish([newCancel(room, peerId, goalId, now(), reason)])
+      publish([ownRecord(newCancel(room, peerId, goalId, now(), reason))])
       await outbox
     },
     setCapabilities(capabilities) {

@@ -101,6 +101,12 @@ type SimEvent =
   | { type: 'sync'; peer: number; incarnation: number }
   | { type: 'submit'; peer: number; text: string }
 
+/**
+ * Virtual time 0 on the peers' clocks: 2023-11-14, so that a clock skewed
+ * minutes back still gives the positive times records require.
+ */
+export const SIM_CLOCK_ORIGIN = 1_700_000_000_000
+
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'
 
 export function fakePeerId(rng: Rng): string {
@@ -159,8 +165,9 @@ export class Swarm {
     for (const peer of this.peers) this.boot(peer)
   }
 
+  /** A peer's clock: real-looking wall time (records reject negative times), skewed. */
   local(peer: SimPeer): number {
-    return this.now + peer.skew
+    return SIM_CLOCK_ORIGIN + this.now + peer.skew
   }
 
   private boot(peer: SimPeer): void {

@@ -9,72 +9,14 @@ import type { Capability } from '../llm/types'
 import { newGoal, type PlanRecord, type Role, type WireRecord } from '../protocol/records'
 import { PlanState } from '../plan/state'
 import { createPeer, step, type Effects, type PeerInput, type PeerState } from '../roles/index'
-import { DEFAULT_CAPABILITY_MIX, simAnswer, type SimModelOptions } from './model'
+import { simAnswer } from './model'
+import type { SwarmOptions } from './options'
 import { EventQueue } from './queue'
 import { createRng, type Rng } from './rng'
+import { SimWire, simKey } from './wire'
 
-export interface SwarmMakeup {
-  decomposers: number
-  scorers: number
-  executors: number
-  observers: number
-}
-
-export interface SwarmOptions {
-  seed: number
-  makeup: SwarmMakeup
-  goals: string[]
-  maxDepth: number
-  /** probability that one delivery of a message to one peer is lost */
-  loss: number
-  /** probability that a delivery happens twice */
-  duplicate: number
-  /** delivery delay: usually uniform in [min, max]; with slowChance up to slowMax */
-  delay: { min: number; max: number; slowChance: number; slowMax: number }
-  /** crash one random peer per run (restarting it, or not, at random) */
-  crashes: boolean
-  /** clocks are skewed by up to this much either way */
-  maxSkewMs: number
-  /** fixed clock skews by peer index, overriding the random ones */
-  skews?: Record<number, number>
-  /** timers fire every tickMs plus up to tickLateMs late (background tabs) */
-  tickMs: number
-  tickLateMs: number
-  llmLatency: { min: number; max: number }
-  model: SimModelOptions
-  /** anti-entropy: each peer syncs with a random peer this often */
-  syncIntervalMs: number
-  capacity: number
-  /** per executor, its capabilities (cycled); default: all can write, some code, some API */
-  executorCapabilities: Capability[][]
-  maxVirtualMs: number
-  /** called after every step, for scenario tests (e.g. crash a peer right after it claims) */
-  onStep?: (sim: Swarm, peer: SimPeer, effects: Effects, now: number) => void
-}
-
-export const DEFAULT_SWARM: Omit<SwarmOptions, 'seed'> = {
-  makeup: { decomposers: 3, scorers: 3, executors: 4, observers: 1 },
-  goals: ['Plan a two-week trip to Japan'],
-  maxDepth: 3,
-  loss: 0,
-  duplicate: 0.05,
-  delay: { min: 2, max: 80, slowChance: 0.05, slowMax: 1_500 },
-  crashes: true,
-  maxSkewMs: 5 * 60_000,
-  tickMs: 250,
-  tickLateMs: 1_000,
-  llmLatency: { min: 300, max: 3_000 },
-  model: { failRate: 0, capabilities: DEFAULT_CAPABILITY_MIX },
-  syncIntervalMs: 15_000,
-  capacity: 4,
-  executorCapabilities: [
-    ['can_write_text', 'can_run_code', 'can_query_api'],
-    ['can_write_text', 'can_run_code'],
-    ['can_write_text', 'can_query_api'],
-    ['can_write_text'],
-  ],
-  maxVirtualMs: 30 * 60_000,
-}
+export { DEFAULT_SWARM, type SwarmMakeup, type SwarmOptions } from './options'
+import type { KeyObject } from 'node:crypto'
 
 export interface SimPeer {
   index: number
@@ -100,6 +42,8 @@ type SimEvent =
   | { type: 'restart'; peer: number }
   | { type: 'sync'; peer: number; incarnation: number }
   | { type: 'submit'; peer: number; text: string }
+  /** split the swarm: peer index → side; null heals */
+  | { type: 'partition'; sides: number[] | null }
 
 /**
  * Virtual time 0 on the peers' clocks: 2023-11-14, so that a clock skewed
@@ -123,6 +67,11 @@ export class Swarm {
   private readonly aborted = new Set<string>()
   /** peers whose records reach nobody (by gossip or sync) until unmuted */
   private readonly muted = new Set<number>()
+  /** while partitioned: each peer's side; peers on different sides reach each other by no means */
+  private sides: number[] | null = null
+  private healed = false
+  /** the real codec, when options.codec */
+  readonly wire: SimWire | null = null
   now = 0
   /** virtual time the last root goal settled in some live peer's view */
   settledAt: number | null = null
@@ -139,6 +88,7 @@ export class Swarm {
       ...Array<Role>(options.makeup.observers).fill('observer'),
     ]
     let executorIndex = 0
+    const keys = new Map<string, KeyObject>()
     roles.forEach((role, index) => {
       const capabilities =
         role === 'executor'
@@ -148,9 +98,17 @@ export class Swarm {
         ? Math.round((this.rng.next() * 2 - 1) * options.maxSkewMs)
         : 0
       const skew = options.skews?.[index] ?? randomSkew
+      let peerId: string
+      if (options.codec) {
+        const key = simKey(this.rng)
+        keys.set(key.peerId, key.key)
+        peerId = key.peerId
+      } else {
+        peerId = fakePeerId(this.rng)
+      }
       this.peers.push({
         index,
-        peerId: fakePeerId(this.rng),
+        peerId,
         role,
         capabilities,
         skew,
@@ -162,7 +120,26 @@ export class Swarm {
         llmCalls: 0,
       })
     })
+    if (options.codec) this.wire = new SimWire(keys, 'sim')
     for (const peer of this.peers) this.boot(peer)
+  }
+
+  /** End any partition (before checking convergence). */
+  heal(): void {
+    this.sides = null
+    this.healed = true
+  }
+
+  /** Can `a`'s records reach `b` now (no mute, same side of a partition)? */
+  reaches(a: SimPeer, b: SimPeer): boolean {
+    if (this.muted.has(a.index) || this.muted.has(b.index)) return false
+    return this.sides === null || this.sides[a.index] === this.sides[b.index]
+  }
+
+  /** A record as `to` receives it: through the real codec when enabled (null: rejected). */
+  private carry(record: PlanRecord): PeerInput | null {
+    const carried = this.wire ? this.wire.carry(record) : record
+    return carried ? { type: 'record', record: carried as PlanRecord } : null
   }
 
   /** A peer's clock: real-looking wall time (records reject negative times), skewed. */
@@ -209,12 +186,14 @@ export class Swarm {
 
   private broadcast(from: SimPeer, record: WireRecord): void {
     if (this.muted.has(from.index)) return
+    const carried = this.wire ? this.wire.carry(record) : record
+    if (!carried) return
     const input: PeerInput =
-      record.kind === 'presence'
-        ? { type: 'presence', presence: record }
-        : { type: 'record', record }
+      carried.kind === 'presence'
+        ? { type: 'presence', presence: carried }
+        : { type: 'record', record: carried }
     for (const peer of this.peers) {
-      if (peer === from || !peer.state) continue
+      if (peer === from || !peer.state || !this.reaches(from, peer)) continue
       if (this.lossy && this.rng.chance(this.options.loss)) continue
       this.schedule(this.deliveryDelay(), { type: 'deliver', to: peer.index, inputs: [input] })
       if (this.rng.chance(this.options.duplicate)) {
@@ -280,13 +259,15 @@ export class Swarm {
 
   /** Anti-entropy between `peer` and one random live peer: each gets what it lacks. */
   private sync(peer: SimPeer): void {
-    const others = this.alive().filter((other) => other !== peer && !this.muted.has(other.index))
-    if (!peer.state || others.length === 0 || this.muted.has(peer.index)) return
+    const others = this.alive().filter((other) => other !== peer && this.reaches(peer, other))
+    if (!peer.state || others.length === 0) return
     const other = this.rng.pick(others)
     const missing = (from: PlanState, to: PlanState): PeerInput[] => {
       const inputs: PeerInput[] = []
       for (const record of from.records()) {
-        if (!to.has(record.id)) inputs.push({ type: 'record', record: record as PlanRecord })
+        if (to.has(record.id)) continue
+        const input = this.carry(record)
+        if (input) inputs.push(input)
       }
       return inputs
     }
@@ -306,19 +287,20 @@ export class Swarm {
   private syncRound(peer: SimPeer): void {
     if (!peer.state) return
     const inputs: PeerInput[] = []
-    if (!this.muted.has(peer.index)) {
-      for (const other of this.alive()) {
-        if (other === peer || this.muted.has(other.index)) continue
-        for (const record of other.state!.plan.records()) {
-          if (!peer.state.plan.has(record.id)) inputs.push({ type: 'record', record })
-        }
-        const theirs: PeerInput[] = []
-        for (const record of peer.state.plan.records()) {
-          if (!other.state!.plan.has(record.id)) theirs.push({ type: 'record', record })
-        }
-        if (theirs.length)
-          this.schedule(this.deliveryDelay(), { type: 'deliver', to: other.index, inputs: theirs })
+    const missing = (from: PlanState, to: PlanState, into: PeerInput[]) => {
+      for (const record of from.records()) {
+        if (to.has(record.id)) continue
+        const input = this.carry(record)
+        if (input) into.push(input)
       }
+    }
+    for (const other of this.alive()) {
+      if (other === peer || !this.reaches(peer, other)) continue
+      missing(other.state!.plan, peer.state.plan, inputs)
+      const theirs: PeerInput[] = []
+      missing(peer.state.plan, other.state!.plan, theirs)
+      if (theirs.length)
+        this.schedule(this.deliveryDelay(), { type: 'deliver', to: other.index, inputs: theirs })
     }
     inputs.push({ type: 'synced' })
     // a round trip: the request out, the records back
@@ -362,6 +344,9 @@ export class Swarm {
         this.schedule(this.options.syncIntervalMs, event)
         break
       }
+      case 'partition':
+        if (!this.healed) this.sides = event.sides
+        break
       case 'submit': {
         const peer = this.peers[event.peer]!
         if (!peer.state) break

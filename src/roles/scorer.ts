@@ -27,7 +27,7 @@ import {
 } from '../protocol/rules'
 import { meanScore, readyToRollUp, type DerivedGoal } from '../plan/derive'
 import type { TaskState } from '../plan/tasks'
-import { isHolder, maybeClaim, reviewClaims } from './claims'
+import { isHolder, leaseExpired, maybeClaim, reviewClaims } from './claims'
 import { clip, failureFields, isPeerTrouble } from './text'
 import {
   abortWork,
@@ -222,10 +222,14 @@ function onClassified(peer: PeerState, fx: Effects, work: Work, outcome: LlmOutc
 /**
  * A ready leaf (or roll-up) unclaimed for REANNOUNCE_AFTER_MS is re-announced
  * once; still unclaimed CAPABILITY_GAP_AFTER_MS later, it fails as a
- * capability gap. Scorers share this watch in rendezvous order.
+ * capability gap. Scorers share this watch in rendezvous order. A task whose
+ * holder's lease ran out counts as unclaimed: if nobody left can take it
+ * over (the others failed it), it would otherwise wait forever.
  */
 function watchUnclaimed(peer: PeerState, fx: Effects, task: TaskState, now: number): void {
-  if (task.status !== 'open' || task.gap) return
+  if (task.gap) return
+  if (task.status !== 'open' && !(task.status === 'claimed' && leaseExpired(peer, task, now)))
+    return
   const epoch = task.epoch + 1
   const me = peer.config.peerId
   const eligible = eligiblePeers(peer.view, { peerId: me, eligible: true }, { role: 'scorer' }, now)
@@ -302,7 +306,8 @@ export const scorer: RoleLogic = {
       }
       if (warm) {
         for (const slot of goal.slots) {
-          if (slot.execute && slot.status === 'open') watchUnclaimed(peer, fx, slot.execute, now)
+          if (slot.execute && (slot.status === 'open' || slot.status === 'claimed'))
+            watchUnclaimed(peer, fx, slot.execute, now)
         }
         if (readyToRollUp(goal)) watchUnclaimed(peer, fx, goal.rollup, now)
       }

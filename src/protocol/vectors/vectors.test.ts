@@ -79,7 +79,7 @@ describe('test vectors (docs/test-vectors.json)', () => {
       expect(validateRecord(record, { room: vectors.topics.room }).ok).toBe(true)
       // one flipped body byte and the signature no longer verifies
       const tampered = new Uint8Array(wire)
-      tampered[tampered.length - 2] ^= 1
+      tampered[tampered.length - 2]! ^= 1
       expect(decodeRecord(tampered).ok).toBe(false)
     }
   })

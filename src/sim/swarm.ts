@@ -130,9 +130,9 @@ export class Swarm {
     this.healed = true
   }
 
-  /** Can `a`'s records reach `b` now (no mute, same side of a partition)? */
+  /** Can `a`'s records reach `b` now (`a` not muted, same side of a partition)? */
   reaches(a: SimPeer, b: SimPeer): boolean {
-    if (this.muted.has(a.index) || this.muted.has(b.index)) return false
+    if (this.muted.has(a.index)) return false
     return this.sides === null || this.sides[a.index] === this.sides[b.index]
   }
 
@@ -259,7 +259,9 @@ export class Swarm {
 
   /** Anti-entropy between `peer` and one random live peer: each gets what it lacks. */
   private sync(peer: SimPeer): void {
-    const others = this.alive().filter((other) => other !== peer && this.reaches(peer, other))
+    const others = this.alive().filter(
+      (other) => other !== peer && this.reaches(peer, other) && this.reaches(other, peer),
+    )
     if (!peer.state || others.length === 0) return
     const other = this.rng.pick(others)
     const missing = (from: PlanState, to: PlanState): PeerInput[] => {
@@ -295,10 +297,10 @@ export class Swarm {
       }
     }
     for (const other of this.alive()) {
-      if (other === peer || !this.reaches(peer, other)) continue
-      missing(other.state!.plan, peer.state.plan, inputs)
+      if (other === peer) continue
+      if (this.reaches(other, peer)) missing(other.state!.plan, peer.state.plan, inputs)
       const theirs: PeerInput[] = []
-      missing(peer.state.plan, other.state!.plan, theirs)
+      if (this.reaches(peer, other)) missing(peer.state.plan, other.state!.plan, theirs)
       if (theirs.length)
         this.schedule(this.deliveryDelay(), { type: 'deliver', to: other.index, inputs: theirs })
     }

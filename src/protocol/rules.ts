@@ -30,8 +30,8 @@ export const CLAIM_WINDOW_MS = 2_000
 export const STAGGER_MS = 1_000
 
 /**
- * A contested claimant (not the first choice, a takeover, a resumed claim)
- * starts only after an anti-entropy round with its neighbours that began
+ * A contested claimant (not the first choice, a takeover, a resumed claim,
+ * any decide claim) starts only after an anti-entropy round with its neighbours that began
  * after its claim: it then holds every claim and result they hold, which
  * gossip may have lost on the way. Peers in sync finish a round in one
  * round trip; one whose neighbours do not answer (a partition, a host

@@ -15,7 +15,7 @@
  * - A holder that sees a better claim, a later epoch, or the task already
  *   done, stops.
  * - A contested claimant (not the first choice, a takeover, a resumed
- *   claim) checks with its neighbours before it starts: it asks for an
+ *   claim, any decide claim) checks with its neighbours before it starts: it asks for an
  *   anti-entropy round at once and starts only once that round has ended
  *   (it then holds every claim and result its neighbours hold, which gossip
  *   may have lost) and no live peer whose claim it lacks lists the task in
@@ -41,12 +41,11 @@ import {
   failedHere,
   freeSlots,
   isWarm,
-  requestSync,
   since,
-  syncedSince,
   type PeerState,
   type Work,
 } from './peer'
+import { requestSync, syncedSince } from './neighbours'
 import type { Effects } from './types'
 import { eligiblePeers, isAlive, rankFor, type Eligibility } from './view'
 
@@ -140,7 +139,11 @@ export function maybeClaim(
     at: now,
   })
   if (!claim) return false
-  const contested = rank > 0 || epoch > 0
+  // Deciding always checks: two deciders would split a goal two ways, and
+  // whole subtrees would be grown twice; a restarted scorer may think itself
+  // first choice from a view of the swarm still filling in. The check costs
+  // one sync round trip, once per goal.
+  const contested = rank > 0 || epoch > 0 || task.type === 'decide'
   if (contested) requestSync(peer, fx, now)
   peer.work.set(claimRequestId(task.id, epoch), {
     requestId: claimRequestId(task.id, epoch),

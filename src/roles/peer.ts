@@ -20,10 +20,10 @@ import {
   MAX_TASK_ATTEMPTS,
   PRESENCE_INTERVAL_MS,
   RETRY_FAILED_AFTER_MS,
-  SYNC_CHECK_TIMEOUT_MS,
   WARMUP_MS,
 } from '../protocol/rules'
 import { validateRecord } from '../protocol/validate'
+import { requestSync } from './neighbours'
 import { derivePlan, type DerivedPlan } from '../plan/derive'
 import { PlanState } from '../plan/state'
 import { createView, hearPresence, type SwarmView } from './view'
@@ -122,28 +122,6 @@ export function createPeer(config: PeerConfig, now: number, plan = new PlanState
     derivedCache: null,
     syncs: { askedAt: null, doneAt: -Infinity, again: false },
   }
-}
-
-/**
- * Ask for an anti-entropy round with the neighbours, to begin after `now`.
- * One round at a time: a request while one is in flight is served by the
- * next round. A round the runtime never reports as ended is given up after
- * SYNC_CHECK_TIMEOUT_MS, so a host without sync never blocks a claim.
- */
-export function requestSync(peer: PeerState, fx: Effects, now: number): void {
-  const syncs = peer.syncs
-  if (syncs.askedAt !== null && now - syncs.askedAt < SYNC_CHECK_TIMEOUT_MS) {
-    if (syncs.askedAt < now) syncs.again = true
-    return
-  }
-  syncs.askedAt = now
-  syncs.again = false
-  fx.sync = true
-}
-
-/** Has a sync round asked for at or after `since` ended? */
-export function syncedSince(peer: PeerState, since: number): boolean {
-  return peer.syncs.doneAt >= since
 }
 
 export function derived(peer: PeerState): DerivedPlan {

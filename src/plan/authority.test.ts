@@ -56,6 +56,7 @@ function gap(from: string, task: string, epoch: number): FailureRecord {
     stage: 'capability-gap',
     epoch,
     index: -1,
+    errorKind: 'none',
     detail: 'nobody can',
     usage: null,
   })

@@ -1,12 +1,12 @@
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { contentId } from '../protocol/hash'
-import type { PlanRecord } from '../protocol/records'
+import { stamp, type PlanRecord, type ResultRecord } from '../protocol/records'
 import { DEFAULT_SWARM, type Swarm } from '../sim/swarm'
 import { runSeed } from '../sim/run'
 import { derivePlan } from './derive'
 import { PlanState } from './state'
-import { projectTree } from './tree'
+import { projectTree, usageByRole } from './tree'
 
 /** Every record of a finished simulated run: a realistic plan with all record kinds. */
 let records: PlanRecord[] = []
@@ -107,5 +107,86 @@ describe('plan state', () => {
       }),
       { numRuns: 60 },
     )
+  })
+})
+
+/** A run with LLM failures: tasks with several failures, classify failures, releases. */
+function recordsOfRun(seed: number, failRate: number): PlanRecord[] {
+  let sim: Swarm | undefined
+  runSeed({
+    ...DEFAULT_SWARM,
+    seed,
+    model: { ...DEFAULT_SWARM.model, failRate },
+    onStep: (s) => (sim = s),
+  })
+  const observer = sim!.alive().find((peer) => peer.role === 'observer')!
+  return [...observer.state!.plan.records()]
+}
+
+describe('plan state: arrival order never shows', () => {
+  // seed 5008 with 10% LLM failures once ended in "same records, different
+  // trees": a task's failures were listed in arrival order. Take the first
+  // run from there, at a higher failure rate, with a task that failed twice.
+  const failedTwice = (records: PlanRecord[]) =>
+    [...derivePlan(stateOf(records)).tasks.values()].some((task) => task.failures.length >= 2)
+  let failing: PlanRecord[] = []
+  for (let seed = 5008; seed < 5050 && !failedTwice(failing); seed++) {
+    failing = recordsOfRun(seed, 0.3)
+  }
+
+  it('has tasks that failed more than once', () => {
+    const state = stateOf(failing)
+    const plan = derivePlan(state)
+    expect([...plan.tasks.values()].some((task) => task.failures.length >= 2)).toBe(true)
+  })
+
+  it('the same records in reverse, or shuffled, give the same tree', () => {
+    const reference = treeOf(stateOf(failing))
+    expect(treeOf(stateOf([...failing].reverse()))).toBe(reference)
+    fc.assert(
+      fc.property(
+        fc.shuffledSubarray(failing, { minLength: failing.length, maxLength: failing.length }),
+        (shuffled) => {
+          expect(treeOf(stateOf(shuffled))).toBe(reference)
+        },
+      ),
+      { numRuns: 30 },
+    )
+  })
+
+  it('index lists are sorted by id whatever the arrival order', () => {
+    const state = stateOf([...failing].reverse())
+    const sorted = (list: readonly { id: string }[]) =>
+      list.every((record, i) => i === 0 || list[i - 1]!.id < record.id)
+    for (const task of derivePlan(state).tasks.values()) {
+      expect(sorted(state.taskRecords(task.id).claims)).toBe(true)
+      expect(sorted(state.failures(task.id))).toBe(true)
+    }
+  })
+
+  it('cost totals do not depend on the order usage was summed in', () => {
+    // 0.1 + 0.2 + 0.3 differs from 0.3 + 0.2 + 0.1 in floating point
+    const usage = (outputTokens: number) => ({
+      provider: 'openai',
+      model: 'gpt-4.1-nano',
+      inputTokens: 0,
+      outputTokens,
+      offline: false,
+    })
+    const results = [250_000, 500_000, 750_000].map((tokens, i) =>
+      stamp<ResultRecord>({
+        kind: 'result',
+        room: 'r',
+        from: 'p',
+        task: contentId(['t', i]),
+        epoch: 0,
+        output: 'x',
+        usage: usage(tokens),
+      }),
+    )
+    const forward = usageByRole(stateOf(results)).executor.costUsd
+    const backward = usageByRole(stateOf([...results].reverse())).executor.costUsd
+    expect(forward).toBe(backward)
+    expect(forward).toBeCloseTo(0.6, 9)
   })
 })

@@ -8,7 +8,10 @@
  * by the pure rules in derive.ts.
  *
  * The indexes below only speed up those rules; they hold nothing that the
- * record set does not.
+ * record set does not. Each index list is kept sorted by record id, so no
+ * rule can see (and come to depend on) the order records arrived in: the
+ * same set gives the same lists on every peer. Only records() and ids()
+ * iterate in arrival order; their users must not depend on it.
  */
 import type {
   AcceptRecord,
@@ -83,33 +86,33 @@ export class PlanState {
         break
       case 'proposal':
         this.proposals.set(record.id, record)
-        this.goal(record.goal).proposals.push(record)
+        insertById(this.goal(record.goal).proposals, record)
         break
       case 'score':
         this.scores.set(record.id, record)
-        this.goal(record.goal).scores.push(record)
+        insertById(this.goal(record.goal).scores, record)
         break
       case 'accept':
-        this.goal(record.goal).accepts.push(record)
+        insertById(this.goal(record.goal).accepts, record)
         break
       case 'node':
-        this.goal(record.goal).nodes.push(record)
+        insertById(this.goal(record.goal).nodes, record)
         break
       case 'cancel':
-        this.goal(record.goal).cancels.push(record)
+        insertById(this.goal(record.goal).cancels, record)
         break
       case 'claim':
-        this.task(record.task).claims.push(record)
+        insertById(this.task(record.task).claims, record)
         break
       case 'result':
-        this.task(record.task).results.push(record)
+        insertById(this.task(record.task).results, record)
         break
       case 'reannounce':
-        this.task(record.task).reannounces.push(record)
+        insertById(this.task(record.task).reannounces, record)
         break
       case 'failure': {
         const list = this.failureIndex.get(record.subject)
-        if (list) list.push(record)
+        if (list) insertById(list, record)
         else this.failureIndex.set(record.subject, [record])
         break
       }
@@ -151,6 +154,18 @@ export class PlanState {
     }
     return entry
   }
+}
+
+/** Insert into a list kept sorted by id (ids are unique: add() dedupes first). */
+function insertById<R extends { id: string }>(list: R[], record: R): void {
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (list[mid]!.id < record.id) lo = mid + 1
+    else hi = mid
+  }
+  list.splice(lo, 0, record)
 }
 
 const EMPTY_GOAL: GoalIndex = Object.freeze({

@@ -22,7 +22,8 @@ import type {
   TaskType,
   WireRecord,
 } from '../protocol/records'
-import { MAX_TASK_ATTEMPTS } from '../protocol/rules'
+import { MAX_EPOCH } from '../protocol/limits'
+import { MAX_TASK_ATTEMPTS, PEER_TROUBLE_ERRORS } from '../protocol/rules'
 import { countedClaims, gapCounts } from './authority'
 import type { PlanState } from './state'
 
@@ -40,8 +41,9 @@ export interface TaskState {
   /** the holder of the current epoch gave the task back (published a failure) */
   released: boolean
   result: ResultRecord | null
-  /** failures by claimants, each for the epoch it held */
+  /** failures by claimants (releases), each for the epoch it held */
   failures: readonly FailureRecord[]
+  /** claimants whose failure counts as an attempt (not a peer's own trouble: PEER_TROUBLE_ERRORS) */
   failedBy: ReadonlySet<string>
   /**
    * outputs (results, failures; for decide tasks accepts and nodes) whose
@@ -128,7 +130,7 @@ export function deriveTask(plan: PlanState, type: TaskType, subject: string): Ta
       if (awaited(failure)) task.unclaimedOutputs++
     } else if (failure.index === -1) {
       failures.push(failure)
-      failedBy.add(failure.from)
+      if (!PEER_TROUBLE_ERRORS.has(failure.errorKind)) failedBy.add(failure.from)
     }
   }
   task.failures = failures
@@ -138,7 +140,7 @@ export function deriveTask(plan: PlanState, type: TaskType, subject: string): Ta
     holder !== null && failures.some((f) => f.from === holder.from && f.epoch === holder.epoch)
   task.status = task.result
     ? 'done'
-    : failedBy.size >= MAX_TASK_ATTEMPTS || task.gap
+    : failedBy.size >= MAX_TASK_ATTEMPTS || task.gap || (task.released && epoch >= MAX_EPOCH)
       ? 'failed'
       : holder && !task.released
         ? 'claimed'

@@ -173,12 +173,21 @@ export type CostOf = (usage: Usage) => number
 
 const NO_COST: CostOf = () => 0
 
-function addUsage(totals: UsageTotals, usage: Usage, costUsd: CostOf): void {
+/**
+ * Costs are summed as whole nano-dollars: float addition depends on order,
+ * and records() iterates in arrival order, so a float sum could differ
+ * between two peers holding the same records. Integers stay exact up to
+ * 2^53 nano-dollars (9 million dollars).
+ */
+const NANOS_PER_USD = 1e9
+
+function addUsage(totals: UsageTotals, nanos: { n: number }, usage: Usage, costUsd: CostOf): void {
   totals.calls++
   totals.inputTokens += usage.inputTokens
   totals.outputTokens += usage.outputTokens
   if (usage.offline) totals.offlineCalls++
-  totals.costUsd += costUsd(usage)
+  nanos.n += Math.round(costUsd(usage) * NANOS_PER_USD)
+  totals.costUsd = nanos.n / NANOS_PER_USD
 }
 
 export function usageByRole(state: PlanState, costUsd: CostOf = NO_COST): PlanTree['usage'] {
@@ -190,6 +199,7 @@ export function usageByRole(state: PlanState, costUsd: CostOf = NO_COST): PlanTr
     costUsd: 0,
   })
   const usage = { decomposer: zero(), scorer: zero(), executor: zero() }
+  const nanos = { decomposer: { n: 0 }, scorer: { n: 0 }, executor: { n: 0 } }
   for (const record of state.records()) {
     if (record.kind === 'failure') {
       if (!record.usage) continue
@@ -199,11 +209,11 @@ export function usageByRole(state: PlanState, costUsd: CostOf = NO_COST): PlanTr
           : record.stage === 'score' || record.stage === 'classify'
             ? 'scorer'
             : 'executor'
-      addUsage(usage[role], record.usage, costUsd)
+      addUsage(usage[role], nanos[role], record.usage, costUsd)
       continue
     }
     const role = ROLE_OF_KIND[record.kind]
-    if (role && 'usage' in record) addUsage(usage[role], record.usage, costUsd)
+    if (role && 'usage' in record) addUsage(usage[role], nanos[role], record.usage, costUsd)
   }
   return usage
 }

@@ -13,10 +13,9 @@ import { ed25519 } from '@noble/curves/ed25519.js'
 import { publicKeyFromRaw } from '@libp2p/crypto/keys'
 import { peerIdFromString } from '@libp2p/peer-id'
 import { canonicalJson } from './canonical'
-import { taskId } from './ids'
 import { MAX_RECORD_BYTES } from './limits'
-import { recordId, type WireRecord } from './records'
-import { wireRecordSchema } from './schemas'
+import type { WireRecord } from './records'
+import { validateRecord } from './validate'
 
 export const WIRE_FORMAT = 0x01
 export const SIGNATURE_BYTES = 64
@@ -122,30 +121,10 @@ function check(bytes: Uint8Array, context: DecodeContext): Checked | Rejection {
     } catch {
       return reject('not-json', 'body is not JSON')
     }
-    const parsed = wireRecordSchema.safeParse(json)
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]
-      return reject(
-        'schema',
-        `${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`,
-      )
-    }
-    const record = parsed.data as WireRecord
+    const valid = validateRecord(json, context)
+    if (!valid.ok) return reject(valid.reason, valid.detail)
+    const record = valid.record
     if (canonicalJson(record) !== text) return reject('not-canonical', 'body is not canonical JSON')
-    if (recordId(record) !== record.id)
-      return reject('bad-id', `id ${record.id} does not match the content`)
-    if (record.kind === 'claim' && record.task !== taskId(record.taskType, record.subject)) {
-      return reject(
-        'bad-id',
-        `task ${record.task} is not the ${record.taskType} task of ${record.subject}`,
-      )
-    }
-    if (context.room !== undefined && record.room !== context.room) {
-      return reject('wrong-room', `room ${record.room}`)
-    }
-    if (context.sender !== undefined && record.from !== context.sender) {
-      return reject('wrong-sender', `from ${record.from} but sent by ${context.sender}`)
-    }
     const publicKey = peerIdFromString(record.from).publicKey
     if (publicKey?.type !== 'Ed25519')
       return reject('bad-signature', 'PeerId carries no Ed25519 key')

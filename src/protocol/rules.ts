@@ -29,6 +29,16 @@ export const CLAIM_WINDOW_MS = 2_000
  */
 export const STAGGER_MS = 1_000
 
+/**
+ * A contested claimant (not the first choice, a takeover, a resumed claim,
+ * any decide claim) starts only after an anti-entropy round with its neighbours that began
+ * after its claim: it then holds every claim and result they hold, which
+ * gossip may have lost on the way. Peers in sync finish a round in one
+ * round trip; one whose neighbours do not answer (a partition, a host
+ * without sync) starts anyway after this long.
+ */
+export const SYNC_CHECK_TIMEOUT_MS = 10_000
+
 /** A ready leaf unclaimed this long is re-announced once... */
 export const REANNOUNCE_AFTER_MS = 60_000
 /** ...and still unclaimed this long after the re-announce, it fails as a capability gap. */
@@ -60,6 +70,25 @@ export const WARMUP_MS = 1_500
 
 /** A task that failed with this many distinct holders is failed for good. */
 export const MAX_TASK_ATTEMPTS = 3
+/**
+ * Failure error kinds that speak of the failing peer (a wrong key, no
+ * network, a spent quota), not of the task: such a failure releases the
+ * task but is not one of its MAX_TASK_ATTEMPTS, so three misconfigured
+ * executors cannot fail a task for good.
+ */
+export const PEER_TROUBLE_ERRORS: ReadonlySet<string> = new Set([
+  'auth',
+  'unreachable',
+  'rate-limit',
+])
+/**
+ * A decomposer (scorer) whose LLM call failed to split a goal (score a
+ * proposal) tries again this long after its failure, at most
+ * MAX_TASK_ATTEMPTS times in all: without it, a goal whose few decomposers
+ * or scorers all failed once would wait forever. As long as a sick
+ * provider's pause (HEALTH_RETRY_MS): a bad spell usually passes by then.
+ */
+export const RETRY_FAILED_AFTER_MS = 30_000
 /** Decomposers ranked below this propose at once; more proposals add cost, not quality. */
 export const MAX_PROPOSALS_PER_GOAL = 3
 /** Scorers ranked below this score each proposal at once. */

@@ -50,6 +50,21 @@ export const failureStageSchema = z.enum([
   'capability-gap',
 ])
 
+/**
+ * Why a failure happened, as a kind, never as the provider's text (it can
+ * echo a masked key or a prompt): 'auth' a rejected key, 'unreachable' no
+ * answer, 'rate-limit', 'output' replies that never passed the schema,
+ * 'other' anything else, 'none' no LLM call (a capability gap).
+ */
+export const failureErrorSchema = z.enum([
+  'auth',
+  'unreachable',
+  'rate-limit',
+  'output',
+  'other',
+  'none',
+])
+
 export const usageSchema = z.strictObject({
   provider: text(40),
   model: text(L.MAX_MODEL_LABEL),
@@ -188,6 +203,8 @@ export const failureSchema = z.strictObject({
     .int()
     .min(-1)
     .max(L.MAX_SUBGOALS - 1),
+  errorKind: failureErrorSchema,
+  /** a fixed message for the error kind, written by the protocol, not by the provider */
   detail: text(L.MAX_DETAIL),
   usage: usageSchema.nullable(),
 })

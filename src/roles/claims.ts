@@ -14,11 +14,25 @@
  *   clock) is taken over: the next epoch is claimed, the same way.
  * - A holder that sees a better claim, a later epoch, or the task already
  *   done, stops.
+ * - A contested claimant (not the first choice, a takeover, a resumed
+ *   claim, any decide claim) checks with its neighbours before it starts: it asks for an
+ *   anti-entropy round at once and starts only once that round has ended
+ *   (it then holds every claim and result its neighbours hold, which gossip
+ *   may have lost) and no live peer whose claim it lacks lists the task in
+ *   its beats. The first choice of a fresh task starts at once: it is the
+ *   common case and the check would sit on the critical path.
  */
 import type { LlmTaskKind } from './llm-contract'
+import { MAX_EPOCH } from '../protocol/limits'
 import type { TaskType } from '../protocol/records'
 import type { ClaimRecord } from '../protocol/records'
-import { CLAIM_WINDOW_MS, LEASE_TIMEOUT_MS, ORPHAN_GRACE_MS, STAGGER_MS } from '../protocol/rules'
+import {
+  CLAIM_WINDOW_MS,
+  LEASE_TIMEOUT_MS,
+  ORPHAN_GRACE_MS,
+  STAGGER_MS,
+  SYNC_CHECK_TIMEOUT_MS,
+} from '../protocol/rules'
 import type { TaskState } from '../plan/tasks'
 import { holdingCounts } from '../plan/authority'
 import {
@@ -32,6 +46,7 @@ import {
   type PeerState,
   type Work,
 } from './peer'
+import { requestSync, syncedSince } from './neighbours'
 import type { Effects } from './types'
 import { eligiblePeers, isAlive, rankFor, type Eligibility } from './view'
 
@@ -88,7 +103,8 @@ export function maybeClaim(
   if (task.status === 'done' || task.status === 'failed') return false
   if (failedHere(peer, task.id)) return false
   if (hasWork(peer, task.id)) return false
-  const exclude = new Set(task.failedBy)
+  // whoever gave the task back, for any reason, is not ranked for it again
+  const exclude = new Set(task.failures.map((failure) => failure.from))
   exclude.delete(me) // it failed with a model it has since replaced (see failedHere)
   if (task.holder && !task.released) {
     if (task.holder.from === me) return false
@@ -104,6 +120,8 @@ export function maybeClaim(
     return false
   }
   const epoch = task.epoch + 1
+  // the protocol's range: a claim beyond it would be rejected by every peer
+  if (epoch > MAX_EPOCH) return false
   const readyAt = since(peer, `claimable:${task.id}:${epoch}`, now)
   const eligible = eligiblePeers(
     peer.view,
@@ -113,7 +131,7 @@ export function maybeClaim(
   )
   const rank = rankFor(task.id, me, eligible)
   if (rank < 0 || now < readyAt + rank * STAGGER_MS) return false
-  emit<ClaimRecord>(peer, fx, {
+  const claim = emit<ClaimRecord>(peer, fx, {
     kind: 'claim',
     task: task.id,
     taskType: task.type,
@@ -121,6 +139,13 @@ export function maybeClaim(
     epoch,
     at: now,
   })
+  if (!claim) return false
+  // Deciding always checks: two deciders would split a goal two ways, and
+  // whole subtrees would be grown twice; a restarted scorer may think itself
+  // first choice from a view of the swarm still filling in. The check costs
+  // one sync round trip, once per goal.
+  const contested = rank > 0 || epoch > 0 || task.type === 'decide'
+  if (contested) requestSync(peer, fx, now)
   peer.work.set(claimRequestId(task.id, epoch), {
     requestId: claimRequestId(task.id, epoch),
     kind: WORK_KIND[task.type],
@@ -130,6 +155,7 @@ export function maybeClaim(
     since: rank === 0 ? -Infinity : now,
     started: false,
     llm: null,
+    ...(contested ? { checkFrom: now } : {}),
   })
   fx.events.push({ type: 'claimed', task: task.id, epoch, designated: rank === 0 })
   // say so in a beat too: a second chance for peers that miss the claim
@@ -157,6 +183,26 @@ function heldByOther(peer: PeerState, task: string, now: number): boolean {
     }
   }
   return false
+}
+
+/**
+ * May a contested claim start? Once a sync round asked for since the claim
+ * has ended (or the round timed out), and no live peer lists the task in its
+ * beats without a claim of the current epoch that this peer holds: such a
+ * peer is at work on a claim (or a result) that has not reached us. A
+ * co-claimant whose claim we hold does not block: it stops on seeing ours.
+ */
+function checkedWithNeighbours(peer: PeerState, work: Work, task: TaskState, now: number): boolean {
+  if (work.checkFrom === undefined) return true
+  const timedOut = now - work.checkFrom >= SYNC_CHECK_TIMEOUT_MS
+  if (!syncedSince(peer, work.checkFrom) && !timedOut) return false
+  for (const [other, sighting] of peer.view.peers) {
+    if (other === peer.config.peerId || !isAlive(peer.view, other, now)) continue
+    if (!sighting.presence.holding.includes(task.id)) continue
+    if (!task.claims.some((claim) => claim.from === other && claim.epoch === task.epoch))
+      return false
+  }
+  return true
 }
 
 export function claimRequestId(task: string, epoch: number): string {
@@ -190,7 +236,11 @@ export function reviewClaims(
       abortWork(peer, fx, work, 'no longer the holder, or the task is settled')
       continue
     }
-    if (!work.started && now - work.since >= CLAIM_WINDOW_MS) {
+    if (
+      !work.started &&
+      now - work.since >= CLAIM_WINDOW_MS &&
+      checkedWithNeighbours(peer, work, task, now)
+    ) {
       peer.work.delete(work.requestId)
       begin(work, task)
     }
@@ -208,6 +258,7 @@ export function reviewClaims(
     // first and this peer never starts.
     const holder = task.holder!
     fx.publish.push(holder)
+    requestSync(peer, fx, now)
     peer.work.set(claimRequestId(task.id, holder.epoch), {
       requestId: claimRequestId(task.id, holder.epoch),
       kind: WORK_KIND[task.type],
@@ -217,6 +268,7 @@ export function reviewClaims(
       since: now,
       started: false,
       llm: null,
+      checkFrom: now,
     })
     peer.beatDue = true
   }

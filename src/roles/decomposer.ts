@@ -9,12 +9,12 @@ import type { FailureRecord, ProposalRecord } from '../protocol/records'
 import { MAX_RATIONALE, MAX_SUBGOAL_TEXT } from '../protocol/limits'
 import { FALLBACK_AFTER_MS, MAX_PROPOSALS_PER_GOAL, QUORUM_VOTES } from '../protocol/rules'
 import type { DerivedGoal } from '../plan/derive'
-import { clip, failureDetail } from './text'
+import { clip, failureFields, isPeerTrouble } from './text'
 import {
   abortWork,
   derived,
   emit,
-  failedHere,
+  mayTry,
   freeSlots,
   isWarm,
   since,
@@ -25,14 +25,14 @@ import {
 import type { Effects } from './types'
 import { eligiblePeers, rankFor } from './view'
 
-function wantsProposal(peer: PeerState, goal: DerivedGoal): boolean {
+function wantsProposal(peer: PeerState, goal: DerivedGoal, now: number): boolean {
   const me = peer.config.peerId
   return (
     !goal.cancelled &&
     !goal.accept &&
     !peer.work.has(`decompose:${goal.id}`) &&
     !goal.proposals.some((proposal) => proposal.from === me) &&
-    !failedHere(peer, goal.id, 'decompose')
+    mayTry(peer, goal.id, 'decompose', now)
   )
 }
 
@@ -80,14 +80,15 @@ export const decomposer: RoleLogic = {
         rationale: clip(value.rationale, MAX_RATIONALE),
         usage: outcome.usage,
       })
-    } else {
+    } else if (!isPeerTrouble(outcome)) {
+      // (a peer's own trouble publishes nothing: it pauses, then tries again)
       emit<FailureRecord>(peer, fx, {
         kind: 'failure',
         subject: work.subject,
         stage: 'decompose',
         epoch: 0,
         index: -1,
-        detail: failureDetail(outcome),
+        ...failureFields(outcome),
         usage: outcome.usage,
       })
     }
@@ -103,7 +104,7 @@ export const decomposer: RoleLogic = {
     if (!isWarm(peer, now) || !peer.healthy) return
     for (const goal of goals.values()) {
       if (freeSlots(peer) <= 0) return
-      if (wantsProposal(peer, goal)) maybePropose(peer, fx, goal, now)
+      if (wantsProposal(peer, goal, now)) maybePropose(peer, fx, goal, now)
     }
   },
 }

@@ -9,7 +9,7 @@ import { MAX_OUTPUT } from '../protocol/limits'
 import { dependencyOutputs, readyToRollUp } from '../plan/derive'
 import type { TaskState } from '../plan/tasks'
 import { isHolder, maybeClaim, reviewClaims } from './claims'
-import { clip, failureDetail } from './text'
+import { clip, failureFields } from './text'
 import { derived, emit, startLlm, type PeerState, type RoleLogic, type Work } from './peer'
 import type { Effects } from './types'
 
@@ -82,7 +82,7 @@ export const executor: RoleLogic = {
         stage: task.type === 'rollup' ? 'rollup' : 'execute',
         epoch: work.epoch!,
         index: -1,
-        detail: failureDetail(outcome),
+        ...failureFields(outcome),
         usage: outcome.usage,
       })
     }

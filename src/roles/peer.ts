@@ -16,7 +16,14 @@ import {
   type Presence,
   type WireRecord,
 } from '../protocol/records'
-import { PRESENCE_INTERVAL_MS, WARMUP_MS } from '../protocol/rules'
+import {
+  MAX_TASK_ATTEMPTS,
+  PRESENCE_INTERVAL_MS,
+  RETRY_FAILED_AFTER_MS,
+  WARMUP_MS,
+} from '../protocol/rules'
+import { validateRecord } from '../protocol/validate'
+import { requestSync } from './neighbours'
 import { derivePlan, type DerivedPlan } from '../plan/derive'
 import { PlanState } from '../plan/state'
 import { createView, hearPresence, type SwarmView } from './view'
@@ -37,6 +44,13 @@ export interface Work {
   since: number
   /** false while a claim waits out its window before the call starts */
   started: boolean
+  /**
+   * a contested claim (not the first choice, a takeover, a resumed claim):
+   * local time of the claim; it starts only after a sync round with its
+   * neighbours asked for since then, so that it first hears whatever gossip
+   * lost (claims.ts)
+   */
+  checkFrom?: number
   llm: LlmTask | null
 }
 
@@ -70,6 +84,12 @@ export interface PeerState {
   firstSeen: Map<string, number>
   counters: Counters
   derivedCache: DerivedPlan | null
+  /**
+   * anti-entropy rounds this peer asked for (Effects.sync): local time the
+   * round in flight was asked for, the ask time of the latest round that
+   * ended, and whether another round is wanted once this one ends
+   */
+  syncs: { askedAt: number | null; doneAt: number; again: boolean }
 }
 
 /** How long after an auth or network failure a peer tries its provider again. */
@@ -100,6 +120,7 @@ export function createPeer(config: PeerConfig, now: number, plan = new PlanState
       executed: [],
     },
     derivedCache: null,
+    syncs: { askedAt: null, doneAt: -Infinity, again: false },
   }
 }
 
@@ -129,17 +150,27 @@ export function since(peer: PeerState, key: string, now: number): number {
   return at
 }
 
-/** Stamp a draft as this peer's record, apply it locally, and queue it for publishing. */
+/**
+ * Stamp a draft as this peer's record, check it as any receiver would, then
+ * apply it locally and queue it for publishing. A record that fails the
+ * check is neither kept nor published (peers would reject it and strike
+ * this peer): a bug or an out-of-range value, reported as an event.
+ */
 export function emit<R extends WireRecord>(
   peer: PeerState,
   fx: Effects,
   draft: Omit<Draft<R>, 'room' | 'from'>,
-): R {
+): R | null {
   const record = stamp<R>({
     ...draft,
     room: peer.config.room,
     from: peer.config.peerId,
   } as Draft<R>)
+  const valid = validateRecord(record, { room: peer.config.room, sender: peer.config.peerId })
+  if (!valid.ok) {
+    fx.events.push({ type: 'invalid-record', kind: record.kind, reason: valid.detail })
+    return null
+  }
   if (record.kind !== 'presence') peer.plan.add(record as PlanRecord)
   fx.publish.push(record)
   return record
@@ -199,6 +230,27 @@ export function failedHere(peer: PeerState, subject: string, stage?: string): bo
         !peer.forgiven.has(failure.id) &&
         (stage === undefined || failure.stage === stage),
     )
+}
+
+/**
+ * May this peer try `subject` (a goal to split, a proposal to score) again
+ * at `stage`? Yes if it has not failed it with its current model; else
+ * RETRY_FAILED_AFTER_MS after its latest failure, while it has failed it
+ * fewer than MAX_TASK_ATTEMPTS times.
+ */
+export function mayTry(peer: PeerState, subject: string, stage: string, now: number): boolean {
+  const mine = peer.plan
+    .failures(subject)
+    .filter(
+      (failure) =>
+        failure.from === peer.config.peerId &&
+        failure.stage === stage &&
+        !peer.forgiven.has(failure.id),
+    )
+  if (mine.length === 0) return true
+  if (mine.length >= MAX_TASK_ATTEMPTS) return false
+  const latest = Math.max(...mine.map((failure) => since(peer, `failed:${failure.id}`, now)))
+  return now - latest >= RETRY_FAILED_AFTER_MS
 }
 
 function beat(peer: PeerState, fx: Effects, now: number): void {
@@ -276,6 +328,13 @@ export function stepPeer(
         break
       case 'tick':
         break
+      case 'synced': {
+        const syncs = peer.syncs
+        if (syncs.askedAt !== null) syncs.doneAt = Math.max(syncs.doneAt, syncs.askedAt)
+        syncs.askedAt = null
+        if (syncs.again) requestSync(peer, fx, now)
+        break
+      }
     }
   }
   if (!peer.healthy && now - peer.unhealthySince >= HEALTH_RETRY_MS)

@@ -26,15 +26,15 @@ import {
 import { acceptCandidate } from '../plan/acceptance'
 import { readyToRollUp, type DerivedGoal } from '../plan/derive'
 import type { TaskState } from '../plan/tasks'
-import { isHolder, maybeClaim, reviewClaims } from './claims'
-import { clip, failureDetail } from './text'
+import { isHolder, leaseExpired, maybeClaim, reviewClaims } from './claims'
+import { clip, failureFields, isPeerTrouble } from './text'
 import {
   abortWork,
   derived,
   emit,
-  failedHere,
   freeSlots,
   isWarm,
+  mayTry,
   since,
   startLlm,
   type PeerState,
@@ -62,7 +62,7 @@ function scoreProposals(peer: PeerState, fx: Effects, goal: DerivedGoal, now: nu
     const requestId = `score:${proposal.id}`
     const votes = goal.votes.get(proposal.id) ?? []
     if (peer.work.has(requestId) || votes.some((vote) => vote.from === me)) continue
-    if (failedHere(peer, proposal.id)) continue
+    if (!mayTry(peer, proposal.id, 'score', now)) continue
     const eligible = eligiblePeers(
       peer.view,
       { peerId: me, eligible: peer.healthy },
@@ -155,13 +155,15 @@ function onClassified(peer: PeerState, fx: Effects, work: Work, outcome: LlmOutc
     return
   }
   if (!outcome.ok || outcome.kind !== 'classify') {
+    // A peer's own trouble (key, network, quota) says nothing about the
+    // subgoal: give the decide task back (index -1) rather than fail it.
     emit<FailureRecord>(peer, fx, {
       kind: 'failure',
       subject: task.id,
       stage: 'classify',
       epoch: work.epoch!,
-      index: slot.index,
-      detail: failureDetail(outcome),
+      index: isPeerTrouble(outcome) ? -1 : slot.index,
+      ...failureFields(outcome),
       usage: outcome.usage,
     })
     return
@@ -189,10 +191,14 @@ function onClassified(peer: PeerState, fx: Effects, work: Work, outcome: LlmOutc
 /**
  * A ready leaf (or roll-up) unclaimed for REANNOUNCE_AFTER_MS is re-announced
  * once; still unclaimed CAPABILITY_GAP_AFTER_MS later, it fails as a
- * capability gap. Scorers share this watch in rendezvous order.
+ * capability gap. Scorers share this watch in rendezvous order. A task whose
+ * holder's lease ran out counts as unclaimed: if nobody left can take it
+ * over (the others failed it), it would otherwise wait forever.
  */
 function watchUnclaimed(peer: PeerState, fx: Effects, task: TaskState, now: number): void {
-  if (task.status !== 'open' || task.gap) return
+  if (task.gap) return
+  if (task.status !== 'open' && !(task.status === 'claimed' && leaseExpired(peer, task, now)))
+    return
   const epoch = task.epoch + 1
   const me = peer.config.peerId
   const eligible = eligiblePeers(peer.view, { peerId: me, eligible: true }, { role: 'scorer' }, now)
@@ -211,6 +217,7 @@ function watchUnclaimed(peer: PeerState, fx: Effects, task: TaskState, now: numb
       stage: 'capability-gap',
       epoch,
       index: -1,
+      errorKind: 'none',
       detail: 'nobody present claimed it: no live executor has the capability it needs',
       usage: null,
     })
@@ -232,14 +239,15 @@ export const scorer: RoleLogic = {
         notes: clip(value.notes, 600),
         usage: outcome.usage,
       })
-    } else {
+    } else if (!isPeerTrouble(outcome)) {
+      // (a peer's own trouble publishes nothing: it pauses, then tries again)
       emit<FailureRecord>(peer, fx, {
         kind: 'failure',
         subject: proposal.id,
         stage: 'score',
         epoch: 0,
         index: -1,
-        detail: failureDetail(outcome),
+        ...failureFields(outcome),
         usage: outcome.usage,
       })
     }
@@ -267,7 +275,8 @@ export const scorer: RoleLogic = {
       }
       if (warm) {
         for (const slot of goal.slots) {
-          if (slot.execute && slot.status === 'open') watchUnclaimed(peer, fx, slot.execute, now)
+          if (slot.execute && (slot.status === 'open' || slot.status === 'claimed'))
+            watchUnclaimed(peer, fx, slot.execute, now)
         }
         if (readyToRollUp(goal)) watchUnclaimed(peer, fx, goal.rollup, now)
       }

@@ -49,6 +49,11 @@ export type PeerInput =
   | { type: 'command'; command: Command }
   /** time passed (timers in background tabs fire late: nothing may rely on punctuality) */
   | { type: 'tick' }
+  /**
+   * the anti-entropy round this peer asked for (Effects.sync) has ended; the
+   * records it brought were delivered before this input
+   */
+  | { type: 'synced' }
 
 export interface LlmRequest {
   id: string
@@ -64,6 +69,8 @@ export type PeerEvent =
   | { type: 'output-dropped'; request: string; kind: LlmTask['kind']; why: string }
   | { type: 'llm-aborted'; request: string; kind: LlmTask['kind']; why: string }
   | { type: 'health'; healthy: boolean; error?: string }
+  /** a record this peer made failed the checks every receiver applies: not kept, not published */
+  | { type: 'invalid-record'; kind: WireRecord['kind']; reason: string }
 
 export interface Effects {
   /** records to sign and publish; plan records are already in this peer's plan */
@@ -71,8 +78,14 @@ export interface Effects {
   startLlm: LlmRequest[]
   abortLlm: string[]
   events: PeerEvent[]
+  /**
+   * run an anti-entropy round with every linked peer now, then deliver
+   * { type: 'synced' }: a contested claimant checks with its neighbours
+   * before it starts (see claims.ts)
+   */
+  sync: boolean
 }
 
 export function emptyEffects(): Effects {
-  return { publish: [], startLlm: [], abortLlm: [], events: [] }
+  return { publish: [], startLlm: [], abortLlm: [], events: [], sync: false }
 }

@@ -132,6 +132,8 @@ export class ActivityLog {
         return event.healthy
           ? { text: 'LLM provider works again', tone: 'good' }
           : { text: `LLM provider failing: ${event.error ?? 'unknown error'}`, tone: 'bad' }
+      case 'invalid-record':
+        return { text: `Did not publish an invalid ${event.kind}: ${event.reason}`, tone: 'bad' }
       default:
         return null
     }

@@ -42,6 +42,11 @@ export interface DriverInit {
   providerInit?: ProviderInit
   /** records the core wants published (to sign and gossip); plan records are already applied */
   publish: (records: WireRecord[]) => void
+  /**
+   * the core asks for an anti-entropy round with every linked peer; the host
+   * runs it and delivers { type: 'synced' } after the records it brought
+   */
+  requestSync?: () => void
   onTree?: (tree: PlanTree) => void
   onActivity?: (activity: RoleActivity) => void
   now?: () => number
@@ -134,6 +139,7 @@ export class CoreDriver {
     const inputs = this.pending.splice(0)
     const effects = step(this.peer, inputs, this.now())
     if (effects.publish.length) this.init.publish(effects.publish)
+    if (effects.sync) this.init.requestSync?.()
     for (const id of effects.abortLlm) {
       this.calls.get(id)?.abort()
       this.calls.delete(id)

@@ -16,6 +16,8 @@ export interface CoreHostInit {
   model: ModelConfig
   /** records the core wants published */
   publish: (records: WireRecord[]) => void
+  /** the core asks for an anti-entropy round now (see Effects.sync) */
+  requestSync: () => void
   onTree: (tree: PlanTree) => void
   onActivity: (activity: RoleActivity) => void
   log: (message: string) => void

@@ -21,6 +21,7 @@ import { newCancel, newGoal, type PlanRecord, type WireRecord } from '../protoco
 import { DEFAULT_MAX_DEPTH } from '../protocol/limits'
 import { roomTopics } from '../protocol/topics'
 import { openRecord, SEAL_OVERHEAD, sealRecord } from '../protocol/room-key'
+import { validateRecord } from '../protocol/validate'
 import { exportJson, exportMarkdown } from '../plan/export'
 import type { PlanTree } from '../plan/tree'
 import type { PeerInput } from '../roles/index'
@@ -165,14 +166,15 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     records: restored,
     model,
     publish,
+    requestSync: () => checkSync(),
     onTree: (tree) => emit('tree', tree),
     onActivity: (activity) => emit('activity', activity),
     log,
   })
   // records come in bursts (a sync brings hundreds): hand them over in one batch, one step
   let batch: PeerInput[] = []
-  deliver = (record) => {
-    batch.push({ type: 'record', record })
+  const queueInput = (input: PeerInput) => {
+    batch.push(input)
     if (batch.length === 1) {
       queueMicrotask(() => {
         const inputs = batch
@@ -180,6 +182,19 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
         core.deliver(inputs)
       })
     }
+  }
+  deliver = (record) => queueInput({ type: 'record', record })
+
+  // The core's check with its neighbours before a contested claim starts:
+  // one anti-entropy round with every linked peer, then 'synced', queued
+  // behind the records the round brought so the core sees them first.
+  const checkSync = () => {
+    const done = () => queueInput({ type: 'synced' })
+    if (!node) return done()
+    node.syncNow().then(done, (err: Error) => {
+      log(`anti-entropy before a contested claim failed: ${err.message}`)
+      done()
+    })
   }
 
   // (boot, seq) of the latest presence beat per peer: stale or replayed beats are ignored
@@ -258,6 +273,13 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   }, ANTI_ENTROPY_INTERVAL_MS)
 
   const swarmNode = node
+  // a person's record (goal, cancel) gets the checks every receiver applies
+  // (the core checks its own): an invalid one is refused here, not published
+  const ownRecord = <R extends WireRecord>(record: R): R => {
+    const valid = validateRecord(record, { room, sender: peerId })
+    if (!valid.ok) throw new Error(`invalid ${record.kind}: ${valid.detail}`)
+    return record
+  }
   const runtime: PeerRuntime = {
     peerId,
     room: roomKey.name,
@@ -276,14 +298,14 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     },
     async submitGoal(text, maxDepth = DEFAULT_MAX_DEPTH) {
       if (role === 'observer') throw new Error('an observer publishes nothing')
-      const goal = newGoal(room, peerId, text, now(), maxDepth)
+      const goal = ownRecord(newGoal(room, peerId, text, now(), maxDepth))
       publish([goal])
       await outbox
       return goal.id
     },
     async cancelGoal(goalId, reason) {
       if (role === 'observer') throw new Error('an observer publishes nothing')
-      publish([newCancel(room, peerId, goalId, now(), reason)])
+      publish([ownRecord(newCancel(room, peerId, goalId, now(), reason))])
       await outbox
     },
     setCapabilities(capabilities) {

@@ -31,6 +31,9 @@ export const workerCore: StartCore = (init) => {
       case 'publish':
         init.publish(data.records)
         break
+      case 'sync':
+        init.requestSync()
+        break
       case 'tree':
         tree = data.tree
         init.onTree(tree)

@@ -10,6 +10,7 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import { DEFAULT_SWARM, type SwarmOptions } from './swarm'
 import { runSeed, type SeedResult } from './run'
 import { summarise } from './summary'
+import { MAX_WASTED_SHARE, SUITES, type SimSetting } from './suites'
 
 const HELP = `usage: npm run sim -- [options]
   --seeds N          how many seeds to run (default 100)
@@ -23,6 +24,13 @@ const HELP = `usage: npm run sim -- [options]
   --fail-rate P      probability an LLM call fails after its retries (default 0)
   --no-crashes       no peer crashes
   --hostile          a hostile member attacks the plan throughout (sim/hostile.ts)
+  --max-crashes N    up to N crashes (and restarts) per run (default 1)
+  --partitions N     N times per run the swarm splits in two for 5-30 s, then heals
+  --codec            every record signed, encoded and verified by the real codec
+  --strict           also fail on an unfinished plan, a duplicate child goal, an
+                     accept conflict, or wasted executions above 1% of leaves
+  --suite NAME       run a named set of settings (ci: 1,000 seeds; sweep: 10,000);
+                     implies --strict
   --skew-s S         clocks skewed up to S seconds either way (default 300)
   --sync MODE        anti-entropy: real (the reconciliation core), oracle, or mixed (real on odd seeds; default)
   --workers N        parallel worker threads (default: cores)
@@ -46,6 +54,11 @@ function optionsFromArgs(argv: string[]) {
       'fail-rate': { type: 'string' },
       'no-crashes': { type: 'boolean', default: false },
       hostile: { type: 'boolean', default: false },
+      'max-crashes': { type: 'string' },
+      partitions: { type: 'string' },
+      codec: { type: 'boolean', default: false },
+      strict: { type: 'boolean', default: false },
+      suite: { type: 'string' },
       'skew-s': { type: 'string' },
       sync: { type: 'string', default: 'mixed' },
       workers: { type: 'string' },
@@ -69,6 +82,9 @@ function optionsFromArgs(argv: string[]) {
     maxDepth: num(values.depth, DEFAULT_SWARM.maxDepth),
     crashes: !values['no-crashes'],
     hostile: values.hostile,
+    maxCrashes: num(values['max-crashes'], 1),
+    partitions: num(values.partitions, 0),
+    codec: values.codec,
     maxSkewMs: num(values['skew-s'], DEFAULT_SWARM.maxSkewMs / 1000) * 1000,
     ...(values.sync === 'mixed' ? {} : { realSync: values.sync === 'real' }),
     model: {
@@ -84,41 +100,73 @@ function optionsFromArgs(argv: string[]) {
     start: num(values.start, 1),
     workers: Math.max(1, num(values.workers, availableParallelism())),
     verbose: values.verbose,
+    strict: values.strict || values.suite !== undefined,
+    suite: values.suite,
   }
+}
+
+/** The options of a suite's setting, on top of the defaults. */
+function settingOptions(setting: SimSetting): Omit<SwarmOptions, 'seed'> {
+  const { failRate, ...options } = setting.options
+  return {
+    ...DEFAULT_SWARM,
+    ...options,
+    model: { ...DEFAULT_SWARM.model, failRate: failRate ?? 0 },
+  }
+}
+
+/** What a strict run does not accept, besides a seed that did not converge. */
+function strictProblems(summary: ReturnType<typeof summarise>, exclusive: boolean): string[] {
+  const problems: string[] = []
+  if (summary.seeds_completed !== summary.seeds)
+    problems.push(`${summary.seeds - summary.seeds_completed} plans did not finish`)
+  if (!exclusive) return problems
+  if (summary.duplicate_child_goals > 0)
+    problems.push(`${summary.duplicate_child_goals} duplicate child goals`)
+  if (summary.accept_conflicts > 0) problems.push(`${summary.accept_conflicts} accept conflicts`)
+  if (summary.wasted_executions > MAX_WASTED_SHARE * summary.leaves)
+    problems.push(`${summary.wasted_executions} wasted executions for ${summary.leaves} leaves`)
+  return problems
 }
 
 function runRange(base: Omit<SwarmOptions, 'seed'>, seeds: number[]): SeedResult[] {
   return seeds.map((seed) => runSeed({ ...base, seed }))
 }
 
-async function main(): Promise<void> {
-  const args = optionsFromArgs(process.argv.slice(2))
-  if (args.help) {
-    console.log(HELP)
-    return
-  }
-  const seeds = Array.from({ length: args.seeds }, (_, i) => args.start + i)
-  const started = Date.now()
-  const workers = Math.min(args.workers, seeds.length)
+async function runSeeds(
+  base: Omit<SwarmOptions, 'seed'>,
+  seeds: number[],
+  workerCount: number,
+): Promise<SeedResult[]> {
+  const workers = Math.min(workerCount, seeds.length)
   const shards = Array.from({ length: workers }, (_, w) =>
     seeds.filter((_, i) => i % workers === w),
   )
-  const results = (
-    await Promise.all(
-      shards.map(
-        (shard) =>
-          new Promise<SeedResult[]>((resolve, reject) => {
-            const worker = new Worker(new URL('../../scripts/ts-worker.mjs', import.meta.url), {
-              workerData: { entry: import.meta.url, base: args.base, seeds: shard },
-            })
-            worker.once('message', resolve)
-            worker.once('error', reject)
-          }),
-      ),
-    )
+  const results = await Promise.all(
+    shards.map(
+      (shard) =>
+        new Promise<SeedResult[]>((resolve, reject) => {
+          const worker = new Worker(new URL('../../scripts/ts-worker.mjs', import.meta.url), {
+            workerData: { entry: import.meta.url, base, seeds: shard },
+          })
+          worker.once('message', resolve)
+          worker.once('error', reject)
+        }),
+    ),
   )
-    .flat()
-    .sort((a, b) => a.seed - b.seed)
+  return results.flat().sort((a, b) => a.seed - b.seed)
+}
+
+/** Run one setting, print its failing seeds and summary; true when it passes. */
+async function runSetting(
+  name: string | undefined,
+  base: Omit<SwarmOptions, 'seed'>,
+  seeds: number[],
+  args: ReturnType<typeof optionsFromArgs>,
+  exclusive = true,
+): Promise<boolean> {
+  const started = Date.now()
+  const results = await runSeeds(base, seeds, args.workers)
   for (const result of results) {
     if (args.verbose || result.violations.length > 0) {
       console.log(
@@ -129,8 +177,41 @@ async function main(): Promise<void> {
     }
   }
   const summary = summarise(results, (Date.now() - started) / 1000)
-  console.log(JSON.stringify(summary))
-  if (summary.seeds_converged !== summary.seeds) process.exitCode = 1
+  const problems = args.strict ? strictProblems(summary, exclusive) : []
+  console.log(JSON.stringify({ ...(name ? { setting: name } : {}), ...summary, problems }))
+  return summary.seeds_converged === summary.seeds && problems.length === 0
+}
+
+async function main(): Promise<void> {
+  const args = optionsFromArgs(process.argv.slice(2))
+  if (args.help) {
+    console.log(HELP)
+    return
+  }
+  const range = (start: number, count: number) => Array.from({ length: count }, (_, i) => start + i)
+  let ok = true
+  if (args.suite !== undefined) {
+    const suite = SUITES[args.suite]
+    if (!suite) throw new Error(`no suite ${args.suite}: ${Object.keys(SUITES).join(', ')}`)
+    const started = Date.now()
+    for (const setting of suite) {
+      const seeds = range(setting.start, setting.seeds)
+      const exclusive = setting.exclusive ?? true
+      ok = (await runSetting(setting.name, settingOptions(setting), seeds, args, exclusive)) && ok
+    }
+    const seeds = suite.reduce((sum, setting) => sum + setting.seeds, 0)
+    console.log(
+      JSON.stringify({
+        suite: args.suite,
+        seeds,
+        passed: ok,
+        wall_seconds: Math.round((Date.now() - started) / 100) / 10,
+      }),
+    )
+  } else {
+    ok = await runSetting(undefined, args.base, range(args.start, args.seeds), args)
+  }
+  if (!ok) process.exitCode = 1
 }
 
 if (isMainThread) {

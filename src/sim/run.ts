@@ -53,19 +53,51 @@ function settled(plan: DerivedPlan, goals: number): boolean {
   })
 }
 
-function scheduleCrash(sim: Swarm): void {
-  if (!sim.options.crashes || !sim.rng.chance(0.6)) return
-  const counts = new Map<string, number>()
-  for (const peer of sim.peers) counts.set(peer.role, (counts.get(peer.role) ?? 0) + 1)
-  // never the last of a role, or the swarm could not finish at all
-  const candidates = sim.peers.filter((peer) => (counts.get(peer.role) ?? 0) >= 2)
-  if (candidates.length === 0) return
-  const victim = sim.rng.pick(candidates)
-  sim.schedule(SUBMIT_AT_MS + sim.rng.int(0, 40_000), { type: 'crash', peer: victim.index })
-  if (sim.rng.chance(0.7)) {
-    sim.schedule(SUBMIT_AT_MS + 40_000 + sim.rng.int(2_000, 30_000), {
-      type: 'restart',
-      peer: victim.index,
+/** Each possible crash happens with this chance, so runs see 0..maxCrashes crashes. */
+const CRASH_CHANCE = 0.6
+/** A crashed peer comes back with this chance (a reloaded tab), else stays dead. */
+const RESTART_CHANCE = 0.7
+
+function scheduleCrashes(sim: Swarm): void {
+  if (!sim.options.crashes) return
+  const left = new Map<string, number>()
+  for (const peer of sim.peers) left.set(peer.role, (left.get(peer.role) ?? 0) + 1)
+  const crashed = new Set<number>()
+  for (let i = 0; i < (sim.options.maxCrashes ?? 1); i++) {
+    if (!sim.rng.chance(CRASH_CHANCE)) continue
+    // never the last of a role, or the swarm could not finish at all
+    const candidates = sim.peers.filter(
+      (peer) => !crashed.has(peer.index) && (left.get(peer.role) ?? 0) >= 2,
+    )
+    if (candidates.length === 0) return
+    const victim = sim.rng.pick(candidates)
+    crashed.add(victim.index)
+    left.set(victim.role, left.get(victim.role)! - 1)
+    sim.schedule(SUBMIT_AT_MS + sim.rng.int(0, 40_000), { type: 'crash', peer: victim.index })
+    if (sim.rng.chance(RESTART_CHANCE)) {
+      sim.schedule(SUBMIT_AT_MS + 40_000 + sim.rng.int(2_000, 30_000), {
+        type: 'restart',
+        peer: victim.index,
+      })
+    }
+  }
+}
+
+/** Partitions start within this long of the first goal and last 5 to 30 s, then heal. */
+const PARTITION_WITHIN_MS = 60_000
+const PARTITION_MS = { min: 5_000, max: 30_000 }
+
+function schedulePartitions(sim: Swarm): void {
+  for (let i = 0; i < (sim.options.partitions ?? 0); i++) {
+    // each peer on a random side, both sides non-empty
+    const sides = sim.peers.map(() => sim.rng.int(0, 1))
+    sides[0] = 0
+    sides[1 + sim.rng.int(0, sides.length - 2)] = 1
+    const at = SUBMIT_AT_MS + sim.rng.int(0, PARTITION_WITHIN_MS)
+    sim.schedule(at, { type: 'partition', sides })
+    sim.schedule(at + sim.rng.int(PARTITION_MS.min, PARTITION_MS.max), {
+      type: 'partition',
+      sides: null,
     })
   }
 }
@@ -80,7 +112,8 @@ export function runSeed(options: SwarmOptions): SeedResult {
       text,
     })
   })
-  scheduleCrash(sim)
+  scheduleCrashes(sim)
+  schedulePartitions(sim)
 
   const reference = (): SimPeer | undefined =>
     sim.alive().find((peer) => peer.role === 'observer') ?? sim.alive()[0]
@@ -109,6 +142,7 @@ export function runSeed(options: SwarmOptions): SeedResult {
 
   // let the swarm settle: no more loss or slow tails, everyone alive again is synced
   sim.lossy = false
+  sim.heal()
   const converged = sim.runUntil(() => {
     const fingerprints = new Set(sim.alive().map(replicaFingerprint))
     return fingerprints.size === 1
@@ -123,6 +157,8 @@ export function runSeed(options: SwarmOptions): SeedResult {
   if (options.hostile) {
     for (const p of alive) violations.push(...hostileViolations(derived(p.state!)))
   }
+  if (sim.wire && sim.wire.rejected > 0)
+    violations.push(`${sim.wire.rejected} records rejected by the codec`)
 
   const peer = reference()!
   const state = peer.state!

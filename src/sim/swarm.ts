@@ -9,77 +9,15 @@ import type { Capability } from '../protocol/capabilities'
 import { newGoal, type PlanRecord, type Role, type WireRecord } from '../protocol/records'
 import { PlanState } from '../plan/state'
 import { createPeer, step, type Effects, type PeerInput, type PeerState } from '../roles/index'
-import { DEFAULT_CAPABILITY_MIX, simAnswer, type SimModelOptions } from './model'
+import { simAnswer } from './model'
+import type { SwarmOptions } from './options'
 import { EventQueue } from './queue'
 import { oracleSync, realSyncFor, reconcileSync } from './sync'
 import { createRng, type Rng } from './rng'
+import { SimWire, simKey } from './wire'
 
-export interface SwarmMakeup {
-  decomposers: number
-  scorers: number
-  executors: number
-  observers: number
-}
-
-export interface SwarmOptions {
-  seed: number
-  makeup: SwarmMakeup
-  goals: string[]
-  maxDepth: number
-  /** probability that one delivery of a message to one peer is lost */
-  loss: number
-  /** probability that a delivery happens twice */
-  duplicate: number
-  /** delivery delay: usually uniform in [min, max]; with slowChance up to slowMax */
-  delay: { min: number; max: number; slowChance: number; slowMax: number }
-  /** crash one random peer per run (restarting it, or not, at random) */
-  crashes: boolean
-  /** clocks are skewed by up to this much either way */
-  maxSkewMs: number
-  /** fixed clock skews by peer index, overriding the random ones */
-  skews?: Record<number, number>
-  /** timers fire every tickMs plus up to tickLateMs late (background tabs) */
-  tickMs: number
-  tickLateMs: number
-  llmLatency: { min: number; max: number }
-  model: SimModelOptions
-  /** anti-entropy: each peer syncs with a random peer this often */
-  syncIntervalMs: number
-  /** anti-entropy by the real reconciliation core (true) or an oracle (false); default: odd seeds */
-  realSync?: boolean
-  capacity: number
-  /** per executor, its capabilities (cycled); default: all can write, some code, some API */
-  executorCapabilities: Capability[][]
-  maxVirtualMs: number
-  /** a hostile member (sim/hostile.ts) attacks the plan throughout the run */
-  hostile?: boolean
-  /** called after every step, for scenario tests (e.g. crash a peer right after it claims) */
-  onStep?: (sim: Swarm, peer: SimPeer, effects: Effects, now: number) => void
-}
-
-export const DEFAULT_SWARM: Omit<SwarmOptions, 'seed'> = {
-  makeup: { decomposers: 3, scorers: 3, executors: 4, observers: 1 },
-  goals: ['Plan a two-week trip to Japan'],
-  maxDepth: 3,
-  loss: 0,
-  duplicate: 0.05,
-  delay: { min: 2, max: 80, slowChance: 0.05, slowMax: 1_500 },
-  crashes: true,
-  maxSkewMs: 5 * 60_000,
-  tickMs: 250,
-  tickLateMs: 1_000,
-  llmLatency: { min: 300, max: 3_000 },
-  model: { failRate: 0, capabilities: DEFAULT_CAPABILITY_MIX },
-  syncIntervalMs: 15_000,
-  capacity: 4,
-  executorCapabilities: [
-    ['can_write_text', 'can_run_code', 'can_query_api'],
-    ['can_write_text', 'can_run_code'],
-    ['can_write_text', 'can_query_api'],
-    ['can_write_text'],
-  ],
-  maxVirtualMs: 30 * 60_000,
-}
+export { DEFAULT_SWARM, type SwarmMakeup, type SwarmOptions } from './options'
+import type { KeyObject } from 'node:crypto'
 
 export interface SimPeer {
   index: number
@@ -105,6 +43,14 @@ type SimEvent =
   | { type: 'restart'; peer: number }
   | { type: 'sync'; peer: number; incarnation: number }
   | { type: 'submit'; peer: number; text: string }
+  /** split the swarm: peer index → side; null heals */
+  | { type: 'partition'; sides: number[] | null }
+
+/**
+ * Virtual time 0 on the peers' clocks: 2023-11-14, so that a clock skewed
+ * minutes back still gives the positive times records require.
+ */
+export const SIM_CLOCK_ORIGIN = 1_700_000_000_000
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'
 
@@ -122,6 +68,11 @@ export class Swarm {
   private readonly aborted = new Set<string>()
   /** peers whose records reach nobody (by gossip or sync) until unmuted */
   private readonly muted = new Set<number>()
+  /** while partitioned: each peer's side; peers on different sides reach each other by no means */
+  private sides: number[] | null = null
+  private healed = false
+  /** the real codec, when options.codec */
+  readonly wire: SimWire | null = null
   now = 0
   /** virtual time the last root goal settled in some live peer's view */
   settledAt: number | null = null
@@ -138,6 +89,7 @@ export class Swarm {
       ...Array<Role>(options.makeup.observers).fill('observer'),
     ]
     let executorIndex = 0
+    const keys = new Map<string, KeyObject>()
     roles.forEach((role, index) => {
       const capabilities =
         role === 'executor'
@@ -147,9 +99,17 @@ export class Swarm {
         ? Math.round((this.rng.next() * 2 - 1) * options.maxSkewMs)
         : 0
       const skew = options.skews?.[index] ?? randomSkew
+      let peerId: string
+      if (options.codec) {
+        const key = simKey(this.rng)
+        keys.set(key.peerId, key.key)
+        peerId = key.peerId
+      } else {
+        peerId = fakePeerId(this.rng)
+      }
       this.peers.push({
         index,
-        peerId: fakePeerId(this.rng),
+        peerId,
         role,
         capabilities,
         skew,
@@ -161,11 +121,31 @@ export class Swarm {
         llmCalls: 0,
       })
     })
+    if (options.codec) this.wire = new SimWire(keys, 'sim')
     for (const peer of this.peers) this.boot(peer)
   }
 
+  /** End any partition (before checking convergence). */
+  heal(): void {
+    this.sides = null
+    this.healed = true
+  }
+
+  /** Can `a`'s records reach `b` now (`a` not muted, same side of a partition)? */
+  reaches(a: SimPeer, b: SimPeer): boolean {
+    if (this.muted.has(a.index)) return false
+    return this.sides === null || this.sides[a.index] === this.sides[b.index]
+  }
+
+  /** A record as `to` receives it: through the real codec when enabled (null: rejected). */
+  private carry(record: PlanRecord): PeerInput | null {
+    const carried = this.wire ? this.wire.carry(record) : record
+    return carried ? { type: 'record', record: carried as PlanRecord } : null
+  }
+
+  /** A peer's clock: real-looking wall time (records reject negative times), skewed. */
   local(peer: SimPeer): number {
-    return this.now + peer.skew
+    return SIM_CLOCK_ORIGIN + this.now + peer.skew
   }
 
   private boot(peer: SimPeer): void {
@@ -207,12 +187,14 @@ export class Swarm {
 
   private broadcast(from: SimPeer, record: WireRecord): void {
     if (this.muted.has(from.index)) return
+    const carried = this.wire ? this.wire.carry(record) : record
+    if (!carried) return
     const input: PeerInput =
-      record.kind === 'presence'
-        ? { type: 'presence', presence: record }
-        : { type: 'record', record }
+      carried.kind === 'presence'
+        ? { type: 'presence', presence: carried }
+        : { type: 'record', record: carried }
     for (const peer of this.peers) {
-      if (peer === from || !peer.state) continue
+      if (peer === from || !peer.state || !this.reaches(from, peer)) continue
       if (this.lossy && this.rng.chance(this.options.loss)) continue
       this.schedule(this.deliveryDelay(), { type: 'deliver', to: peer.index, inputs: [input] })
       if (this.rng.chance(this.options.duplicate)) {
@@ -223,6 +205,7 @@ export class Swarm {
 
   private apply(peer: SimPeer, effects: Effects): void {
     for (const record of effects.publish) this.broadcast(peer, record)
+    if (effects.sync) this.syncRound(peer)
     for (const id of effects.abortLlm) this.aborted.add(`${peer.index}:${peer.incarnation}:${id}`)
     for (const request of effects.startLlm) {
       peer.llmCalls++
@@ -277,21 +260,58 @@ export class Swarm {
 
   /** Anti-entropy between `peer` and one random live peer: each gets what it lacks. */
   private sync(peer: SimPeer): void {
-    const others = this.alive().filter((other) => other !== peer && !this.muted.has(other.index))
-    if (!peer.state || others.length === 0 || this.muted.has(peer.index)) return
+    const others = this.alive().filter(
+      (other) => other !== peer && this.reaches(peer, other) && this.reaches(other, peer),
+    )
+    if (!peer.state || others.length === 0) return
     const other = this.rng.pick(others)
     const session = realSyncFor(this.options.seed, this.options.realSync)
       ? reconcileSync
       : oracleSync
     const result = session(peer.state.plan, other.state!.plan)
-    const asInputs = (records: PlanRecord[]): PeerInput[] =>
-      records.map((record) => ({ type: 'record', record }))
-    const toPeer = asInputs(result.toA)
-    const toOther = asInputs(result.toB)
+    const carried = (records: PlanRecord[]): PeerInput[] =>
+      records.flatMap((record) => {
+        const input = this.carry(record)
+        return input ? [input] : []
+      })
+    const toPeer = carried(result.toA)
+    const toOther = carried(result.toB)
     if (toPeer.length)
       this.schedule(this.deliveryDelay(), { type: 'deliver', to: peer.index, inputs: toPeer })
     if (toOther.length)
       this.schedule(this.deliveryDelay(), { type: 'deliver', to: other.index, inputs: toOther })
+  }
+
+  /**
+   * The round a peer asks for before a contested claim starts: anti-entropy
+   * with every live peer it can reach (its neighbours: all of them, in a
+   * room this small), then 'synced', after the records that round brought.
+   */
+  private syncRound(peer: SimPeer): void {
+    if (!peer.state) return
+    const inputs: PeerInput[] = []
+    const missing = (from: PlanState, to: PlanState, into: PeerInput[]) => {
+      for (const record of from.records()) {
+        if (to.has(record.id)) continue
+        const input = this.carry(record)
+        if (input) into.push(input)
+      }
+    }
+    for (const other of this.alive()) {
+      if (other === peer) continue
+      if (this.reaches(other, peer)) missing(other.state!.plan, peer.state.plan, inputs)
+      const theirs: PeerInput[] = []
+      if (this.reaches(peer, other)) missing(peer.state.plan, other.state!.plan, theirs)
+      if (theirs.length)
+        this.schedule(this.deliveryDelay(), { type: 'deliver', to: other.index, inputs: theirs })
+    }
+    inputs.push({ type: 'synced' })
+    // a round trip: the request out, the records back
+    this.schedule(this.deliveryDelay() + this.deliveryDelay(), {
+      type: 'deliver',
+      to: peer.index,
+      inputs,
+    })
   }
 
   private handle(event: SimEvent): void {
@@ -327,6 +347,9 @@ export class Swarm {
         this.schedule(this.options.syncIntervalMs, event)
         break
       }
+      case 'partition':
+        if (!this.healed) this.sides = event.sides
+        break
       case 'submit': {
         const peer = this.peers[event.peer]!
         if (!peer.state) break

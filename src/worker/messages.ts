@@ -19,6 +19,8 @@ export type ToWorker =
 
 export type FromWorker =
   | { type: 'publish'; records: WireRecord[] }
+  /** the core asks for an anti-entropy round with every linked peer (Effects.sync) */
+  | { type: 'sync' }
   | { type: 'tree'; tree: PlanTree }
   | { type: 'activity'; activity: RoleActivity }
   | { type: 'log'; message: string }

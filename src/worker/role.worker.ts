@@ -22,6 +22,7 @@ scope.onmessage = ({ data }) => {
         records: data.records,
         model: data.model,
         publish: (records) => post({ type: 'publish', records }),
+        requestSync: () => post({ type: 'sync' }),
         onTree: (tree) => post({ type: 'tree', tree }),
         onActivity: (activity) => post({ type: 'activity', activity }),
         log: (message) => post({ type: 'log', message }),

@@ -1,0 +1,64 @@
+/**
+ * The checks a record must pass besides its bytes and its signature: schema,
+ * canonical form, content id, claim task id, room and sender. The codec runs
+ * them on every record it decodes; a peer runs them on its own records before
+ * it stores or publishes them, so it never publishes what its peers would
+ * reject (and strike it for).
+ */
+import { canonicalJson } from './canonical'
+import { taskId } from './ids'
+import { recordId, type WireRecord } from './records'
+import { wireRecordSchema } from './schemas'
+
+export type ValidationReason = 'schema' | 'not-canonical' | 'bad-id' | 'wrong-room' | 'wrong-sender'
+
+export type Validated =
+  { ok: true; record: WireRecord } | { ok: false; reason: ValidationReason; detail: string }
+
+export interface ValidationContext {
+  /** the room this peer is in: a record from another room is rejected */
+  room?: string
+  /** who sent (gossip) or signs (own records) it: must equal the record's `from` */
+  sender?: string
+}
+
+/** Validate a parsed JSON value as a record. Never throws. */
+export function validateRecord(value: unknown, context: ValidationContext = {}): Validated {
+  const parsed = wireRecordSchema.safeParse(value)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    return {
+      ok: false,
+      reason: 'schema',
+      detail: `${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`,
+    }
+  }
+  const record = parsed.data as WireRecord
+  // the schema must not have changed anything: what was signed is what is kept
+  let same: boolean
+  try {
+    same = canonicalJson(record) === canonicalJson(value)
+  } catch (err) {
+    return { ok: false, reason: 'not-canonical', detail: (err as Error).message }
+  }
+  if (!same) return { ok: false, reason: 'not-canonical', detail: 'the schema altered the record' }
+  if (recordId(record) !== record.id)
+    return { ok: false, reason: 'bad-id', detail: `id ${record.id} does not match the content` }
+  if (record.kind === 'claim' && record.task !== taskId(record.taskType, record.subject)) {
+    return {
+      ok: false,
+      reason: 'bad-id',
+      detail: `task ${record.task} is not the ${record.taskType} task of ${record.subject}`,
+    }
+  }
+  if (context.room !== undefined && record.room !== context.room)
+    return { ok: false, reason: 'wrong-room', detail: `room ${record.room}` }
+  if (context.sender !== undefined && record.from !== context.sender) {
+    return {
+      ok: false,
+      reason: 'wrong-sender',
+      detail: `from ${record.from} but sent by ${context.sender}`,
+    }
+  }
+  return { ok: true, record }
+}

@@ -1,0 +1,254 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { LlmOutcome } from '../llm/types'
+import { MAX_EPOCH } from '../protocol/limits'
+import { rendezvousOrder } from '../protocol/hash'
+import {
+  stamp,
+  type ClaimRecord,
+  type FailureRecord,
+  type PlanRecord,
+  type Presence,
+} from '../protocol/records'
+import { SYNC_CHECK_TIMEOUT_MS } from '../protocol/rules'
+import { deriveTask } from '../plan/tasks'
+import { PlanState } from '../plan/state'
+import { runSeed } from '../sim/run'
+import { createRng } from '../sim/rng'
+import { DEFAULT_SWARM, fakePeerId, type Swarm } from '../sim/swarm'
+import { createPeer, step, type Effects, type PeerInput } from './index'
+import { derived, emit } from './peer'
+import { failureFields } from './text'
+
+const rng = createRng('claims-test')
+const ALL = ['can_write_text', 'can_run_code', 'can_query_api'] as const
+const T0 = 1_700_000_000_000
+
+/** Every record of a finished run, less one leaf's claims and results: that leaf is open again. */
+let open: { plan: PlanState; task: string }
+
+beforeAll(() => {
+  let sim: Swarm | undefined
+  runSeed({ ...DEFAULT_SWARM, seed: 7, crashes: false, onStep: (s) => (sim = s) })
+  const records = [
+    ...sim!
+      .alive()
+      .find((p) => p.role === 'observer')!
+      .state!.plan.records(),
+  ]
+  const full = new PlanState()
+  for (const record of records) full.add(record)
+  const [task] = [...derived({ plan: full, derivedCache: null } as never).leaves.keys()]
+  const plan = new PlanState()
+  for (const record of records) {
+    const about = 'task' in record ? record.task : record.kind === 'failure' ? record.subject : ''
+    if (about !== task) plan.add(record as PlanRecord)
+  }
+  open = { plan, task: task! }
+})
+
+function beat(from: string, seq: number, holding: string[] = []): Presence {
+  return stamp<Presence>({
+    kind: 'presence',
+    room: 'sim',
+    from,
+    role: 'executor',
+    capabilities: [...ALL],
+    holding,
+    load: 0,
+    capacity: 4,
+    healthy: true,
+    model: 'm',
+    offline: true,
+    boot: T0,
+    seq,
+  })
+}
+
+/** Executor `me` ranked second for the open leaf, `rival` first; both alive. */
+function contested() {
+  const [first, second] = rendezvousOrder(open.task, [fakePeerId(rng), fakePeerId(rng)])
+  const plan = new PlanState()
+  plan.merge(open.plan)
+  const peer = createPeer(
+    {
+      peerId: second!,
+      room: 'sim',
+      role: 'executor',
+      capabilities: [...ALL],
+      capacity: 4,
+      model: 'm',
+      offline: true,
+    },
+    T0,
+    plan,
+  )
+  let now = T0
+  let seq = 0
+  const fx: Effects[] = []
+  const run = (inputs: PeerInput[] = [{ type: 'tick' }], ms = 250) => {
+    now += ms
+    // the rival stays alive but never says it holds the leaf (its claim is lost)
+    const effects = step(
+      peer,
+      [{ type: 'presence', presence: beat(first!, ++seq) }, ...inputs],
+      now,
+    )
+    fx.push(effects)
+    return effects
+  }
+  return { peer, rival: first!, run, fx, now: () => now }
+}
+
+const started = (fx: Effects[], task: string) =>
+  fx.some((e) => e.startLlm.some((request) => request.id.includes(task)))
+
+describe('a contested claimant checks with its neighbours before it starts', () => {
+  it('claims second, asks for a sync round, and waits for it past the claim window', () => {
+    const { run, fx } = contested()
+    for (let i = 0; i < 24; i++) run() // 6 s: warm-up, stagger, claim window and more
+    const claimStep = fx.findIndex((e) => e.publish.some((r) => r.kind === 'claim'))
+    expect(claimStep).toBeGreaterThan(0)
+    expect(fx[claimStep]!.sync).toBe(true)
+    expect(started(fx, open.task)).toBe(false)
+    run([{ type: 'synced' }])
+    expect(started(fx, open.task)).toBe(true)
+  })
+
+  it('does not start when the round brings the better-ranked claim it had missed', () => {
+    const { run, fx, rival } = contested()
+    for (let i = 0; i < 24; i++) run()
+    const mine = fx.flatMap((e) => e.publish).find((r) => r.kind === 'claim') as ClaimRecord
+    expect(mine.epoch).toBe(0)
+    const theirs = stamp<ClaimRecord>({ ...mine, from: rival, at: T0 } as never)
+    run([{ type: 'record', record: theirs }, { type: 'synced' }])
+    for (let i = 0; i < 8; i++) run()
+    expect(started(fx, open.task)).toBe(false)
+  })
+
+  it('starts anyway when its neighbours never answer', () => {
+    const { run, fx } = contested()
+    for (let i = 0; i < 24; i++) run()
+    expect(started(fx, open.task)).toBe(false)
+    for (let i = 0; i < SYNC_CHECK_TIMEOUT_MS / 250; i++) run()
+    expect(started(fx, open.task)).toBe(true)
+  })
+})
+
+describe('own records and epochs', () => {
+  it('a record that fails the receivers checks is neither kept nor published', () => {
+    const peer = createPeer(
+      {
+        peerId: fakePeerId(rng),
+        room: 'sim',
+        role: 'executor',
+        capabilities: [...ALL],
+        capacity: 4,
+        model: 'm',
+        offline: true,
+      },
+      T0,
+    )
+    const fx: Effects = { publish: [], startLlm: [], abortLlm: [], events: [], sync: false }
+    const record = emit<ClaimRecord>(peer, fx, {
+      kind: 'claim',
+      task: '0'.repeat(32), // not the task id of its subject
+      taskType: 'execute',
+      subject: '1'.repeat(32),
+      epoch: 0,
+      at: T0,
+    })
+    expect(record).toBeNull()
+    expect(fx.publish).toEqual([])
+    expect(peer.plan.size).toBe(0)
+    expect(fx.events).toContainEqual(expect.objectContaining({ type: 'invalid-record' }))
+  })
+
+  it('a task given back at the last epoch is failed: nobody may claim beyond it', () => {
+    const plan = new PlanState()
+    const from = fakePeerId(rng)
+    const subject = '2'.repeat(32)
+    const claim = stamp<ClaimRecord>({
+      kind: 'claim',
+      room: 'r',
+      from,
+      task: '',
+      taskType: 'execute',
+      subject,
+      epoch: MAX_EPOCH,
+      at: T0,
+    } as never)
+    const task = deriveTask(plan, 'execute', subject).id
+    plan.add(stamp<ClaimRecord>({ ...claim, task } as never))
+    plan.add(failure(from, task, MAX_EPOCH, 'output'))
+    expect(deriveTask(plan, 'execute', subject).status).toBe('failed')
+  })
+})
+
+function failure(from: string, task: string, epoch: number, errorKind: FailureRecord['errorKind']) {
+  return stamp<FailureRecord>({
+    kind: 'failure',
+    room: 'r',
+    from,
+    subject: task,
+    stage: 'execute',
+    epoch,
+    index: -1,
+    errorKind,
+    detail: 'x',
+    usage: null,
+  })
+}
+
+describe('failures', () => {
+  function taskFailedThrice(errorKind: FailureRecord['errorKind']) {
+    const plan = new PlanState()
+    const subject = '3'.repeat(32)
+    const task = deriveTask(plan, 'execute', subject).id
+    for (let epoch = 0; epoch < 3; epoch++) {
+      const from = fakePeerId(rng)
+      plan.add(
+        stamp<ClaimRecord>({
+          kind: 'claim',
+          room: 'r',
+          from,
+          task,
+          taskType: 'execute',
+          subject,
+          epoch,
+          at: T0,
+        }),
+      )
+      plan.add(failure(from, task, epoch, errorKind))
+    }
+    return deriveTask(plan, 'execute', subject)
+  }
+
+  it('three failed attempts fail a task; three wrong keys do not, they only give it back', () => {
+    expect(taskFailedThrice('output').status).toBe('failed')
+    const auth = taskFailedThrice('auth')
+    expect(auth.status).toBe('open')
+    expect(auth.failedBy.size).toBe(0)
+    expect(auth.failures).toHaveLength(3)
+  })
+
+  it('say the error kind and a fixed message, never the provider text', () => {
+    const outcome = {
+      ok: false,
+      kind: 'execute',
+      error: 'Incorrect API key provided: sk-proj-abcd****wxyz',
+      errorKind: 'auth',
+      usage: {
+        provider: 'openai',
+        model: 'gpt-4o',
+        inputTokens: 0,
+        outputTokens: 0,
+        offline: false,
+      },
+      attempts: 1,
+    } as LlmOutcome
+    const fields = failureFields(outcome)
+    expect(fields.errorKind).toBe('auth')
+    expect(fields.detail).not.toContain('sk-')
+    expect(fields.detail).toBe('the LLM provider rejected the API key')
+  })
+})

@@ -1,0 +1,61 @@
+/**
+ * Named sets of simulator settings, run with `npm run sim -- --suite <name>`.
+ * `ci` is what CI runs on every change (1,000 seeds, about 130 s of CPU:
+ * some 70 s on two idle cores); `sweep` is the same settings with ten times
+ * the seeds, for a change to the protocol's rules (some 12 minutes).
+ */
+import type { SwarmOptions } from './swarm'
+
+export interface SimSetting {
+  name: string
+  /** first seed; settings use disjoint seed ranges */
+  start: number
+  seeds: number
+  options: Partial<Omit<SwarmOptions, 'seed' | 'model'>> & { failRate?: number }
+  /**
+   * false: a strict run checks convergence and completion only, not that
+   * tasks were done once. During a partition longer than a lease both sides
+   * carry on (docs/PROTOCOL.md §5.3): work done twice is the price of
+   * staying available, and the heal settles on one outcome.
+   */
+  exclusive?: boolean
+}
+
+/** Wasted executions tolerated, as a share of leaves, before a strict run fails. */
+export const MAX_WASTED_SHARE = 0.01
+
+const CI: SimSetting[] = [
+  // the everyday case: reordering, duplicates, slow tails, skewed clocks, late timers, a crash
+  { name: 'baseline', start: 1, seeds: 400, options: {} },
+  // a fifth of deliveries lost, a tenth of LLM calls failing, up to three crashes and restarts
+  {
+    name: 'loss-failures-crashes',
+    start: 10_001,
+    seeds: 300,
+    options: { loss: 0.2, duplicate: 0.2, failRate: 0.1, maxCrashes: 3 },
+  },
+  // the swarm splits in two twice and heals, with crashes and some loss and failures
+  {
+    name: 'partitions',
+    start: 20_001,
+    seeds: 240,
+    options: { partitions: 2, maxCrashes: 2, loss: 0.05, failRate: 0.05 },
+    exclusive: false,
+  },
+  // every record signed, encoded and verified by the real codec (ten times the CPU a seed)
+  {
+    name: 'codec',
+    start: 30_001,
+    seeds: 60,
+    options: { codec: true, loss: 0.1, duplicate: 0.1, failRate: 0.05, maxCrashes: 2 },
+  },
+]
+
+export const SUITES: Record<string, SimSetting[]> = {
+  ci: CI,
+  sweep: CI.map((setting) => ({
+    ...setting,
+    start: setting.start * 10,
+    seeds: setting.seeds * 10,
+  })),
+}

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { costUsd } from '../llm/pricing'
 import { contentId } from '../protocol/hash'
 import { stamp, type PlanRecord, type ResultRecord } from '../protocol/records'
 import { DEFAULT_SWARM, type Swarm } from '../sim/swarm'
@@ -184,8 +185,9 @@ describe('plan state: arrival order never shows', () => {
         usage: usage(tokens),
       }),
     )
-    const forward = usageByRole(stateOf(results)).executor.costUsd
-    const backward = usageByRole(stateOf([...results].reverse())).executor.costUsd
+    // prices reach the tree as a function (the LLM layer's), handed in by the caller
+    const forward = usageByRole(stateOf(results), costUsd).executor.costUsd
+    const backward = usageByRole(stateOf([...results].reverse()), costUsd).executor.costUsd
     expect(forward).toBe(backward)
     expect(forward).toBeCloseTo(0.6, 9)
   })

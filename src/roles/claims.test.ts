@@ -178,7 +178,10 @@ describe('own records and epochs', () => {
       at: T0,
     } as never)
     const task = deriveTask(plan, 'execute', subject).id
-    plan.add(stamp<ClaimRecord>({ ...claim, task } as never))
+    // epochs move one takeover at a time (PROTOCOL §5.10): every step is claimed
+    for (let epoch = 0; epoch <= MAX_EPOCH; epoch++) {
+      plan.add(stamp<ClaimRecord>({ ...claim, task, epoch } as never))
+    }
     plan.add(failure(from, task, MAX_EPOCH, 'output'))
     expect(deriveTask(plan, 'execute', subject).status).toBe('failed')
   })

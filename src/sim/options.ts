@@ -2,7 +2,7 @@
  * What a simulated run looks like: the swarm's make-up and the adversity it
  * meets. Every choice within these bounds comes from the run's seed.
  */
-import type { Capability } from '../llm/types'
+import type { Capability } from '../protocol/capabilities'
 import type { Effects } from '../roles/index'
 import { DEFAULT_CAPABILITY_MIX, type SimModelOptions } from './model'
 import type { SimPeer, Swarm } from './swarm'

@@ -61,7 +61,7 @@ Options:
   --relay MULTIADDR   dial this relay instead of asking --app (repeatable)
   --invite LINK       the room's invite link (the app's Invite panel; quote it:
                       its secret is after the '#'); a room name alone joins nothing
-  --data DIR          identity and records (default .data/agents/<room>-<role>); a
+  --data DIR          identity and records (default .data/agents/<room>-<id>-<role>); a
                       directory in use by another agent is not shared: this one
                       takes DIR.2, DIR.3, … with its own identity
   --provider P        offline | anthropic | openai | openai-compatible (default offline)

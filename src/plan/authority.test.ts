@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { contentId } from '../protocol/hash'
+import { compareRank, contentId } from '../protocol/hash'
 import { taskId } from '../protocol/ids'
 import {
   stamp,
@@ -17,6 +17,7 @@ import { runSeed } from '../sim/run'
 import { countedCancels, countedClaims, gapCounts, holdingCounts } from './authority'
 import { derivePlan } from './derive'
 import { PlanState } from './state'
+import { deriveTask } from './tasks'
 import { projectTree } from './tree'
 
 const ROOM = 'lobby'
@@ -84,6 +85,24 @@ describe('rules, one by one', () => {
     // a result by someone who did not claim that epoch does not close the task
     const stray = result('x', TASK, 0, 'not theirs')
     expect(countedClaims([claim('a', 0), claim('b', 1)], [stray])).toHaveLength(2)
+  })
+
+  it('a finished task keeps the holder who finished it, whatever claim arrives late', () => {
+    const subject = 'a'.repeat(32)
+    const withLate = (late: boolean) => {
+      const plan = new PlanState()
+      plan.add(claim('a', 0))
+      plan.add(result('a', TASK, 0, 'the work'))
+      // a higher-ranked peer's claim of epoch 0, heard only by some peers
+      if (late) plan.add(claim(outranksA, 0))
+      return deriveTask(plan, 'execute', subject)
+    }
+    const outranksA = ['b', 'c', 'd', 'e', 'f', 'g', 'h'].find(
+      (p) => compareRank(TASK, p, 'a') < 0,
+    )!
+    expect(withLate(true).status).toBe('done')
+    expect(withLate(true).holder?.from).toBe('a')
+    expect(withLate(true).holder).toEqual(withLate(false).holder)
   })
 
   it('a capability gap counts only for the open epoch, after its re-announce', () => {

@@ -6,6 +6,7 @@
  * Every rule here is a pure function of the record set:
  * - the current epoch is the highest claimed; its holder is the claimant with
  *   the highest rendezvous weight for the task (so clocks never decide);
+ *   once the task has a counted result, its holder is that result's author;
  * - an output (result, accept, node, failure) counts only if its author
  *   claimed the task in the epoch the output names;
  * - for each output slot, the output of the highest epoch counts (the latest
@@ -114,6 +115,13 @@ export function deriveTask(plan: PlanState, type: TaskType, subject: string): Ta
     status: 'open',
   }
   task.result = bestOutput(task, records.results)
+  // a finished task's holder is who finished it: a claim heard late (a peer
+  // that restarted and had not yet heard of the result) must not rewrite it,
+  // or two peers would show different holders until that claim reached both
+  const doneBy = task.result
+  if (doneBy) {
+    task.holder = claims.find((c) => c.from === doneBy.from && c.epoch === doneBy.epoch) ?? holder
+  }
   task.unclaimedOutputs = records.results.filter(
     (result) => !authorised(task, result) && awaited(result),
   ).length

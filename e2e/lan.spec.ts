@@ -9,6 +9,7 @@
 import { test } from '@playwright/test'
 import type { Page } from '@playwright/test'
 import { LAN_PREFIX } from './fixtures/lan'
+import { plantSession } from './fixtures/net'
 import { APP_PORT, startLanScene, type LanScene } from './fixtures/lan-app'
 import { testRoom } from './fixtures/rooms'
 import { expect, FRIEND_KEY } from './fixtures/ui-app'
@@ -126,14 +127,7 @@ test.describe('a friend on another machine, over plain http', () => {
     const url = testRoom('ids').link(`http://${HOST_LAN}:${APP_PORT}`, 'observer')
     const open = async (session?: Record<string, string>) => {
       const page = await scene.friend.newPage()
-      if (session !== undefined) {
-        await page.addInitScript((entries) => {
-          // only on the first load of this tab, as "duplicate tab" does
-          if (sessionStorage.getItem('__planted') !== null) return
-          for (const [k, v] of Object.entries(entries)) sessionStorage.setItem(k, v)
-          sessionStorage.setItem('__planted', '1')
-        }, session)
-      }
+      if (session !== undefined) await plantSession(page, session)
       await page.goto(url)
       return page
     }

@@ -53,6 +53,12 @@ test.describe.configure({ timeout: 240_000 })
 
 /** Console output of every tab of the running test, attached to the report when it fails. */
 const consoles: { name: string; lines: string[] }[] = []
+/**
+ * Contexts the running test opened. Playwright closes only the contexts of
+ * its own `context` fixture: these would go on running (tabs, workers, WebRTC
+ * links, presence beats) through every later test and starve it of CPU.
+ */
+const machines: BrowserContext[] = []
 // eslint-disable-next-line no-empty-pattern
 test.afterEach(async ({}, info) => {
   if (info.status !== info.expectedStatus) {
@@ -60,10 +66,12 @@ test.afterEach(async ({}, info) => {
       await info.attach(`console ${name}`, { body: lines.join('\n') })
   }
   consoles.length = 0
+  await Promise.all(machines.splice(0).map((context) => context.close()))
 })
 
 async function machine(browser: Browser, origin: string): Promise<BrowserContext> {
   const context = await browser.newContext()
+  machines.push(context)
   await context.grantPermissions(['microphone'], { origin })
   return context
 }

@@ -32,8 +32,6 @@ const GOAL = 'Plan a two-week trip to Japan'
 const SAME_PLAN_TIMEOUT_MS = 60_000
 /** tabs share 2 cores with the relay: plans take longer than on a laptop */
 const PLAN_TIMEOUT_MS = 150_000
-/** an LLM call slow enough that a test can act while it runs */
-const SLOW_LLM_MS = 4_000
 
 const test = base.extend<{ room: TestRoom }, { served: Served }>({
   served: [
@@ -301,8 +299,7 @@ test('an executor closed just after it wins a claim: another executor finishes t
   served,
   room,
 }) => {
-  // executors talk to a slow LLM, so the first one is surely mid-call when its tab closes
-  const mock = await createMockLlmServer({ latencyMs: SLOW_LLM_MS })
+  const mock = await createMockLlmServer()
   try {
     const context = await machine(browser, served.origin)
     const roles: Role[] = ['decomposer', 'scorer', 'scorer', 'executor', 'executor']
@@ -321,17 +318,19 @@ test('an executor closed just after it wins a claim: another executor finishes t
     }
     const firstId = await peerIdOf(first)
 
+    // no executor's call returns until `first` is gone: it is surely mid-call when closed
+    const release = mock.hold()
     await submitGoal(pages[0]!, GOAL, 2)
-    // the moment `first` is running a leaf, close it
     const running = await first.waitForFunction(
       () =>
         window.murmuration!.activity().work.find((w) => w.kind === 'execute' && w.started)?.id ??
         null,
       undefined,
-      { timeout: PLAN_TIMEOUT_MS, polling: 20 },
+      { timeout: PLAN_TIMEOUT_MS, polling: 100 },
     )
     const task = ((await running.jsonValue()) as string).split(':')[1]!
     await first.close()
+    release()
 
     await waitForRootDone(observer, GOAL)
     const results = (await recordsOf(observer)).filter(

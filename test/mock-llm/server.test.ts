@@ -154,6 +154,20 @@ describe('mock LLM server', () => {
     expect(elapsed).toBeLessThan(1_500)
   })
 
+  it('holds answers until released', async () => {
+    mock = await createMockLlmServer()
+    const task: LlmTask = { kind: 'score', path: ['Goal'], subgoals: [], rationale: '' }
+    const release = mock.hold()
+    let answered = false
+    const call = chat(mock, task).then(() => (answered = true))
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(mock.requests).toHaveLength(1)
+    expect(answered).toBe(false)
+    release()
+    await call
+    expect(answered).toBe(true)
+  })
+
   it('fails on demand: 429 with retry-after, 500, then normal again', async () => {
     mock = await createMockLlmServer({ retryAfterSeconds: 3 })
     mock.failNext(1, 'rate-limit')

@@ -87,6 +87,12 @@ export interface MockLlmServer {
   setBehaviour(patch: Partial<MockBehaviour>): void
   /** make the next n LLM requests fail this way (queued after any earlier failNext) */
   failNext(n: number, kind: FailureKind): void
+  /**
+   * Holds every LLM answer (after its latency) until the returned release is
+   * called: a test can act while a call is surely still running, however
+   * slow the machine is.
+   */
+  hold(): () => void
   close(): Promise<void>
 }
 
@@ -114,6 +120,7 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
   // How often each prompt was seen: the n-th identical request gets seed n, so peers asking
   // the same question get different (but reproducible) answers, as from a sampling model.
   const seen = new Map<number, number>()
+  let held: Promise<void> | null = null
 
   async function handleLlm(
     api: Api,
@@ -162,6 +169,7 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
     const task = recogniseTask(parsed.system, parsed.prompt, parsed.schemaName)
     log.taskKind = task?.kind
     if (behaviour.latencyMs > 0) await sleep(behaviour.latencyMs)
+    while (held) await held
     const failure = failures.shift()
     log.failure = failure
     if (failure === 'rate-limit') {
@@ -255,6 +263,15 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
     },
     failNext(n, kind) {
       for (let i = 0; i < n; i++) failures.push(kind)
+    },
+    hold() {
+      let release!: () => void
+      const gate = new Promise<void>((resolve) => (release = resolve))
+      held = gate
+      return () => {
+        if (held === gate) held = null
+        release()
+      }
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -99,6 +99,65 @@ describe('acceptance rule', () => {
   })
 })
 
+describe('settled acceptance: no vote still to come could change the outcome', () => {
+  const outlook = (
+    votesPerProposal: number,
+    proposals: number,
+    failed: [string, string][] = [],
+  ) => ({
+    votesPerProposal,
+    proposals,
+    scoreFailures: new Map(failed.map(([p, s]) => [p, new Set([s])])),
+    decomposeFailures: new Set<string>(),
+  })
+
+  it('accepts the best mean at once when every expected vote is in and none reached quorum', () => {
+    const { goal, idOf } = goalWithVotes({ a: [0.5, 0.55, 0.3], b: [0.2, 0.3, 0.65] })
+    expect(acceptCandidate(goal, false, outlook(3, 2))).toMatchObject({
+      proposal: idOf('a'),
+      basis: 'settled',
+    })
+  })
+
+  it('waits while a proposal may still reach quorum', () => {
+    // a has one vote of 0.7 and one vote still to come: it could reach quorum
+    const { goal } = goalWithVotes({ a: [0.7, 0.3], b: [0.2, 0.3, 0.1] })
+    expect(acceptCandidate(goal, false, outlook(3, 2))).toBeNull()
+    // the same votes with only two scorers alive: nothing more is coming
+    expect(acceptCandidate(goal, false, outlook(2, 2))?.basis).toBe('settled')
+  })
+
+  it('waits while a proposal may still come', () => {
+    const { goal } = goalWithVotes({ a: [0.5, 0.55, 0.3], b: [0.2, 0.3, 0.1] })
+    expect(acceptCandidate(goal, false, outlook(3, 3))).toBeNull()
+  })
+
+  it('decides before the last vote when that vote cannot move anyone past the leader', () => {
+    // b's last vote, even 0.59 (not a quorum), leaves b's mean at most 0.39 < a's 0.5
+    const { goal, idOf } = goalWithVotes({ a: [0.5, 0.5, 0.5], b: [0.1, 0.1] })
+    expect(acceptCandidate(goal, false, outlook(3, 2))).toMatchObject({ proposal: idOf('a') })
+    // but a last vote that could lift b past a keeps it waiting
+    const close = goalWithVotes({ a: [0.5, 0.5, 0.5], b: [0.4, 0.45] })
+    expect(acceptCandidate(close.goal, false, outlook(3, 2))).toBeNull()
+  })
+
+  it('counts a scorer that failed to score as no vote coming', () => {
+    const { goal, idOf } = goalWithVotes({ a: [0.5, 0.55], b: [0.4, 0.4, 0.4] })
+    expect(acceptCandidate(goal, false, outlook(3, 2))).toBeNull()
+    expect(acceptCandidate(goal, false, outlook(3, 2, [[idOf('a'), fakePeerId(rng)]]))?.basis).toBe(
+      'settled',
+    )
+  })
+
+  it('picks what the deadline would pick, and never one vote', () => {
+    const { goal } = goalWithVotes({ a: [0.5], b: [0.2] })
+    expect(acceptCandidate(goal, false, outlook(1, 2))).toBeNull()
+    const full = goalWithVotes({ a: [0.4, 0.5, 0.45], b: [0.5, 0.3, 0.5], c: [0.1, 0.59, 0.2] })
+    const early = acceptCandidate(full.goal, false, outlook(3, 3))
+    expect(early?.proposal).toBe(acceptCandidate(full.goal, true)?.proposal)
+  })
+})
+
 function quiet(overrides: Partial<SwarmOptions> = {}): SwarmOptions {
   return { ...DEFAULT_SWARM, seed: 11, crashes: false, ...overrides }
 }

@@ -12,6 +12,7 @@ import { PlanState } from '../plan/state'
 import { runSeed } from '../sim/run'
 import { DEFAULT_SWARM, Swarm, type SwarmOptions } from '../sim/swarm'
 import { createRng } from '../sim/rng'
+import { LOW_SCORES } from '../sim/suites'
 import { fakePeerId } from '../sim/swarm'
 import { WARMUP_MS } from '../protocol/rules'
 import { createPeer, step } from './index'
@@ -147,6 +148,15 @@ describe('settled acceptance: no vote still to come could change the outcome', (
     expect(acceptCandidate(goal, false, outlook(3, 2, [[idOf('a'), fakePeerId(rng)]]))?.basis).toBe(
       'settled',
     )
+  })
+
+  it('in a simulated swarm whose scores miss the threshold, decides no goal at the deadline', () => {
+    const result = runSeed(
+      quiet({ seed: 40_001, model: { ...DEFAULT_SWARM.model, scores: LOW_SCORES } }),
+    )
+    expect(result.completed).toBe(true)
+    expect(result.accepts.settled).toBeGreaterThan(0)
+    expect(result.accepts.deadline).toBe(0)
   })
 
   it('picks what the deadline would pick, and never one vote', () => {

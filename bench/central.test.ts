@@ -115,8 +115,12 @@ describe('central orchestrator', () => {
   })
 
   it('realistic mock scores spread around the threshold, disagree, and repeat', () => {
-    const task = (rationale: string) =>
-      ({ kind: 'score', path: ['G'], subgoals: [{ text: 'a', dependsOn: [] }], rationale }) as const
+    const task = (rationale: string) => ({
+      kind: 'score' as const,
+      path: ['G'],
+      subgoals: [{ text: 'a', dependsOn: [] }],
+      rationale,
+    })
     const scores = Array.from({ length: 60 }, (_, i) => realisticScore(task(`p${i % 20}`), `s${i}`))
     expect(Math.min(...scores)).toBeLessThan(0.6)
     expect(Math.max(...scores)).toBeGreaterThanOrEqual(0.6)

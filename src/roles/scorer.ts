@@ -86,6 +86,7 @@ function decideIncomplete(goal: DerivedGoal | undefined): boolean {
 
 function scoreProposals(peer: PeerState, fx: Effects, goal: DerivedGoal, now: number): void {
   const me = peer.config.peerId
+  let expected: Outlook | null = null // computed once, when first needed
   for (const proposal of goal.proposals) {
     if (freeSlots(peer) <= 0) return
     const requestId = `score:${proposal.id}`
@@ -105,7 +106,7 @@ function scoreProposals(peer: PeerState, fx: Effects, goal: DerivedGoal, now: nu
     const fallback =
       votes.length < QUORUM_VOTES &&
       (now - seenAt >= FALLBACK_AFTER_MS ||
-        pendingVotes(proposal.id, votes, outlook(peer, goal, now)) === 0)
+        pendingVotes(proposal.id, votes, (expected ??= outlook(peer, goal, now))) === 0)
     if (rank < 0 || (rank >= MAX_SCORES_PER_PROPOSAL && !fallback)) continue
     const work: Work = {
       requestId,

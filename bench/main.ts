@@ -279,10 +279,12 @@ async function runVirtual(
       T_central_s: round(central.seconds),
       T_plain_s: round(plain.seconds),
       ratio: round(swarm.seconds / central.seconds, 3),
+      ratio_to_plain: round(swarm.seconds / plain.seconds, 3),
       gossip_ms: options.gossipMs,
       llm_calls: {
         swarm: withTotal(summariseCalls(swarm.calls).made),
         central: withTotal(summariseCalls(central.calls).made),
+        plain: withTotal(summariseCalls(plain.calls).made),
         match,
       },
       chain: { swarm: chainSummary(chains.swarmChain), central: chainSummary(chains.centralChain) },

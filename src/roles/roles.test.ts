@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import type { LlmTask } from './llm-contract'
+import { rendezvousOrder } from '../protocol/hash'
 import {
   newCancel,
   stamp,
+  type FailureRecord,
+  type Presence,
   type GoalRecord,
   type ProposalRecord,
   type ScoreRecord,
@@ -165,6 +168,111 @@ describe('settled acceptance: no vote still to come could change the outcome', (
     const full = goalWithVotes({ a: [0.4, 0.5, 0.45], b: [0.5, 0.3, 0.5], c: [0.1, 0.59, 0.2] })
     const early = acceptCandidate(full.goal, false, outlook(3, 3))
     expect(early?.proposal).toBe(acceptCandidate(full.goal, true)?.proposal)
+  })
+})
+
+describe('fallback decomposers step in at once when no proposal is still coming', () => {
+  const peers = [fakePeerId(rng), fakePeerId(rng), fakePeerId(rng), fakePeerId(rng)]
+  const beat = (from: string) =>
+    stamp<Presence>({
+      kind: 'presence',
+      room: 'r',
+      from,
+      role: 'decomposer',
+      capabilities: [],
+      holding: [],
+      load: 0,
+      capacity: 4,
+      healthy: true,
+      model: 'm',
+      offline: true,
+      boot: 1,
+      seq: 1,
+    })
+  // a goal for which the fourth decomposer is ranked last (a fallback)
+  const goal = Array.from({ length: 50 }, (_, i) =>
+    stamp<GoalRecord>({
+      kind: 'goal',
+      room: 'r',
+      from: alice,
+      text: `g${i}`,
+      createdAt: 1,
+      maxDepth: 2,
+    }),
+  ).find((g) => rendezvousOrder(g.id, peers)[3] === peers[3])!
+  const [first, second, third, me] = rendezvousOrder(goal.id, peers) as [
+    string,
+    string,
+    string,
+    string,
+  ]
+
+  function proposesAfter(failures: string[]) {
+    const peer = createPeer(
+      {
+        peerId: me,
+        room: 'r',
+        role: 'decomposer',
+        capabilities: [],
+        capacity: 2,
+        model: 'm',
+        offline: true,
+      },
+      0,
+    )
+    for (const other of [first, second, third])
+      step(peer, { type: 'presence', presence: beat(other) }, 0)
+    step(peer, { type: 'record', record: goal }, 0)
+    step(
+      peer,
+      {
+        type: 'record',
+        record: stamp<ProposalRecord>({
+          kind: 'proposal',
+          room: 'r',
+          from: first,
+          goal: goal.id,
+          subgoals: [
+            { text: 'a', dependsOn: [] },
+            { text: 'b', dependsOn: [] },
+          ],
+          rationale: 'r',
+          usage,
+        }),
+      },
+      0,
+    )
+    for (const from of failures) {
+      step(
+        peer,
+        {
+          type: 'record',
+          record: stamp<FailureRecord>({
+            kind: 'failure',
+            room: 'r',
+            from,
+            subject: goal.id,
+            stage: 'decompose',
+            epoch: 0,
+            index: -1,
+            errorKind: 'output',
+            detail: 'bad output',
+            usage: null,
+          }),
+        },
+        0,
+      )
+    }
+    const fx = step(peer, { type: 'tick' }, WARMUP_MS)
+    return fx.startLlm.some((request) => request.task.kind === 'decompose')
+  }
+
+  it('waits while a first-ranked decomposer may still propose', () => {
+    expect(proposesAfter([second!])).toBe(false)
+  })
+
+  it('proposes at once when the others ranked first have all failed', () => {
+    expect(proposesAfter([second!, third!])).toBe(true)
   })
 })
 

@@ -24,6 +24,11 @@ export interface BenchOptions {
   dump: string | undefined
   /** peers join this many at a time; undefined = automatic */
   joinBatch: number | undefined
+  /**
+   * the mock's scores: 'fixed' (every proposal 0.8: quorum at once) or
+   * 'realistic' (spread, some under 0.6, scorers that disagree)
+   */
+  scores: 'fixed' | 'realistic'
 }
 
 export const DEFAULTS: BenchOptions = {
@@ -42,6 +47,7 @@ export const DEFAULTS: BenchOptions = {
   gossipMs: 10,
   dump: undefined,
   joinBatch: undefined,
+  scores: 'fixed',
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -56,7 +62,11 @@ export const USAGE = `npm run bench -- [options]
                    default: 2, or 0 for 4 peers)
   --join-batch K   peers join K at a time, each batch once the mesh is full
                    (default: all at once up to 16 peers, else 4)
-  --sweep          run 4, 8, 16, 32 and 64 peers (or --sizes a,b,c)
+  --scores S       the mock's scores: fixed (every proposal 0.8, quorum at once;
+                   the default) or realistic (spread, some under 0.6, scorers
+                   that disagree)
+  --sweep          run 4, 8, 16, 32 and 64 peers (or --sizes a,b,c), then
+                   --peers with realistic scores
   --sizes LIST     sizes for --sweep, comma-separated
   --timeout-s S    give up on a swarm run after S seconds (default 240)
   --virtual-only   only the virtual-time comparison (the protocol's own cost,
@@ -137,6 +147,13 @@ export function parseArgs(argv: readonly string[]): BenchOptions | 'help' {
         const file = value()
         if (!file) throw new Error('--dump wants a file name')
         options.dump = file
+        break
+      }
+      case '--scores': {
+        const scores = value()
+        if (scores !== 'fixed' && scores !== 'realistic')
+          throw new Error(`--scores wants fixed or realistic (got ${scores ?? 'nothing'})`)
+        options.scores = scores
         break
       }
       case '--json-only':

@@ -21,6 +21,8 @@ export interface RawCall {
   body: string
   /** why a call got no answer */
   error?: string
+  /** the answer's token counts (its usage), once read */
+  tokens?: { input: number; output: number }
 }
 
 export interface LlmCall {
@@ -36,6 +38,7 @@ export interface LlmCall {
   end: number
   status: RawCall['status']
   error?: string
+  tokens?: { input: number; output: number }
 }
 
 export const PATH_SEPARATOR = ' › '
@@ -53,6 +56,18 @@ export class CallRecorder {
       try {
         const res = await fetch(input, init)
         call.status = 'ok'
+        // the usage the answer reports, read from a copy so the caller's body is untouched
+        void res
+          .clone()
+          .json()
+          .then((body: { usage?: { prompt_tokens?: number; completion_tokens?: number } }) => {
+            if (body.usage)
+              call.tokens = {
+                input: body.usage.prompt_tokens ?? 0,
+                output: body.usage.completion_tokens ?? 0,
+              }
+          })
+          .catch(() => {}) // aborted or not JSON: no count
         return res
       } catch (error) {
         call.status = init?.signal?.aborted ? 'aborted' : 'error'
@@ -85,6 +100,7 @@ export function describeCall(raw: RawCall): LlmCall {
     end: raw.end,
     status: raw.status,
     ...(raw.error ? { error: raw.error } : {}),
+    ...(raw.tokens ? { tokens: raw.tokens } : {}),
   }
   if (!task) return { ...base, kind: 'unknown', goal: '', depth: -1, item: null }
   const item = task.kind === 'classify' ? task.subgoal : task.kind === 'execute' ? task.task : null
@@ -120,4 +136,15 @@ export function countByKind(
     counts[call.kind]++
   }
   return counts
+}
+
+/** Tokens of every answered call (input, output, total), as the answers' usage reports them. */
+export function countTokens(calls: readonly LlmCall[]) {
+  let input = 0
+  let output = 0
+  for (const call of calls) {
+    input += call.tokens?.input ?? 0
+    output += call.tokens?.output ?? 0
+  }
+  return { input, output, total: input + output }
 }

@@ -11,6 +11,7 @@ import {
   type LlmRunner,
 } from './central'
 import { Pool } from './pool'
+import { realisticScore } from '../test/mock-llm/answers'
 import { splitRoles } from './split'
 
 const usage = { provider: 'fake', model: 'fake', inputTokens: 0, outputTokens: 0, offline: true }
@@ -97,6 +98,37 @@ describe('central orchestrator', () => {
     expect(count(one.calls, 'classify')).toBe(0)
   })
 
+  it('as a plain planner makes one decomposition per goal and no score calls', async () => {
+    const { llm, calls } = fakeLlm(2)
+    const [result] = await runCentral({
+      roots: [{ text: 'G', maxDepth: 2 }],
+      pools: { decomposer: 2, scorer: 3, executor: 2 },
+      budget: protocolBudget(3, 3),
+      llm,
+      plain: true,
+    })
+    expect(result!.ok).toBe(true)
+    expect(count(calls, 'decompose')).toBe(3)
+    expect(count(calls, 'score')).toBe(0)
+    expect(count(calls, 'execute')).toBe(4)
+    expect(count(calls, 'rollup')).toBe(3)
+  })
+
+  it('realistic mock scores spread around the threshold, disagree, and repeat', () => {
+    const task = (rationale: string) => ({
+      kind: 'score' as const,
+      path: ['G'],
+      subgoals: [{ text: 'a', dependsOn: [] }],
+      rationale,
+    })
+    const scores = Array.from({ length: 60 }, (_, i) => realisticScore(task(`p${i % 20}`), `s${i}`))
+    expect(Math.min(...scores)).toBeLessThan(0.6)
+    expect(Math.max(...scores)).toBeGreaterThanOrEqual(0.6)
+    expect(realisticScore(task('p1'), 'mock-0')).toBe(realisticScore(task('p1'), 'mock-0'))
+    const same = [0, 1, 2].map((n) => realisticScore(task('p1'), `mock-${n}`))
+    expect(new Set(same).size).toBeGreaterThan(1)
+  })
+
   it('acceptance and score sharing follow the rules', () => {
     expect(hasQuorum([0.6, 0.7])).toBe(true)
     expect(hasQuorum([0.59, 0.9])).toBe(false)
@@ -145,6 +177,8 @@ describe('bench options', () => {
     })
     expect(() => parseArgs(['--branching', '9'])).toThrow(/2 to 6/)
     expect(() => parseArgs(['--nope'])).toThrow(/unknown option/)
+    expect(parseArgs(['--scores', 'realistic'])).toMatchObject({ scores: 'realistic' })
+    expect(() => parseArgs(['--scores', 'low'])).toThrow(/fixed or realistic/)
     expect(procsFor(64, undefined)).toBe(2)
     expect(procsFor(4, undefined)).toBe(0)
     expect(procsFor(11, 0)).toBe(0)

@@ -48,6 +48,12 @@ export interface CentralInit {
   pools: { decomposer: number; scorer: number; executor: number }
   budget: CallBudget
   llm: LlmRunner
+  /**
+   * A plain planner (what a plan-and-execute user gets, e.g. LangGraph's):
+   * one decomposition per goal, taken as it is, no competing proposals and
+   * no scoring. The budget is not used.
+   */
+  plain?: boolean
 }
 
 export interface CentralGoalResult {
@@ -106,8 +112,23 @@ export async function runCentral(init: CentralInit): Promise<CentralGoalResult[]
   }
   const { llm, budget } = init
 
+  /** The plain planner's split: one decomposition (tried up to MAX_TASK_ATTEMPTS times). */
+  async function plan(path: string[], depth: number, maxDepth: number): Promise<Proposal | null> {
+    for (let attempt = 0; attempt < MAX_TASK_ATTEMPTS; attempt++) {
+      const outcome = await pools.decomposer.run(() =>
+        llm({ kind: 'decompose', path, depth, maxDepth }),
+      )
+      if (outcome.ok && outcome.kind === 'decompose') {
+        const value = outcome.value as { subgoals: SubgoalDraft[]; rationale: string }
+        return { subgoals: value.subgoals, rationale: value.rationale, votes: [] }
+      }
+    }
+    return null
+  }
+
   /** Decompose, score, accept: the accepted split, or null when the goal cannot be split. */
   async function decide(path: string[], depth: number, maxDepth: number): Promise<Proposal | null> {
+    if (init.plain) return plan(path, depth, maxDepth)
     const ref: GoalRef = { key: path.join(PATH_SEPARATOR), depth }
     const wanted = budget.proposals(ref)
     const scoreCalls = budget.scores(ref)

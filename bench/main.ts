@@ -7,7 +7,14 @@
  * - a centralized orchestrator (central.ts): one process making the same LLM
  *   calls (counts taken from what the swarm did) with the same concurrency,
  *   through runLlmTask and the same mock server, with function calls
- *   instead of gossip.
+ *   instead of gossip: what the swarm's design costs without a leader;
+ * - a plain planner (central.ts, plain): one decomposition per goal, no
+ *   competing proposals, no scores, as a plan-and-execute user gets: what
+ *   voting itself costs, in time and tokens.
+ *
+ * The mock's scores are fixed (0.8: quorum at once) or realistic (spread,
+ * some under 0.6, scorers that disagree; --scores realistic). --sweep runs
+ * the sizes with fixed scores, then the default size with realistic ones.
  *
  * Progress goes to stdout as it happens; the last line is one JSON object
  * (see docs/PERFORMANCE.md for every field).
@@ -30,7 +37,14 @@ import {
   type Segment,
 } from './analysis'
 import { joinBatchFor, parseArgs, procsFor, USAGE, type BenchOptions } from './args'
-import { CallRecorder, describeCalls, KINDS, type KindCounts, type LlmCall } from './calls'
+import {
+  CallRecorder,
+  countTokens,
+  describeCalls,
+  KINDS,
+  type KindCounts,
+  type LlmCall,
+} from './calls'
 import { protocolBudget, runCentral, type CallBudget } from './central'
 import { MAX_PROPOSALS_PER_GOAL, MAX_SCORES_PER_PROPOSAL } from '../src/protocol/rules'
 import { forkMockLlm, type MockProcess } from './mock-process'
@@ -92,6 +106,7 @@ async function runCentralSide(
   mock: MockProcess,
   budget: CallBudget,
   goals: string[],
+  plain = false,
 ): Promise<CentralRun> {
   const split = splitRoles(size)
   const capacity = options.capacity ?? DEFAULT_CAPACITY
@@ -113,6 +128,7 @@ async function runCentralSide(
     },
     budget,
     llm: (task, signal) => runLlmTask(task, provider, { signal, seed: 'central' }),
+    plain,
   })
   const doneAt = Date.now()
   const cpu = process.cpuUsage(cpu0)
@@ -236,9 +252,11 @@ async function runVirtual(
     latencyMs: options.latencyMs,
     capacity: options.capacity ?? DEFAULT_CAPACITY,
     gossipMs: options.gossipMs,
+    scores: options.scores,
   }
   const swarm = runVirtualSwarm(vOptions)
   const central = await runVirtualCentral(vOptions, budgetFor(size, swarm.calls))
+  const plain = await runVirtualCentral(vOptions, budgetFor(size, swarm.calls), true)
   const chains = chainsOf(
     goals,
     { calls: swarm.calls, startedAt: swarm.submittedAt, doneAt: swarm.doneAt },
@@ -246,7 +264,8 @@ async function runVirtual(
   )
   log(
     `virtual time (the protocol's own cost: no CPU, gossip ${options.gossipMs} ms a hop): ` +
-      `swarm ${swarm.seconds.toFixed(2)} s, central ${central.seconds.toFixed(2)} s, ratio ${(swarm.seconds / central.seconds).toFixed(3)}`,
+      `swarm ${swarm.seconds.toFixed(2)} s, central ${central.seconds.toFixed(2)} s, ratio ${(swarm.seconds / central.seconds).toFixed(3)}; ` +
+      `plain planner ${plain.seconds.toFixed(2)} s`,
   )
   const match = printComparison(
     log,
@@ -258,11 +277,14 @@ async function runVirtual(
     result: {
       T_swarm_s: round(swarm.seconds),
       T_central_s: round(central.seconds),
+      T_plain_s: round(plain.seconds),
       ratio: round(swarm.seconds / central.seconds, 3),
+      ratio_to_plain: round(swarm.seconds / plain.seconds, 3),
       gossip_ms: options.gossipMs,
       llm_calls: {
         swarm: withTotal(summariseCalls(swarm.calls).made),
         central: withTotal(summariseCalls(central.calls).made),
+        plain: withTotal(summariseCalls(plain.calls).made),
         match,
       },
       chain: { swarm: chainSummary(chains.swarmChain), central: chainSummary(chains.centralChain) },
@@ -287,7 +309,7 @@ async function runSize(
   log(
     `=== ${size} peers (${split.decomposer} decomposers, ${split.scorer} scorers, ${split.executor} executors, ` +
       `${split.observer} observer), ${goals.length} goal(s), branching ${options.branching}, depth ${options.depth}, ` +
-      `latency ${options.latencyMs} ms, capacity ${capacity}; LLM critical path ${critical} s; ` +
+      `latency ${options.latencyMs} ms, capacity ${capacity}, ${options.scores} scores; LLM critical path ${critical} s; ` +
       `load average ${load.toFixed(2)}`,
   )
   const common = {
@@ -298,15 +320,17 @@ async function runSize(
     depth: options.depth,
     latency_ms: options.latencyMs,
     capacity,
+    scores: options.scores,
     T_critical_path_s: round(critical),
   }
 
   const virtual = await runVirtual(options, size, goals, log)
   if (options.virtualOnly) {
-    dump[String(size)] = { virtual: virtual.dump }
+    dump[`${size}${options.scores === 'realistic' ? '-realistic' : ''}`] = { virtual: virtual.dump }
     return { mode: 'virtual', ...common, ...virtual.result }
   }
 
+  await mock.resetSeeds()
   const swarm: SwarmRun = await runSwarm({
     peers: size,
     goals,
@@ -322,8 +346,14 @@ async function runSize(
     `central: the swarm's calls, pools of ${split.decomposer * capacity} / ${split.scorer * capacity} / ` +
       `${split.executor * capacity} (decompose / score + classify / execute + roll-up)`,
   )
+  await mock.resetSeeds()
   const central = await runCentralSide(options, size, mock, budgetFor(size, swarm.calls), goals)
   log(`central: done in ${central.seconds.toFixed(2)} s`)
+  await mock.resetSeeds()
+  const plain = await runCentralSide(options, size, mock, budgetFor(size, []), goals, true)
+  log(
+    `plain planner (one decomposition per goal, no voting): done in ${plain.seconds.toFixed(2)} s`,
+  )
 
   const chains = chainsOf(
     goals,
@@ -342,13 +372,21 @@ async function runSize(
     { calls: central.calls, startedAt: central.startedAt },
     chains,
   )
-  dump[String(size)] = {
+  dump[`${size}${options.scores === 'realistic' ? '-realistic' : ''}`] = {
     virtual: virtual.dump,
     real: { swarm: swarm.calls, central: central.calls, chains, traffic: swarm.traffic },
   }
 
   const swarmCalls = summariseCalls(swarm.calls)
   const centralCalls = summariseCalls(central.calls)
+  const plainCalls = summariseCalls(plain.calls)
+  const accepts = { quorum: 0, settled: 0, deadline: 0 }
+  for (const record of swarm.records) if (record.kind === 'accept') accepts[record.basis]++
+  const tokens = {
+    swarm: countTokens(swarm.calls),
+    central: countTokens(central.calls),
+    plain: countTokens(plain.calls),
+  }
   const messages = swarm.traffic.map(
     (p) => p.traffic.published + p.traffic.received + p.traffic.synced,
   )
@@ -362,6 +400,11 @@ async function runSize(
     T_swarm_s: round(swarm.seconds),
     T_central_s: round(central.seconds),
     ratio: round(swarm.seconds / central.seconds, 3),
+    T_plain_s: round(plain.seconds),
+    ratio_to_plain: round(swarm.seconds / plain.seconds, 3),
+    central_to_plain: round(central.seconds / plain.seconds, 3),
+    accepts,
+    tokens,
     llm_calls: {
       swarm: withTotal(swarmCalls.made),
       central: withTotal(centralCalls.made),
@@ -369,6 +412,7 @@ async function runSize(
       swarm_aborted: withTotal(swarmCalls.aborted),
       central_aborted: withTotal(centralCalls.aborted),
       swarm_failed: withTotal(swarmCalls.failed),
+      plain: withTotal(plainCalls.made),
     },
     messages_per_peer: { median: median(messages), max: Math.max(...messages) },
     bytes_per_peer: { median: median(bytes), max: Math.max(...bytes) },
@@ -396,7 +440,37 @@ async function runSize(
       `late join ${result.late_join_s} s / ${result.late_join_bytes} B; CPU ${result.cpu_percent}% ` +
       `(${result.cpu_seconds} CPU-s); event-loop delay p99 ${swarm.loopDelay.p99} ms`,
   )
+  log(
+    `result: ${size} peers, ${options.scores} scores: accepts ${accepts.quorum} quorum / ${accepts.settled} settled / ` +
+      `${accepts.deadline} deadline; plain planner ${result.T_plain_s} s (swarm ${result.ratio_to_plain}×, central ` +
+      `${result.central_to_plain}×); LLM calls swarm ${result.llm_calls.swarm.total}, central ${result.llm_calls.central.total}, ` +
+      `plain ${result.llm_calls.plain.total}; tokens swarm ${tokens.swarm.total}, central ${tokens.central.total}, plain ${tokens.plain.total}`,
+  )
   return result
+}
+
+/** The sweep's figures, one line per run. */
+function sweepTable(results: ReadonlyArray<Record<string, unknown>>): string[] {
+  const lines = [
+    'sweep: peers scores     T_swarm T_central  ratio  T_plain swarm/plain  calls swarm/central/plain  tokens swarm/central/plain',
+  ]
+  for (const r of results) {
+    if (r.error) {
+      lines.push(
+        `sweep: ${String(r.peers).padStart(5)} ${String(r.scores ?? '').padEnd(10)} FAILED`,
+      )
+      continue
+    }
+    const calls = r.llm_calls as Record<string, { total: number }>
+    const tokens = r.tokens as Record<string, { total: number }> | undefined
+    lines.push(
+      `sweep: ${String(r.peers).padStart(5)} ${String(r.scores).padEnd(10)} ${String(r.T_swarm_s).padStart(7)} ` +
+        `${String(r.T_central_s).padStart(9)} ${String(r.ratio).padStart(6)} ${String(r.T_plain_s).padStart(8)} ` +
+        `${String(r.ratio_to_plain ?? '-').padStart(11)}  ${calls.swarm?.total}/${calls.central?.total}/${calls.plain?.total ?? '-'}` +
+        `${tokens ? `  ${tokens.swarm!.total}/${tokens.central!.total}/${tokens.plain!.total}` : ''}`,
+    )
+  }
+  return lines
 }
 
 async function main(): Promise<number> {
@@ -414,29 +488,43 @@ async function main(): Promise<number> {
   const opts = options
   const log = opts.jsonOnly ? () => {} : (line: string) => console.log(line)
   const startedAt = Date.now()
-  const mock = await forkMockLlm({
-    mode: 'shape',
-    branching: opts.branching,
-    latencyMs: opts.latencyMs,
-  })
-  const sizes = opts.sweep ? opts.sweepSizes : [opts.peers]
+  // the sweep: every size with the chosen scores, then the default size with realistic ones
+  const runs: Array<{ size: number; options: BenchOptions }> = opts.sweep
+    ? [
+        ...opts.sweepSizes.map((size) => ({ size, options: opts })),
+        ...(opts.scores === 'realistic'
+          ? []
+          : [{ size: opts.peers, options: { ...opts, scores: 'realistic' as const } }]),
+      ]
+    : [{ size: opts.peers, options: opts }]
   const results: Array<Record<string, unknown>> = []
   const dump: Record<string, unknown> = {}
   let failed = false
-  try {
-    for (const size of sizes) {
-      try {
-        results.push(await runSize(opts, size, mock, log, dump))
-      } catch (error) {
-        failed = true
-        const message = (error as Error).message
-        log(`${size} peers: FAILED: ${message}`)
-        results.push({ peers: size, error: message })
+  for (const scores of ['fixed', 'realistic'] as const) {
+    const mine = runs.filter((run) => run.options.scores === scores)
+    if (mine.length === 0) continue
+    const mock = await forkMockLlm({
+      mode: 'shape',
+      branching: opts.branching,
+      latencyMs: opts.latencyMs,
+      scores,
+    })
+    try {
+      for (const { size, options } of mine) {
+        try {
+          results.push(await runSize(options, size, mock, log, dump))
+        } catch (error) {
+          failed = true
+          const message = (error as Error).message
+          log(`${size} peers: FAILED: ${message}`)
+          results.push({ peers: size, scores, error: message })
+        }
       }
+    } finally {
+      await mock.close()
     }
-  } finally {
-    await mock.close()
   }
+  if (results.length > 1) for (const line of sweepTable(results)) log(line)
   if (opts.dump) {
     writeFileSync(opts.dump, JSON.stringify({ options: opts, results, runs: dump }))
     log(`bench: timelines written to ${opts.dump}`)

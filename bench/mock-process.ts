@@ -15,6 +15,8 @@ import { createMockLlmServer, type MockLlmServerInit } from '../test/mock-llm/se
 export interface MockProcess {
   /** http://127.0.0.1:port (no /v1) */
   url: string
+  /** the server's resetSeeds(): the next side of the bench gets the same answers */
+  resetSeeds(): Promise<void>
   close(): Promise<void>
 }
 
@@ -37,6 +39,11 @@ export async function forkMockLlm(init: MockLlmServerInit): Promise<MockProcess>
   })
   return {
     url,
+    resetSeeds: () =>
+      new Promise<void>((resolve) => {
+        child.once('message', () => resolve())
+        child.send('reset')
+      }),
     async close() {
       if (child.connected) child.send('close')
       const timer = setTimeout(() => child.kill('SIGTERM'), 5_000)
@@ -52,7 +59,13 @@ if (process.argv[1] === SELF && process.send) {
   createMockLlmServer(init).then(
     (server) => {
       const close = () => void server.close().finally(() => process.exit(0))
-      process.on('message', (message) => message === 'close' && close())
+      process.on('message', (message) => {
+        if (message === 'close') close()
+        if (message === 'reset') {
+          server.resetSeeds()
+          process.send!('reset')
+        }
+      })
       process.on('disconnect', close)
       process.send!({ url: server.url })
     },

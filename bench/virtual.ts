@@ -5,7 +5,8 @@
  * - The swarm: the real role core (src/roles: the same createPeer/step the
  *   runtime drives) for every peer, each ticked every TICK_MS as the driver
  *   does, every record delivered to every other peer after a fixed gossip
- *   delay, every LLM call answered by the mock LLM's own shape-mode answers
+ *   delay, every anti-entropy round a claimant asks for ended after one
+ *   round trip (two hops), every LLM call answered by the mock LLM's own shape-mode answers
  *   after exactly L ms.
  * - The central orchestrator: runCentral itself, with LLM calls that take
  *   exactly L ms of virtual time.
@@ -42,6 +43,8 @@ export interface VirtualOptions {
   seed?: number
   /** give up after this much virtual time */
   limitMs?: number
+  /** the mock's scores: 'fixed' (0.8, the default) or 'realistic' (answers.ts) */
+  scores?: 'fixed' | 'realistic'
 }
 
 export interface VirtualRun {
@@ -63,9 +66,21 @@ const usage = {
   offline: false,
 }
 
-function answer(task: LlmTask, branching: number, seed: string): LlmOutcome {
-  const value = shapeAnswer(task, { ...SHAPE, branching }, seed)
-  return { ok: true, kind: task.kind, value, usage, attempts: 1 } as LlmOutcome
+/**
+ * The mock LLM's answers, seeded as the mock server seeds them (the n-th
+ * asking of the same prompt gets seed `mock-n`), so realistic scores are the
+ * same in virtual time as over HTTP. One answerer per side.
+ */
+function answerer(options: VirtualOptions): (task: LlmTask) => LlmOutcome {
+  const seen = new Map<string, number>()
+  const shape = { ...SHAPE, branching: options.branching, scores: options.scores ?? 'fixed' }
+  return (task) => {
+    const key = JSON.stringify(task)
+    const n = seen.get(key) ?? 0
+    seen.set(key, n + 1)
+    const value = shapeAnswer(task, shape, `mock-${n}`)
+    return { ok: true, kind: task.kind, value, usage, attempts: 1 } as LlmOutcome
+  }
 }
 
 function callOf(task: LlmTask, peer: number, start: number): LlmCall {
@@ -92,6 +107,7 @@ export function runVirtualSwarm(options: VirtualOptions): VirtualRun {
   const split = splitRoles(options.peers)
   const roles = roleList(split)
   const rng = createRng(options.seed ?? 1)
+  const answer = answerer(options)
   const queue = new EventQueue<Event>()
   let now = 0
   const peers: PeerState[] = roles.map((role, index) =>
@@ -123,6 +139,14 @@ export function runVirtualSwarm(options: VirtualOptions): VirtualRun {
     })
   }
   const apply = (index: number, fx: Effects) => {
+    // an anti-entropy round a claimant asked for: one round trip; gossip here loses
+    // nothing, so it brings no record, only the end of the round
+    if (fx.sync)
+      queue.push(now + 2 * options.gossipMs, {
+        type: 'deliver',
+        to: index,
+        input: { type: 'synced' },
+      })
     for (const record of fx.publish) {
       published[index]!++
       broadcast(index, record)
@@ -139,7 +163,7 @@ export function runVirtualSwarm(options: VirtualOptions): VirtualRun {
       const call = callOf(request.task, index, now)
       calls.push(call)
       running.set(`${index}:${request.id}`, { call, cancelled: false })
-      const outcome = answer(request.task, options.branching, `${index}`)
+      const outcome = answer(request.task)
       queue.push(now + options.latencyMs, {
         type: 'llm',
         peer: index,
@@ -225,8 +249,10 @@ export interface VirtualCentralRun {
 export async function runVirtualCentral(
   options: VirtualOptions,
   budget: CallBudget,
+  plain = false,
 ): Promise<VirtualCentralRun> {
   const split = splitRoles(options.peers)
+  const answer = answerer(options)
   let now = 0
   const timers = new EventQueue<() => void>()
   const calls: LlmCall[] = []
@@ -250,7 +276,7 @@ export async function runVirtualCentral(
         if (settled) return
         settled = true
         call.end = now
-        resolve(answer(task, options.branching, 'central'))
+        resolve(answer(task))
       })
     })
   }
@@ -265,6 +291,7 @@ export async function runVirtualCentral(
     },
     budget,
     llm,
+    plain,
   }).finally(() => {
     done = true
     doneAt = now

@@ -6,7 +6,7 @@
  * the same tree.
  */
 import type { Capability } from '../protocol/capabilities'
-import type { PlanRecord, Usage } from '../protocol/records'
+import type { AcceptRecord, PlanRecord, Usage } from '../protocol/records'
 import type { DerivedGoal, DerivedPlan, DerivedSlot, GoalStatus, SlotStatus } from './derive'
 import { meanScore } from './acceptance'
 import type { TaskState } from './tasks'
@@ -63,7 +63,7 @@ export interface GoalView {
   proposals: ProposalView[]
   accepted: {
     proposal: string
-    basis: 'quorum' | 'deadline'
+    basis: AcceptRecord['basis']
     decidedBy: string
     score: number
   } | null

@@ -153,7 +153,7 @@ export const acceptSchema = z.strictObject({
   kind: z.literal('accept'),
   goal: idSchema,
   proposal: idSchema,
-  basis: z.enum(['quorum', 'deadline']),
+  basis: z.enum(['quorum', 'settled', 'deadline']),
   votes: z.array(idSchema).min(2).max(L.MAX_VOTES),
   epoch: epochSchema,
 })

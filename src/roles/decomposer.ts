@@ -8,6 +8,7 @@
 import type { FailureRecord, ProposalRecord } from '../protocol/records'
 import { MAX_RATIONALE, MAX_SUBGOAL_TEXT } from '../protocol/limits'
 import { FALLBACK_AFTER_MS, MAX_PROPOSALS_PER_GOAL, QUORUM_VOTES } from '../protocol/rules'
+import { pendingProposals } from '../plan/acceptance'
 import type { DerivedGoal } from '../plan/derive'
 import { clip, failureFields, isPeerTrouble } from './text'
 import {
@@ -36,6 +37,19 @@ function wantsProposal(peer: PeerState, goal: DerivedGoal, now: number): boolean
   )
 }
 
+/** Have the first-ranked decomposers all proposed or failed (plan/acceptance.ts)? */
+function noProposalComing(peer: PeerState, goal: DerivedGoal, live: number): boolean {
+  const failed = peer.plan
+    .failures(goal.id)
+    .filter((failure) => failure.stage === 'decompose')
+    .map((failure) => failure.from)
+  const outlook = {
+    proposals: Math.min(MAX_PROPOSALS_PER_GOAL, live),
+    decomposeFailures: new Set(failed),
+  }
+  return pendingProposals(goal.proposals, outlook) === 0
+}
+
 function maybePropose(peer: PeerState, fx: Effects, goal: DerivedGoal, now: number): void {
   const me = peer.config.peerId
   const eligible = eligiblePeers(
@@ -45,9 +59,12 @@ function maybePropose(peer: PeerState, fx: Effects, goal: DerivedGoal, now: numb
     now,
   )
   const rank = rankFor(goal.id, me, eligible)
+  // step in when the first-ranked decomposers have not given two proposals after a
+  // while, or at once when they have all proposed or failed and two are still missing
   const fallback =
-    now - since(peer, `seen:${goal.id}`, now) >= FALLBACK_AFTER_MS &&
-    goal.proposals.length < QUORUM_VOTES
+    goal.proposals.length < QUORUM_VOTES &&
+    (now - since(peer, `seen:${goal.id}`, now) >= FALLBACK_AFTER_MS ||
+      noProposalComing(peer, goal, eligible.length))
   if (rank < 0 || (rank >= MAX_PROPOSALS_PER_GOAL && !fallback)) return
   startLlm(
     peer,

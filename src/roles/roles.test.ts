@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import type { LlmTask } from './llm-contract'
+import { rendezvousOrder } from '../protocol/hash'
 import {
   newCancel,
   stamp,
+  type FailureRecord,
+  type Presence,
   type GoalRecord,
   type ProposalRecord,
   type ScoreRecord,
@@ -12,6 +15,7 @@ import { PlanState } from '../plan/state'
 import { runSeed } from '../sim/run'
 import { DEFAULT_SWARM, Swarm, type SwarmOptions } from '../sim/swarm'
 import { createRng } from '../sim/rng'
+import { LOW_SCORES } from '../sim/suites'
 import { fakePeerId } from '../sim/swarm'
 import { WARMUP_MS } from '../protocol/rules'
 import { createPeer, step } from './index'
@@ -96,6 +100,179 @@ describe('acceptance rule', () => {
     const tie = goalWithVotes({ x: [0.8, 0.8], y: [0.8, 0.8] })
     const expected = [tie.idOf('x'), tie.idOf('y')].sort()[0]
     expect(acceptCandidate(tie.goal, false)?.proposal).toBe(expected)
+  })
+})
+
+describe('settled acceptance: no vote still to come could change the outcome', () => {
+  const outlook = (
+    votesPerProposal: number,
+    proposals: number,
+    failed: [string, string][] = [],
+  ) => ({
+    votesPerProposal,
+    proposals,
+    scoreFailures: new Map(failed.map(([p, s]) => [p, new Set([s])])),
+    decomposeFailures: new Set<string>(),
+  })
+
+  it('accepts the best mean at once when every expected vote is in and none reached quorum', () => {
+    const { goal, idOf } = goalWithVotes({ a: [0.5, 0.55, 0.3], b: [0.2, 0.3, 0.65] })
+    expect(acceptCandidate(goal, false, outlook(3, 2))).toMatchObject({
+      proposal: idOf('a'),
+      basis: 'settled',
+    })
+  })
+
+  it('waits while a proposal may still reach quorum', () => {
+    // a has one vote of 0.7 and one vote still to come: it could reach quorum
+    const { goal } = goalWithVotes({ a: [0.7, 0.3], b: [0.2, 0.3, 0.1] })
+    expect(acceptCandidate(goal, false, outlook(3, 2))).toBeNull()
+    // the same votes with only two scorers alive: nothing more is coming
+    expect(acceptCandidate(goal, false, outlook(2, 2))?.basis).toBe('settled')
+  })
+
+  it('waits while a proposal may still come', () => {
+    const { goal } = goalWithVotes({ a: [0.5, 0.55, 0.3], b: [0.2, 0.3, 0.1] })
+    expect(acceptCandidate(goal, false, outlook(3, 3))).toBeNull()
+  })
+
+  it('decides before the last vote when that vote cannot move anyone past the leader', () => {
+    // b's last vote, even 0.59 (not a quorum), leaves b's mean at most 0.39 < a's 0.5
+    const { goal, idOf } = goalWithVotes({ a: [0.5, 0.5, 0.5], b: [0.1, 0.1] })
+    expect(acceptCandidate(goal, false, outlook(3, 2))).toMatchObject({ proposal: idOf('a') })
+    // but a last vote that could lift b past a keeps it waiting
+    const close = goalWithVotes({ a: [0.5, 0.5, 0.5], b: [0.4, 0.45] })
+    expect(acceptCandidate(close.goal, false, outlook(3, 2))).toBeNull()
+  })
+
+  it('counts a scorer that failed to score as no vote coming', () => {
+    const { goal, idOf } = goalWithVotes({ a: [0.5, 0.55], b: [0.4, 0.4, 0.4] })
+    expect(acceptCandidate(goal, false, outlook(3, 2))).toBeNull()
+    expect(acceptCandidate(goal, false, outlook(3, 2, [[idOf('a'), fakePeerId(rng)]]))?.basis).toBe(
+      'settled',
+    )
+  })
+
+  it('in a simulated swarm whose scores miss the threshold, decides no goal at the deadline', () => {
+    const result = runSeed(
+      quiet({ seed: 40_001, model: { ...DEFAULT_SWARM.model, scores: LOW_SCORES } }),
+    )
+    expect(result.completed).toBe(true)
+    expect(result.accepts.settled).toBeGreaterThan(0)
+    expect(result.accepts.deadline).toBe(0)
+  })
+
+  it('picks what the deadline would pick, and never one vote', () => {
+    const { goal } = goalWithVotes({ a: [0.5], b: [0.2] })
+    expect(acceptCandidate(goal, false, outlook(1, 2))).toBeNull()
+    const full = goalWithVotes({ a: [0.4, 0.5, 0.45], b: [0.5, 0.3, 0.5], c: [0.1, 0.59, 0.2] })
+    const early = acceptCandidate(full.goal, false, outlook(3, 3))
+    expect(early?.proposal).toBe(acceptCandidate(full.goal, true)?.proposal)
+  })
+})
+
+describe('fallback decomposers step in at once when no proposal is still coming', () => {
+  const peers = [fakePeerId(rng), fakePeerId(rng), fakePeerId(rng), fakePeerId(rng)]
+  const beat = (from: string) =>
+    stamp<Presence>({
+      kind: 'presence',
+      room: 'r',
+      from,
+      role: 'decomposer',
+      capabilities: [],
+      holding: [],
+      load: 0,
+      capacity: 4,
+      healthy: true,
+      model: 'm',
+      offline: true,
+      boot: 1,
+      seq: 1,
+    })
+  // a goal for which the fourth decomposer is ranked last (a fallback)
+  const goal = Array.from({ length: 50 }, (_, i) =>
+    stamp<GoalRecord>({
+      kind: 'goal',
+      room: 'r',
+      from: alice,
+      text: `g${i}`,
+      createdAt: 1,
+      maxDepth: 2,
+    }),
+  ).find((g) => rendezvousOrder(g.id, peers)[3] === peers[3])!
+  const [first, second, third, me] = rendezvousOrder(goal.id, peers) as [
+    string,
+    string,
+    string,
+    string,
+  ]
+
+  function proposesAfter(failures: string[]) {
+    const peer = createPeer(
+      {
+        peerId: me,
+        room: 'r',
+        role: 'decomposer',
+        capabilities: [],
+        capacity: 2,
+        model: 'm',
+        offline: true,
+      },
+      0,
+    )
+    for (const other of [first, second, third])
+      step(peer, { type: 'presence', presence: beat(other) }, 0)
+    step(peer, { type: 'record', record: goal }, 0)
+    step(
+      peer,
+      {
+        type: 'record',
+        record: stamp<ProposalRecord>({
+          kind: 'proposal',
+          room: 'r',
+          from: first,
+          goal: goal.id,
+          subgoals: [
+            { text: 'a', dependsOn: [] },
+            { text: 'b', dependsOn: [] },
+          ],
+          rationale: 'r',
+          usage,
+        }),
+      },
+      0,
+    )
+    for (const from of failures) {
+      step(
+        peer,
+        {
+          type: 'record',
+          record: stamp<FailureRecord>({
+            kind: 'failure',
+            room: 'r',
+            from,
+            subject: goal.id,
+            stage: 'decompose',
+            epoch: 0,
+            index: -1,
+            errorKind: 'output',
+            detail: 'bad output',
+            usage: null,
+          }),
+        },
+        0,
+      )
+    }
+    const fx = step(peer, { type: 'tick' }, WARMUP_MS)
+    return fx.startLlm.some((request) => request.task.kind === 'decompose')
+  }
+
+  it('waits while a first-ranked decomposer may still propose', () => {
+    expect(proposesAfter([second!])).toBe(false)
+  })
+
+  it('proposes at once when the others ranked first have all failed', () => {
+    expect(proposesAfter([second!, third!])).toBe(true)
   })
 })
 

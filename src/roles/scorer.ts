@@ -18,12 +18,13 @@ import {
   ACCEPT_DEADLINE_MS,
   CAPABILITY_GAP_AFTER_MS,
   FALLBACK_AFTER_MS,
+  MAX_PROPOSALS_PER_GOAL,
   MAX_SCORES_PER_PROPOSAL,
   QUORUM_VOTES,
   REANNOUNCE_AFTER_MS,
   STAGGER_MS,
 } from '../protocol/rules'
-import { acceptCandidate } from '../plan/acceptance'
+import { acceptCandidate, pendingVotes, type Outlook } from '../plan/acceptance'
 import { readyToRollUp, type DerivedGoal } from '../plan/derive'
 import type { TaskState } from '../plan/tasks'
 import { isHolder, leaseExpired, maybeClaim, reviewClaims } from './claims'
@@ -49,6 +50,34 @@ function deadlinePassed(peer: PeerState, goal: DerivedGoal, now: number): boolea
   return now - since(peer, `proposals:${goal.id}`, now) >= ACCEPT_DEADLINE_MS
 }
 
+/**
+ * What this peer expects may still arrive for the goal (plan/acceptance.ts):
+ * from its own view of who is alive, so it only decides when to accept.
+ */
+function outlook(peer: PeerState, goal: DerivedGoal, now: number): Outlook {
+  const me = peer.config.peerId
+  const live = (role: 'scorer' | 'decomposer', self: boolean) =>
+    eligiblePeers(peer.view, { peerId: me, eligible: self }, { role }, now).length
+  const failed = (subject: string, stage: string) =>
+    new Set(
+      peer.plan
+        .failures(subject)
+        .filter((failure) => failure.stage === stage)
+        .map((failure) => failure.from),
+    )
+  return {
+    votesPerProposal: Math.min(MAX_SCORES_PER_PROPOSAL, live('scorer', peer.healthy)),
+    proposals: Math.min(MAX_PROPOSALS_PER_GOAL, live('decomposer', false)),
+    scoreFailures: new Map(goal.proposals.map((p) => [p.id, failed(p.id, 'score')])),
+    decomposeFailures: failed(goal.id, 'decompose'),
+  }
+}
+
+/** The acceptance rule as this peer can apply it now. */
+function candidate(peer: PeerState, goal: DerivedGoal, now: number) {
+  return acceptCandidate(goal, deadlinePassed(peer, goal, now), outlook(peer, goal, now))
+}
+
 function decideIncomplete(goal: DerivedGoal | undefined): boolean {
   if (!goal || goal.cancelled) return false
   if (!goal.accept) return true
@@ -57,6 +86,7 @@ function decideIncomplete(goal: DerivedGoal | undefined): boolean {
 
 function scoreProposals(peer: PeerState, fx: Effects, goal: DerivedGoal, now: number): void {
   const me = peer.config.peerId
+  let expected: Outlook | null = null // computed once, when first needed
   for (const proposal of goal.proposals) {
     if (freeSlots(peer) <= 0) return
     const requestId = `score:${proposal.id}`
@@ -71,7 +101,12 @@ function scoreProposals(peer: PeerState, fx: Effects, goal: DerivedGoal, now: nu
     )
     const rank = rankFor(proposal.id, me, eligible)
     const seenAt = since(peer, `seen:${proposal.id}`, now)
-    const fallback = now - seenAt >= FALLBACK_AFTER_MS && votes.length < QUORUM_VOTES
+    // step in when the first-ranked scorers have not given two votes after a while,
+    // or at once when they have all voted or failed and two votes are still missing
+    const fallback =
+      votes.length < QUORUM_VOTES &&
+      (now - seenAt >= FALLBACK_AFTER_MS ||
+        pendingVotes(proposal.id, votes, (expected ??= outlook(peer, goal, now))) === 0)
     if (rank < 0 || (rank >= MAX_SCORES_PER_PROPOSAL && !fallback)) continue
     const work: Work = {
       requestId,
@@ -101,15 +136,15 @@ function beginDecide(
   let goal = derived(peer).goals.get(task.subject)
   if (!goal) return
   if (!goal.accept) {
-    const candidate = acceptCandidate(goal, deadlinePassed(peer, goal, now))
-    if (!candidate) {
+    const chosen = candidate(peer, goal, now)
+    if (!chosen) {
       peer.work.set(claim.requestId, claim) // keep holding; decide when the votes are in
       return
     }
     emit<AcceptRecord>(peer, fx, {
       kind: 'accept',
       goal: goal.id,
-      ...candidate,
+      ...chosen,
       epoch: claim.epoch!,
     })
     goal = derived(peer).goals.get(task.subject)!
@@ -266,7 +301,7 @@ export const scorer: RoleLogic = {
       if (goal.cancelled) continue
       if (!goal.accept) {
         if (warm && peer.healthy) scoreProposals(peer, fx, goal, now)
-        if (acceptCandidate(goal, deadlinePassed(peer, goal, now))) {
+        if (candidate(peer, goal, now)) {
           maybeClaim(peer, fx, goal.decide, { role: 'scorer' }, now)
         }
       } else if (decideIncomplete(goal)) {

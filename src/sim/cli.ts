@@ -10,7 +10,7 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import { DEFAULT_SWARM, type SwarmOptions } from './swarm'
 import { runSeed, type SeedResult } from './run'
 import { summarise } from './summary'
-import { MAX_WASTED_SHARE, SUITES, type SimSetting } from './suites'
+import { LOW_SCORES, MAX_WASTED_SHARE, SUITES, type SimSetting } from './suites'
 
 const HELP = `usage: npm run sim -- [options]
   --seeds N          how many seeds to run (default 100)
@@ -22,6 +22,7 @@ const HELP = `usage: npm run sim -- [options]
   --depth N          depth cap (default 3)
   --branching N      fixed subgoals per split (default: random 2..4)
   --fail-rate P      probability an LLM call fails after its retries (default 0)
+  --low-scores       scores that often miss the 0.6 threshold and disagree (suites.ts LOW_SCORES)
   --no-crashes       no peer crashes
   --hostile          a hostile member attacks the plan throughout (sim/hostile.ts)
   --max-crashes N    up to N crashes (and restarts) per run (default 1)
@@ -52,6 +53,7 @@ function optionsFromArgs(argv: string[]) {
       depth: { type: 'string' },
       branching: { type: 'string' },
       'fail-rate': { type: 'string' },
+      'low-scores': { type: 'boolean', default: false },
       'no-crashes': { type: 'boolean', default: false },
       hostile: { type: 'boolean', default: false },
       'max-crashes': { type: 'string' },
@@ -91,6 +93,7 @@ function optionsFromArgs(argv: string[]) {
       ...DEFAULT_SWARM.model,
       failRate: num(values['fail-rate'], 0),
       ...(values.branching ? { branching: Number(values.branching) } : {}),
+      ...(values['low-scores'] ? { scores: LOW_SCORES } : {}),
     },
   }
   return {
@@ -107,11 +110,11 @@ function optionsFromArgs(argv: string[]) {
 
 /** The options of a suite's setting, on top of the defaults. */
 function settingOptions(setting: SimSetting): Omit<SwarmOptions, 'seed'> {
-  const { failRate, ...options } = setting.options
+  const { failRate, scores, ...options } = setting.options
   return {
     ...DEFAULT_SWARM,
     ...options,
-    model: { ...DEFAULT_SWARM.model, failRate: failRate ?? 0 },
+    model: { ...DEFAULT_SWARM.model, failRate: failRate ?? 0, ...(scores ? { scores } : {}) },
   }
 }
 

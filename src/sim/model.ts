@@ -5,7 +5,7 @@
  */
 import type { Capability } from '../protocol/capabilities'
 import type { LlmOutcome, LlmTask } from '../roles/llm-contract'
-import type { Rng } from './rng'
+import { createRng, type Rng } from './rng'
 
 export interface SimModelOptions {
   /** fixed number of subgoals per split; random 2..4 when undefined */
@@ -16,6 +16,23 @@ export interface SimModelOptions {
   capabilities: readonly [Capability, number][]
   /** always classify as composite (until the depth cap), for fixed tree shapes */
   alwaysComposite?: boolean
+  /**
+   * Scores that fall below the threshold and disagree: each proposal has a
+   * quality in [min, max] (from its text, the same for every scorer), and
+   * each scorer's score is that quality ± up to `disagreement`. Default: an
+   * independent draw in [0.35, 0.98] per score.
+   */
+  scores?: { min: number; max: number; disagreement: number }
+}
+
+/** A proposal's score as one scorer sees it (see SimModelOptions.scores). */
+function simScore(task: Extract<LlmTask, { kind: 'score' }>, rng: Rng, options: SimModelOptions) {
+  const range = options.scores
+  if (!range) return 0.35 + rng.next() * 0.63
+  const text = task.subgoals.map((subgoal) => subgoal.text).join('|') + task.rationale
+  const quality = range.min + createRng(text).next() * (range.max - range.min)
+  const noise = (rng.next() * 2 - 1) * range.disagreement
+  return Math.min(1, Math.max(0, quality + noise))
 }
 
 export const DEFAULT_CAPABILITY_MIX: readonly [Capability, number][] = [
@@ -82,7 +99,7 @@ export function simAnswer(
         ok: true,
         kind: 'score',
         value: {
-          score: Math.round((0.35 + rng.next() * 0.63) * 100) / 100,
+          score: Math.round(simScore(task, rng, options) * 100) / 100,
           notes: 'simulated score',
         },
         usage,

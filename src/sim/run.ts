@@ -27,6 +27,8 @@ export interface SeedResult {
   acceptConflicts: number
   maxDepth: number
   llmCalls: number
+  /** counted accepts by basis: how each goal was decided */
+  accepts: Record<'quorum' | 'settled' | 'deadline', number>
   violations: string[]
 }
 
@@ -179,7 +181,9 @@ export function runSeed(options: SwarmOptions): SeedResult {
   }
   let duplicateChildren = 0
   let acceptConflicts = 0
+  const accepts = { quorum: 0, settled: 0, deadline: 0 }
   for (const goal of plan.goals.values()) {
+    if (goal.accept) accepts[goal.accept.basis]++
     const records = state.plan.goalRecords(goal.id)
     if (new Set(records.accepts.map((accept) => accept.proposal)).size > 1) acceptConflicts++
     const kinds = new Map<string, Set<boolean>>()
@@ -208,6 +212,7 @@ export function runSeed(options: SwarmOptions): SeedResult {
     acceptConflicts,
     maxDepth,
     llmCalls: sim.peers.reduce((sum, p) => sum + p.llmCalls, 0),
+    accepts,
     violations,
   }
 }

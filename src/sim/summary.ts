@@ -27,6 +27,11 @@ export function summarise(results: SeedResult[], wallSeconds: number) {
     accept_conflicts: sum(results, (r) => r.acceptConflicts),
     max_depth: Math.max(0, ...results.map((r) => r.maxDepth)),
     llm_calls: sum(results, (r) => r.llmCalls),
+    accepts: {
+      quorum: sum(results, (r) => r.accepts.quorum),
+      settled: sum(results, (r) => r.accepts.settled),
+      deadline: sum(results, (r) => r.accepts.deadline),
+    },
     virtual_seconds_p50: percentile(times, 50),
     virtual_seconds_p95: percentile(times, 95),
     wall_seconds: Math.round(wallSeconds * 10) / 10,

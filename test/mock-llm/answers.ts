@@ -12,6 +12,7 @@
  * (parseUserPrompt), the exact inverse of how src/llm built it.
  */
 import { offlineAnswer } from '../../src/llm/offline'
+import { hashString } from '../../src/llm/offline-model/rng'
 import { parseUserPrompt, taskKindFromSystem } from '../../src/llm/prompts'
 import { SCHEMA_NAMES } from '../../src/llm/schemas'
 import type { Capability, LlmTask, LlmTaskKind } from '../../src/llm/types'
@@ -23,8 +24,40 @@ export interface ShapeOptions {
   branching: number
   /** the score every proposal gets in shape mode (>= 0.6 means immediate acceptance) */
   score: number
+  /**
+   * 'fixed': every score is `score`. 'realistic': each proposal has a
+   * quality (from its prompt) in REALISTIC_QUALITY and each scorer's score
+   * is that quality ± up to REALISTIC_DISAGREEMENT, so scores spread, some
+   * fall under 0.6, and scorers disagree.
+   */
+  scores?: 'fixed' | 'realistic'
   /** capability every shape-mode leaf needs */
   capability: Capability
+}
+
+/**
+ * Realistic scores: proposal quality from 0.3 to 0.85 (about a third of
+ * proposals below the 0.6 threshold on average), and scorers who disagree
+ * by up to 0.2 either way, as LLM judges sampling at temperature do.
+ */
+export const REALISTIC_QUALITY = { min: 0.3, max: 0.85 }
+export const REALISTIC_DISAGREEMENT = 0.2
+
+/** A number in [0, 1) from a text: reproducible, and the same on both sides of a bench. */
+function unit(text: string): number {
+  return hashString(text) / 2 ** 32
+}
+
+/**
+ * A realistic score: `task` fixes the proposal's quality, `seed` (which
+ * asking of the same prompt this is) the scorer's disagreement.
+ */
+export function realisticScore(task: Extract<LlmTask, { kind: 'score' }>, seed: string): number {
+  const proposal = `${task.path.join('\n')}\n${task.subgoals.map((s) => s.text).join('\n')}\n${task.rationale}`
+  const { min, max } = REALISTIC_QUALITY
+  const quality = min + unit(proposal) * (max - min)
+  const noise = (unit(`${proposal}\n${seed}`) * 2 - 1) * REALISTIC_DISAGREEMENT
+  return Math.round(Math.min(1, Math.max(0, quality + noise)) * 100) / 100
 }
 
 /** The protocol allows 2 to 6 subgoals. */
@@ -60,11 +93,17 @@ export function shapeAnswer(task: LlmTask, shape: ShapeOptions, seed: string): u
           text: `Part ${i + 1} of ${n} (depth ${task.depth + 1}): ${clip(goal, 120)}`,
           dependsOn: [],
         })),
-        rationale: `Shape mode: ${n} equal parts.`,
+        // realistic scores need proposals that differ: each decomposer's draft is its own
+        rationale:
+          shape.scores === 'realistic'
+            ? `Shape mode: ${n} equal parts (draft ${seed}).`
+            : `Shape mode: ${n} equal parts.`,
       }
     }
     case 'score':
-      return { score: shape.score, notes: 'Shape mode: fixed score.' }
+      return shape.scores === 'realistic'
+        ? { score: realisticScore(task, seed), notes: 'Shape mode: realistic score.' }
+        : { score: shape.score, notes: 'Shape mode: fixed score.' }
     case 'classify':
       return {
         atomic: task.depth >= task.maxDepth,

@@ -10,6 +10,7 @@
  *   --mode M           offline (answers from the offline model) | shape (fixed tree)
  *   --branching N      shape mode: subgoals per decomposition, 2..6 (default 3)
  *   --score X          shape mode: score every proposal gets, 0..1 (default 0.8)
+ *   --scores realistic shape mode: spread scores, some under 0.6, scorers that disagree
  *   --capability C     shape mode: capability every leaf needs (default can_write_text)
  *   --keys a,b         accepted API keys (default: accept any, even none)
  *   --retry-after S    retry-after seconds on simulated 429s (default 1)
@@ -49,6 +50,7 @@ const { values } = parseArgs({
     mode: { type: 'string' },
     branching: { type: 'string' },
     score: { type: 'string' },
+    scores: { type: 'string' },
     capability: { type: 'string' },
     keys: { type: 'string' },
     'retry-after': { type: 'string' },
@@ -70,6 +72,9 @@ if (structured !== 'follow' && structured !== 'ignore' && structured !== 'reject
 }
 const score = num(values.score, 'score', DEFAULT_BEHAVIOUR.score)
 if (score < 0 || score > 1) fail('--score must be between 0 and 1')
+const scores = values.scores ?? 'fixed'
+if (scores !== 'fixed' && scores !== 'realistic')
+  fail(`--scores must be fixed or realistic, got "${scores}"`)
 
 const server = await createMockLlmServer({
   port: num(values.port, 'port', DEFAULT_PORT),
@@ -78,6 +83,7 @@ const server = await createMockLlmServer({
   mode,
   branching: num(values.branching, 'branching', DEFAULT_BEHAVIOUR.branching),
   score,
+  scores,
   capability,
   keys: values.keys
     ? values.keys
@@ -91,7 +97,7 @@ const server = await createMockLlmServer({
 
 const b = server.behaviour()
 console.log(
-  `mock LLM listening on ${server.url} (mode ${b.mode}, latency ${b.latencyMs} ms${b.mode === 'shape' ? `, branching ${b.branching}, score ${b.score}` : ''})`,
+  `mock LLM listening on ${server.url} (mode ${b.mode}, latency ${b.latencyMs} ms${b.mode === 'shape' ? `, branching ${b.branching}, score ${b.scores === 'realistic' ? 'realistic' : b.score}` : ''})`,
 )
 console.log(`  Anthropic:          baseUrl ${server.url}/v1`)
 console.log(`  OpenAI:             baseUrl ${server.url}/v1`)

@@ -40,6 +40,8 @@ export interface MockBehaviour {
   mode: MockMode
   branching: number
   score: number
+  /** shape mode: 'fixed' (every score is `score`) or 'realistic' (see answers.ts) */
+  scores: 'fixed' | 'realistic'
   capability: Capability
   /** delay before every answer, in ms */
   latencyMs: number
@@ -85,6 +87,11 @@ export interface MockLlmServer {
   requests: MockRequestLog[]
   behaviour(): MockBehaviour
   setBehaviour(patch: Partial<MockBehaviour>): void
+  /**
+   * Forget how often each prompt was seen, so a second run of the same
+   * workload (a bench's other side) gets the same answers in the same order.
+   */
+  resetSeeds(): void
   /** make the next n LLM requests fail this way (queued after any earlier failNext) */
   failNext(n: number, kind: FailureKind): void
   /**
@@ -102,6 +109,7 @@ export const DEFAULT_BEHAVIOUR: MockBehaviour = {
   branching: 3,
   // Above the 0.6 acceptance threshold, so shape-mode proposals are accepted at once.
   score: 0.8,
+  scores: 'fixed',
   capability: 'can_write_text',
   latencyMs: 0,
   keys: undefined,
@@ -260,6 +268,9 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
     behaviour: () => ({ ...behaviour }),
     setBehaviour(next) {
       behaviour = { ...behaviour, ...next }
+    },
+    resetSeeds() {
+      seen.clear()
     },
     failNext(n, kind) {
       for (let i = 0; i < n; i++) failures.push(kind)

@@ -10,6 +10,7 @@ import { MAX_RATIONALE, MAX_SUBGOAL_TEXT } from '../protocol/limits'
 import { FALLBACK_AFTER_MS, MAX_PROPOSALS_PER_GOAL, QUORUM_VOTES } from '../protocol/rules'
 import type { DerivedGoal } from '../plan/derive'
 import { clip, failureFields, isPeerTrouble } from './text'
+import { mayWorkOn } from './consent'
 import {
   abortWork,
   derived,
@@ -32,6 +33,7 @@ function wantsProposal(peer: PeerState, goal: DerivedGoal, now: number): boolean
     !goal.accept &&
     !peer.work.has(`decompose:${goal.id}`) &&
     !goal.proposals.some((proposal) => proposal.from === me) &&
+    mayWorkOn(peer.config.consent, goal) &&
     mayTry(peer, goal.id, 'decompose', now)
   )
 }

@@ -28,6 +28,7 @@ import { readyToRollUp, type DerivedGoal } from '../plan/derive'
 import type { TaskState } from '../plan/tasks'
 import { isHolder, leaseExpired, maybeClaim, reviewClaims } from './claims'
 import { clip, failureFields, isPeerTrouble } from './text'
+import { mayWorkOn } from './consent'
 import {
   abortWork,
   derived,
@@ -57,6 +58,7 @@ function decideIncomplete(goal: DerivedGoal | undefined): boolean {
 
 function scoreProposals(peer: PeerState, fx: Effects, goal: DerivedGoal, now: number): void {
   const me = peer.config.peerId
+  if (!mayWorkOn(peer.config.consent, goal)) return
   for (const proposal of goal.proposals) {
     if (freeSlots(peer) <= 0) return
     const requestId = `score:${proposal.id}`

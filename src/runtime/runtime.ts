@@ -31,6 +31,7 @@ import type { RecordPersistence } from './persist'
 import { SealedStore } from './sealed'
 import { isPlanRecord, PlanStore } from './store'
 import { archiveFinished } from './archive'
+import { DEFAULT_BUDGET } from './budget'
 import type { PeerRuntime, RoleActivity, RuntimeEvents, RuntimeInit, TrafficStats } from './types'
 
 export const DEFAULT_CAPACITY = 4
@@ -165,6 +166,8 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     },
     records: restored,
     model,
+    budget: init.budget ?? DEFAULT_BUDGET,
+    authors: init.workFor ?? null,
     publish,
     requestSync: () => checkSync(),
     onTree: (tree) => emit('tree', tree),
@@ -313,6 +316,12 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     },
     setModel(next) {
       core.setModel(next)
+    },
+    setBudget(limits) {
+      core.setBudget(limits)
+    },
+    setWorkFor(authors) {
+      core.setAuthors(authors)
     },
     exportPlan(goalId, format) {
       return format === 'json'

@@ -9,6 +9,7 @@ import type { ConnectionSummary } from '../net/types'
 import type { PlanRecord, Role } from '../protocol/records'
 import type { PlanTree } from '../plan/tree'
 import type { RoomKey } from '../protocol/room-key'
+import type { BudgetDecision, BudgetLimits } from './budget'
 
 export type { ConnectionSummary, PlanTree, Role, Capability, ModelConfig }
 
@@ -66,8 +67,23 @@ export interface RoleActivity {
     calls: Record<LlmTaskKind, number>
     inputTokens: number
     outputTokens: number
+    /** of the priced calls only; see unpricedCalls */
     costUsd: number
+    /** calls of a model with no known price: their cost is unknown (never shown as $0) */
+    unpricedCalls: number
   }
+  /** this tab's consent and budget (absent before the core reported) */
+  budget?: BudgetStatus
+}
+
+/** What the budget and the goal filter are doing, for the UI's notice and settings. */
+export interface BudgetStatus {
+  limits: BudgetLimits
+  decision: BudgetDecision
+  /** the current model has a known price (or is offline): cost caps can be enforced */
+  modelPriced: boolean
+  /** whose goals this role works on: null anyone in the room, else how many authors it accepts */
+  authors: number | null
 }
 
 export interface RuntimeInit {
@@ -82,6 +98,10 @@ export interface RuntimeInit {
   model?: ModelConfig
   /** relay multiaddrs; browsers default to those advertised by the page's origin (/relay.json) */
   relays?: string[]
+  /** caps on what this role spends (default DEFAULT_BUDGET, src/runtime/budget.ts) */
+  budget?: BudgetLimits
+  /** authors whose goals this role works on (their PeerIds); null or absent: anyone in the room */
+  workFor?: string[] | null
 }
 
 export interface RuntimeEvents {
@@ -132,6 +152,10 @@ export interface PeerRuntime {
   setCapabilities(capabilities: Capability[]): void
   /** changes this role's model (and key) from now on; the key stays in this process */
   setModel(model: ModelConfig): void
+  /** new caps (raising one resumes what it paused) */
+  setBudget(limits: BudgetLimits): void
+  /** whose goals this role works on: PeerIds, or null for anyone in the room */
+  setWorkFor(authors: string[] | null): void
   /** the final plan (or the plan so far) of one root goal */
   exportPlan(goalId: string, format: 'markdown' | 'json'): string
   /**

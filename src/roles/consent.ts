@@ -47,7 +47,6 @@ export function rootOfWork(peer: PeerState, work: Work): string | null {
     const task = plan.tasks.get(work.task)
     return (task && goalOfTask(plan, task)?.root) ?? null
   }
-  const goal =
-    work.kind === 'score' ? peer.plan.proposals.get(work.subject)?.goal : work.subject
+  const goal = work.kind === 'score' ? peer.plan.proposals.get(work.subject)?.goal : work.subject
   return plan.goals.get(goal ?? '')?.root ?? null
 }

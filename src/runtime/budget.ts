@@ -200,6 +200,7 @@ export function budgetStep(
 /** Checks person-entered limits: each a finite number ≥ 0, or null. */
 export function validLimits(limits: BudgetLimits): boolean {
   return Object.values(limits).every(
-    (value) => value === null || (typeof value === 'number' && Number.isFinite(value) && value >= 0),
+    (value) =>
+      value === null || (typeof value === 'number' && Number.isFinite(value) && value >= 0),
   )
 }

@@ -100,9 +100,15 @@ export interface RuntimeInit {
   relays?: string[]
   /** caps on what this role spends (default DEFAULT_BUDGET, src/runtime/budget.ts) */
   budget?: BudgetLimits
-  /** authors whose goals this role works on (their PeerIds); null or absent: anyone in the room */
-  workFor?: string[] | null
+  /** whose goals this role spends its key on (default: anyone in the room) */
+  goalsFrom?: GoalSource
 }
+
+/**
+ * Whose goals a role works on: anyone in the room, or only goals written by
+ * this browser's tabs (a headless agent: by itself).
+ */
+export type GoalSource = 'anyone' | 'this-browser'
 
 export interface RuntimeEvents {
   /** the plan tree changed (throttled) */
@@ -154,8 +160,8 @@ export interface PeerRuntime {
   setModel(model: ModelConfig): void
   /** new caps (raising one resumes what it paused) */
   setBudget(limits: BudgetLimits): void
-  /** whose goals this role works on: PeerIds, or null for anyone in the room */
-  setWorkFor(authors: string[] | null): void
+  /** whose goals this role works on from now on (work in flight finishes) */
+  setGoalsFrom(source: GoalSource): void
   /** the final plan (or the plan so far) of one root goal */
   exportPlan(goalId: string, format: 'markdown' | 'json'): string
   /**

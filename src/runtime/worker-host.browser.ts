@@ -12,9 +12,30 @@ const EMPTY_TREE: PlanTree = {
   goals: [],
   progress: { leaves: 0, leavesDone: 0, leavesFailed: 0, goals: 0 },
   usage: {
-    decomposer: { calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0, costUsd: 0, unpricedCalls: 0 },
-    scorer: { calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0, costUsd: 0, unpricedCalls: 0 },
-    executor: { calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0, costUsd: 0, unpricedCalls: 0 },
+    decomposer: {
+      calls: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      offlineCalls: 0,
+      costUsd: 0,
+      unpricedCalls: 0,
+    },
+    scorer: {
+      calls: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      offlineCalls: 0,
+      costUsd: 0,
+      unpricedCalls: 0,
+    },
+    executor: {
+      calls: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      offlineCalls: 0,
+      costUsd: 0,
+      unpricedCalls: 0,
+    },
   },
 }
 

@@ -21,7 +21,7 @@ export function formatTokens(n: number): string {
   return `${(n / 1_000_000).toFixed(1)}M`
 }
 
-/** Dollars, or "free" when nothing was spent (offline model, local servers). */
+/** Dollars (for a cost that may be partly unknown, see formatCostSum). */
 /**
  * A cost that may be partly unknown: `unpriced` calls were made with models
  * that have no known price, so `usd` is only what the priced calls cost.

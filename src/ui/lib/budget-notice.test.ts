@@ -11,7 +11,7 @@ describe('budget notice', () => {
       null,
     )
     expect(notice.headline).toBe('Paused: this tab reached its cap of 1,000 tokens per hour.')
-    expect(notice.detail).toContain('1,200 spent in the last hour')
+    expect(notice.detail).toContain('1,200 tokens spent in the last hour')
     expect(notice.raised).toEqual({ ...limits, tokensPerHour: 2_000 })
     expect(notice.raiseLabel).toBe('Raise to 2,000 tokens per hour')
   })

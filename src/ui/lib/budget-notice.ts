@@ -32,7 +32,9 @@ export interface HitNotice {
 /** `goalText`: the goal's text, for a per-goal cap. */
 export function hitNotice(hit: CapHit, limits: BudgetLimits, goalText: string | null): HitNotice {
   const next = raisedCap(hit.limit, hit.used)
-  const used = capText(hit.cap, hit.used).split(' ')[0]
+  const used = hit.cap.startsWith('usd')
+    ? `${formatCost(hit.used)} (estimated)`
+    : `${Math.round(hit.used).toLocaleString('en-US')} tokens`
   const hourly = hit.goal === null
   return {
     headline: hourly

@@ -14,6 +14,14 @@ describe('budget notice', () => {
     expect(notice.detail).toContain('1,200 tokens spent in the last hour')
     expect(notice.raised).toEqual({ ...limits, tokensPerHour: 2_000 })
     expect(notice.raiseLabel).toBe('Raise to 2,000 tokens per hour')
+    expect(notice.detail).toMatch(/ages out\.$/)
+    const later = hitNotice(
+      { cap: 'tokensPerHour', goal: null, used: 1_200, limit: 1_000 },
+      limits,
+      null,
+      new Date(2026, 0, 1, 14, 30).getTime(),
+    )
+    expect(later.detail).toMatch(/ages out \(by 02:30 PM|ages out \(by 14:30/)
   })
 
   it('names the goal whose cost cap was reached', () => {

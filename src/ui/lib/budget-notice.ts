@@ -29,8 +29,20 @@ export interface HitNotice {
   raiseLabel: string
 }
 
-/** `goalText`: the goal's text, for a per-goal cap. */
-export function hitNotice(hit: CapHit, limits: BudgetLimits, goalText: string | null): HitNotice {
+/**
+ * `goalText`: the goal's text, for a per-goal cap; `resumesAt`: when the
+ * sliding hour lets go by itself (the budget's decision), if it will.
+ */
+export function hitNotice(
+  hit: CapHit,
+  limits: BudgetLimits,
+  goalText: string | null,
+  resumesAt: number | null = null,
+): HitNotice {
+  const by =
+    resumesAt === null
+      ? ''
+      : ` (by ${new Date(resumesAt).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })})`
   const next = raisedCap(hit.limit, hit.used)
   const used = hit.cap.startsWith('usd')
     ? `${formatCost(hit.used)} (estimated)`
@@ -41,7 +53,7 @@ export function hitNotice(hit: CapHit, limits: BudgetLimits, goalText: string | 
       ? `Paused: this tab reached its cap of ${capText(hit.cap, hit.limit)}.`
       : `Stopped working on “${goalText ?? 'a goal'}”: this tab reached its cap of ${capText(hit.cap, hit.limit)}.`,
     detail: hourly
-      ? `${used} spent in the last hour. This role takes no new LLM work (work already running finishes) until you raise the cap, or the hour’s older spending ages out.`
+      ? `${used} spent in the last hour. This role takes no new LLM work (work already running finishes) until you raise the cap, or the hour’s older spending ages out${by}.`
       : `${used} spent on this goal. This role takes no new work for it; other goals go on.`,
     raised: { ...limits, [hit.cap]: next },
     raiseLabel: `Raise to ${capText(hit.cap, next)}`,

@@ -4,7 +4,10 @@ import { WARMUP_MS } from '../protocol/rules'
 import { derivePlan } from '../plan/derive'
 import { PlanState } from '../plan/state'
 import { createRng } from '../sim/rng'
-import { fakePeerId } from '../sim/swarm'
+import { runSeed } from '../sim/run'
+import { DEFAULT_SWARM, fakePeerId, type Swarm } from '../sim/swarm'
+import type { PlanRecord } from '../protocol/records'
+import { derived } from './peer'
 import { acceptsAuthor, mayWorkOn, OPEN_CONSENT, type Consent } from './consent'
 import { createPeer, step } from './index'
 import type { PeerConfig } from './types'
@@ -127,5 +130,55 @@ describe('a peer’s consent', () => {
     }
     expect(kinds(step(refusing, { type: 'tick' }, WARMUP_MS))).toEqual([])
     expect(kinds(step(open, { type: 'tick' }, WARMUP_MS))).toEqual(['score'])
+  })
+})
+
+describe('an executor’s consent', () => {
+  // every record of a finished simulated plan, less one leaf's claims and results: open again
+  function openLeaf() {
+    let sim: Swarm | undefined
+    runSeed({ ...DEFAULT_SWARM, seed: 5, crashes: false, onStep: (s) => (sim = s) })
+    const records = [
+      ...sim!
+        .alive()
+        .find((p) => p.role === 'observer')!
+        .state!.plan.records(),
+    ]
+    const full = new PlanState()
+    for (const record of records) full.add(record)
+    const view = derived({ plan: full, derivedCache: null } as never)
+    const [task, leaf] = [...view.leaves.entries()][0]!
+    const plan = new PlanState()
+    for (const record of records) {
+      const about = 'task' in record ? record.task : record.kind === 'failure' ? record.subject : ''
+      if (about !== task) plan.add(record as PlanRecord)
+    }
+    return { plan, task, author: leaf.goal.createdBy }
+  }
+
+  it('claims no leaf of another author’s goal; claims it when the author is accepted', () => {
+    const { plan, task, author } = openLeaf()
+    const claims = (consent: Consent) => {
+      const copy = new PlanState()
+      copy.merge(plan)
+      const peer = createPeer(
+        {
+          ...config('executor', consent),
+          room: 'sim',
+          capabilities: ['can_write_text', 'can_run_code', 'can_query_api'],
+        },
+        0,
+        copy,
+      )
+      let claimed = false
+      for (let t = 0; t <= WARMUP_MS + 30_000; t += 500) {
+        const fx = step(peer, { type: 'tick' }, t)
+        claimed ||= fx.publish.some((r) => r.kind === 'claim' && r.task === task)
+      }
+      return claimed
+    }
+    expect(claims({ ...OPEN_CONSENT, authors: [bob] })).toBe(false)
+    expect(claims({ ...OPEN_CONSENT, paused: true })).toBe(false)
+    expect(claims({ ...OPEN_CONSENT, authors: [bob, author] })).toBe(true)
   })
 })

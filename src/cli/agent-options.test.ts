@@ -7,6 +7,7 @@ import {
   UsageError,
   type AgentOptions,
 } from './agent-options'
+import { DEFAULT_BUDGET } from '../runtime/budget'
 
 const ROOM = deriveRoomKey('team-1', newRoomSecret())
 const INVITE = inviteLink('http://127.0.0.1:8080', ROOM)
@@ -31,6 +32,33 @@ describe('parseAgentArgs', () => {
     expect(options.capacity).toBe(DEFAULT_AGENT_CAPACITY)
     expect(options.data).toBe(`.data/agents/team-1-${ROOM.id.slice(0, 8)}-executor`)
     expect(options.check).toBe(true)
+  })
+
+  it('takes spending caps and whose goals to work on, with documented defaults', () => {
+    expect(run([]).budget).toEqual(DEFAULT_BUDGET)
+    expect(run([]).goalsFrom).toBe('anyone')
+    const options = run([
+      '--max-tokens-per-hour',
+      '5000',
+      '--max-tokens-per-goal',
+      'none',
+      '--max-cost-per-goal',
+      '0.25',
+      '--max-cost-per-hour=none',
+      '--goals-from',
+      'own',
+    ])
+    expect(options.budget).toEqual({
+      tokensPerHour: 5000,
+      tokensPerGoal: null,
+      usdPerGoal: 0.25,
+      usdPerHour: null,
+    })
+    expect(options.goalsFrom).toBe('this-browser')
+    expect(() => run(['--max-tokens-per-hour', '1.5'])).toThrow(/whole number/)
+    expect(() => run(['--max-cost-per-hour', '-1'])).toThrow(UsageError)
+    expect(() => run(['--max-cost-per-goal', ''])).toThrow(UsageError)
+    expect(() => run(['--goals-from', 'friends'])).toThrow(/anyone or own/)
   })
 
   it('recognises --help, -h, --version and -v before checking anything else', () => {

@@ -15,6 +15,8 @@ import type { RoomKey } from '../protocol/room-key'
 import { roleSchema } from '../protocol/schemas'
 import type { Role } from '../protocol/records'
 import { DEFAULT_CAPACITY } from '../runtime/runtime'
+import { DEFAULT_BUDGET, type BudgetLimits } from '../runtime/budget'
+import type { GoalSource } from '../runtime/types'
 
 /** A mistake on the command line: printed as one line, exit code 2. */
 export class UsageError extends Error {
@@ -71,6 +73,15 @@ Options:
   --capabilities C,…  executor: ${CAPABILITIES.join(', ')} (default all)
   --capacity N        LLM calls at once, 1..${MAX_AGENT_CAPACITY} (default ${DEFAULT_AGENT_CAPACITY})
   --goal TEXT         submit this goal once connected
+  --max-tokens-per-goal N   caps on what this agent spends with its key: tokens
+  --max-tokens-per-hour N   (input + output) and estimated cost in US dollars,
+  --max-cost-per-goal USD   per root goal and per sliding hour; "none" for no
+  --max-cost-per-hour USD   cap (defaults ${DEFAULT_BUDGET.tokensPerGoal}, ${DEFAULT_BUDGET.tokensPerHour}, ${DEFAULT_BUDGET.usdPerGoal}, ${DEFAULT_BUDGET.usdPerHour}).
+                      An hourly cap reached pauses the role; a per-goal cap stops
+                      work on that goal. A model with no known price: cost caps
+                      cannot be enforced, token caps still are
+  --goals-from WHO    anyone (default): work on any member's goals; own: only on
+                      goals this agent submitted
   --rtc-bind IP       local address for WebRTC candidates (tests: 127.0.0.1)
   --skip-check        do not make the one cheap LLM call that checks key and model at start
   --quiet             print only errors and the start line
@@ -94,6 +105,8 @@ export interface AgentOptions {
   model: ModelConfig
   capabilities?: Capability[]
   capacity: number
+  budget: BudgetLimits
+  goalsFrom: GoalSource
   goal?: string
   rtcBind?: string
   check: boolean
@@ -143,6 +156,11 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
         capabilities: { type: 'string' },
         capacity: { type: 'string', default: String(DEFAULT_AGENT_CAPACITY) },
         goal: { type: 'string' },
+        'max-tokens-per-goal': { type: 'string' },
+        'max-tokens-per-hour': { type: 'string' },
+        'max-cost-per-goal': { type: 'string' },
+        'max-cost-per-hour': { type: 'string' },
+        'goals-from': { type: 'string', default: 'anyone' },
         'rtc-bind': { type: 'string' },
         'skip-check': { type: 'boolean', default: false },
         quiet: { type: 'boolean', default: false },
@@ -212,6 +230,53 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
       `--capacity must be a whole number from 1 to ${MAX_AGENT_CAPACITY}, got "${values.capacity}"`,
     )
 
+  const cap = (
+    option: string,
+    value: string | undefined,
+    fallback: number | null,
+    whole: boolean,
+  ) => {
+    if (value === undefined) return fallback
+    if (value.trim() === 'none') return null
+    const n = Number(value)
+    if (!value.trim() || !Number.isFinite(n) || n < 0 || (whole && !Number.isInteger(n)))
+      throw new UsageError(
+        `--${option} must be ${whole ? 'a whole number' : 'a number'} of 0 or more, or "none", got "${value}"`,
+      )
+    return n
+  }
+  const budget: BudgetLimits = {
+    tokensPerGoal: cap(
+      'max-tokens-per-goal',
+      values['max-tokens-per-goal'],
+      DEFAULT_BUDGET.tokensPerGoal,
+      true,
+    ),
+    tokensPerHour: cap(
+      'max-tokens-per-hour',
+      values['max-tokens-per-hour'],
+      DEFAULT_BUDGET.tokensPerHour,
+      true,
+    ),
+    usdPerGoal: cap(
+      'max-cost-per-goal',
+      values['max-cost-per-goal'],
+      DEFAULT_BUDGET.usdPerGoal,
+      false,
+    ),
+    usdPerHour: cap(
+      'max-cost-per-hour',
+      values['max-cost-per-hour'],
+      DEFAULT_BUDGET.usdPerHour,
+      false,
+    ),
+  }
+  const goalsFromFlag = values['goals-from']
+  if (goalsFromFlag !== 'anyone' && goalsFromFlag !== 'own')
+    throw new UsageError(`--goals-from must be anyone or own, got "${goalsFromFlag}"`)
+  // an agent's "own" goals are this runtime's "this browser's tabs": itself
+  const goalsFrom: GoalSource = goalsFromFlag === 'own' ? 'this-browser' : 'anyone'
+
   const relays = values.relay ?? []
   for (const addr of relays) {
     try {
@@ -244,6 +309,8 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
       model,
       ...(capabilities ? { capabilities } : {}),
       capacity,
+      budget,
+      goalsFrom,
       ...(goal ? { goal } : {}),
       ...(rtcBind ? { rtcBind } : {}),
       check: !values['skip-check'],

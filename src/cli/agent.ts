@@ -19,6 +19,8 @@ import { createNodeRuntime } from '../runtime/node'
 import { EXIT_USAGE, parseAgentArgs, USAGE, UsageError, type AgentOptions } from './agent-options'
 import { claimDataDir, type DataDirLock } from './data-dir-lock'
 import { checkModel, ModelCheckError } from './model-check'
+import { hitLines, limitsLine, spentLine, unpricedWarning } from './budget-lines'
+import { priceKnown } from '../llm/pricing'
 
 /** Could not start: the app, relay or model is not usable as configured. */
 const EXIT_START_FAILED = 1
@@ -111,6 +113,8 @@ async function main(): Promise<void> {
     relays,
     model: options.model,
     capacity: options.capacity,
+    budget: options.budget,
+    goalsFrom: options.goalsFrom,
     ...(options.capabilities ? { capabilities: options.capabilities } : {}),
     dataDir: lock.dir,
     ...(options.rtcBind ? { rtcBindAddress: options.rtcBind } : {}),
@@ -120,6 +124,26 @@ async function main(): Promise<void> {
   console.log(
     `Murmuration ${options.role} ${runtime.peerId} in room "${options.room.name}" (${model.provider}/${model.model})`,
   )
+
+  if (options.role !== 'observer') {
+    console.log(`  ${limitsLine(options.budget)}`)
+    const warning = unpricedWarning(
+      options.budget,
+      priceKnown(options.model.provider, options.model.model),
+    )
+    if (warning) process.stderr.write(`agent: warning: ${warning}\n`)
+    if (options.goalsFrom !== 'anyone') console.log('  Works only on goals this agent submits')
+  }
+
+  // a cap reached is said once, even with --quiet: the agent stopped spending
+  let capsShown = new Map<string, string>()
+  runtime.on('activity', (activity) => {
+    const hits = hitLines(activity)
+    for (const [key, line] of hits) if (!capsShown.has(key)) console.log(`agent: ${line}`)
+    for (const key of capsShown.keys())
+      if (!hits.has(key)) console.log(`agent: a cap no longer holds work back (${key})`)
+    capsShown = hits
+  })
 
   let lastPrinted = ''
   runtime.on('activity', (activity) => {
@@ -155,6 +179,7 @@ async function main(): Promise<void> {
     stopping = true
     if (signal === 'SIGINT' && !options.quiet)
       process.stderr.write('agent: stopping… (Ctrl-C again to force)\n')
+    if (options.role !== 'observer') console.log(`  ${spentLine(runtime.activity())}`)
     runtime.stop().then(
       () => process.exit(0),
       (err: unknown) => fail(`error while stopping: ${String(err)}`),

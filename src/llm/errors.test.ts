@@ -7,7 +7,7 @@ import {
   parseRetryAfter,
   toLlmError,
 } from './errors'
-import { costUsd, priceFor } from './pricing'
+import { costUsd, priceFor, priceKnown } from './pricing'
 import type { LlmUsage } from './types'
 
 /** The public shape of the AI SDK's APICallError (name + fields), which toLlmError reads. */
@@ -104,9 +104,16 @@ describe('pricing', () => {
     expect(priceFor('anthropic/claude-haiku-4.5')).toEqual({ input: 1, output: 5 })
   })
 
-  it('charges nothing for the offline model and unknown local models', () => {
+  it('charges nothing for the offline model', () => {
     expect(costUsd(usage('offline-v1', 'offline', true))).toBe(0)
-    expect(costUsd(usage('llama3.1:8b', 'openai-compatible'))).toBe(0)
+    expect(priceKnown('offline', 'offline-v1')).toBe(true)
+  })
+
+  it('does not know the cost of a model without a price: null, never $0', () => {
+    expect(costUsd(usage('llama3.1:8b', 'openai-compatible'))).toBeNull()
+    expect(costUsd(usage('gpt-4o1', 'openai'))).toBeNull()
     expect(priceFor('gpt-4o1')).toBeUndefined()
+    expect(priceKnown('openai-compatible', 'llama3.1:8b')).toBe(false)
+    expect(priceKnown('anthropic', 'claude-sonnet-4-5')).toBe(true)
   })
 })

@@ -24,7 +24,7 @@ export {
   toLlmError,
   isAbortError,
 } from './errors'
-export { costUsd, priceFor, PRICES_PER_MTOK } from './pricing'
+export { costUsd, priceFor, priceKnown, PRICES_PER_MTOK } from './pricing'
 export type { ModelPrice } from './pricing'
 export {
   offlineAnswer,

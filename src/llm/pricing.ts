@@ -4,8 +4,9 @@
  * List prices in US dollars per million tokens (input / output), standard
  * tier, no caching or batch discounts, as published by Anthropic and OpenAI
  * in 2025. They drift: the UI shows the result as an estimate. The offline
- * model and unknown models (local servers) cost 0: we would rather show
- * nothing than invent a price.
+ * model costs 0. A model we have no price for (a local server, a new model)
+ * has an unknown cost, `null`: never shown as $0, and never summed as 0
+ * (see CostSum).
  */
 import type { LlmUsage } from './types'
 
@@ -71,12 +72,17 @@ export function priceFor(model: string): ModelPrice | undefined {
   return best === undefined ? undefined : PRICES_PER_MTOK[best]
 }
 
-/** Estimated cost in US dollars; 0 for the offline model and for unknown (local) models. */
-export function costUsd(usage: LlmUsage): number {
+/** Estimated cost in US dollars; 0 for the offline model; null when the model's price is unknown. */
+export function costUsd(usage: LlmUsage): number | null {
   if (usage.offline || usage.provider === 'offline') return 0
   const price = priceFor(usage.model)
-  if (!price) return 0
+  if (!price) return null
   return (
     (usage.inputTokens * price.input + usage.outputTokens * price.output) / TOKENS_PER_PRICE_UNIT
   )
+}
+
+/** Is this model's cost known (offline, or a model with a list price)? */
+export function priceKnown(provider: string, model: string): boolean {
+  return provider === 'offline' || priceFor(model) !== undefined
 }

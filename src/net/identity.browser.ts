@@ -12,7 +12,8 @@
  *   duplicated tab: the original still holds it) another free slot, creating
  *   a key there when the slot is empty.
  */
-import { createStore, get, set, type UseStore } from 'idb-keyval'
+import { createStore, entries, get, set, type UseStore } from 'idb-keyval'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { generateKeyPair, privateKeyFromProtobuf, privateKeyToProtobuf } from '@libp2p/crypto/keys'
 import type { PrivateKey } from '@libp2p/interface'
 import { IdentityUnavailableError } from './errors'
@@ -98,4 +99,26 @@ export async function acquireTabIdentity(init: TabIdentityInit = {}): Promise<Ta
     claim.release()
     throw new IdentityUnavailableError(`IndexedDB: ${(err as Error).message}`)
   }
+}
+
+/**
+ * The PeerIds of every tab identity this browser keeps (the slots' keys):
+ * "this browser's tabs", for a tab that works only on goals written here.
+ * A slot is made when a tab first needs one, so callers read this again now
+ * and then to see tabs opened since.
+ */
+export async function browserTabPeerIds(init: TabIdentityInit = {}): Promise<string[]> {
+  const prefix = init.prefix ?? 'murmuration'
+  const store = createStore(`${prefix}-identity`, IDENTITY_STORE)
+  const ids: string[] = []
+  for (const [key, bytes] of await entries<IDBValidKey, unknown>(store)) {
+    if (typeof key !== 'string' || !/^slot-\d+$/.test(key) || !(bytes instanceof Uint8Array))
+      continue
+    try {
+      ids.push(peerIdFromPrivateKey(privateKeyFromProtobuf(bytes)).toString())
+    } catch {
+      // a corrupt slot: its tab will replace it with a new key
+    }
+  }
+  return ids.sort()
 }

@@ -76,8 +76,10 @@ export interface UsageTotals {
   inputTokens: number
   outputTokens: number
   offlineCalls: number
-  /** at list prices of the models the records name; 0 for offline and unknown local models */
+  /** at list prices of the models the records name (0 for the offline model); calls of unpriced models are not in it */
   costUsd: number
+  /** calls of models with no known price: their cost is unknown, so costUsd is a lower bound when > 0 */
+  unpricedCalls: number
 }
 
 export interface PlanTree {
@@ -169,7 +171,7 @@ const ROLE_OF_KIND: Partial<Record<PlanRecord['kind'], keyof PlanTree['usage']>>
  * layer's knowledge (src/llm/pricing.ts costUsd); they reach the tree as
  * this function, handed in by whoever projects it. Default: nothing costs.
  */
-export type CostOf = (usage: Usage) => number
+export type CostOf = (usage: Usage) => number | null
 
 const NO_COST: CostOf = () => 0
 
@@ -186,7 +188,9 @@ function addUsage(totals: UsageTotals, nanos: { n: number }, usage: Usage, costU
   totals.inputTokens += usage.inputTokens
   totals.outputTokens += usage.outputTokens
   if (usage.offline) totals.offlineCalls++
-  nanos.n += Math.round(costUsd(usage) * NANOS_PER_USD)
+  const cost = costUsd(usage)
+  if (cost === null) totals.unpricedCalls++
+  else nanos.n += Math.round(cost * NANOS_PER_USD)
   totals.costUsd = nanos.n / NANOS_PER_USD
 }
 
@@ -197,6 +201,7 @@ export function usageByRole(state: PlanState, costUsd: CostOf = NO_COST): PlanTr
     outputTokens: 0,
     offlineCalls: 0,
     costUsd: 0,
+    unpricedCalls: 0,
   })
   const usage = { decomposer: zero(), scorer: zero(), executor: zero() }
   const nanos = { decomposer: { n: 0 }, scorer: { n: 0 }, executor: { n: 0 } }

@@ -35,6 +35,7 @@ import {
 } from '../protocol/rules'
 import type { TaskState } from '../plan/tasks'
 import { holdingCounts } from '../plan/authority'
+import { goalOfTask, mayWorkOn } from './consent'
 import {
   abortWork,
   derived,
@@ -99,6 +100,8 @@ export function maybeClaim(
   // calls are few and bounded; waiting for a free slot would stall a whole level
   const needsSlot = task.type !== 'decide'
   if (!isWarm(peer, now) || !peer.healthy || (needsSlot && freeSlots(peer) <= 0)) return false
+  // consent: not a goal this peer spends its key on (its author, or its budget)
+  if (!mayWorkOn(peer.config.consent, goalOfTask(derived(peer), task))) return false
   const me = peer.config.peerId
   if (task.status === 'done' || task.status === 'failed') return false
   if (failedHere(peer, task.id)) return false
@@ -250,6 +253,7 @@ export function reviewClaims(
   for (const task of tasks.values()) {
     if (!isHolder(peer, task) || hasWork(peer, task.id) || !stillWanted(task)) continue
     if (task.type !== 'decide' && freeSlots(peer) <= 0) continue
+    if (!mayWorkOn(peer.config.consent, goalOfTask(derived(peer), task))) continue
     // Held by this peer but nothing running: it restarted mid-task. Its claim
     // may never have left it before the restart (it was restored from disk),
     // and another peer may have claimed the same epoch and be at work. Say the

@@ -11,6 +11,7 @@ import { FALLBACK_AFTER_MS, MAX_PROPOSALS_PER_GOAL, QUORUM_VOTES } from '../prot
 import { pendingProposals } from '../plan/acceptance'
 import type { DerivedGoal } from '../plan/derive'
 import { clip, failureFields, isPeerTrouble } from './text'
+import { mayWorkOn } from './consent'
 import {
   abortWork,
   derived,
@@ -33,6 +34,7 @@ function wantsProposal(peer: PeerState, goal: DerivedGoal, now: number): boolean
     !goal.accept &&
     !peer.work.has(`decompose:${goal.id}`) &&
     !goal.proposals.some((proposal) => proposal.from === me) &&
+    mayWorkOn(peer.config.consent, goal) &&
     mayTry(peer, goal.id, 'decompose', now)
   )
 }

@@ -217,6 +217,17 @@ function handleCommand(peer: PeerState, fx: Effects, command: Command, now: numb
     case 'joined':
       peer.warmFrom ??= now
       break
+    case 'set-consent': {
+      const wasPaused = peer.config.consent?.paused === true
+      peer.config.consent = {
+        authors: command.consent.authors === null ? null : [...command.consent.authors],
+        paused: command.consent.paused,
+        skipGoals: [...command.consent.skipGoals],
+      }
+      // a paused peer says so (as not healthy) so that others do not wait for it to claim
+      if (wasPaused !== command.consent.paused) peer.beatDue = true
+      break
+    }
   }
 }
 
@@ -267,7 +278,7 @@ function beat(peer: PeerState, fx: Effects, now: number): void {
     holding: [...new Set(holding)].slice(0, 64),
     load: peer.work.size,
     capacity: peer.config.capacity,
-    healthy: peer.healthy,
+    healthy: peer.healthy && peer.config.consent?.paused !== true,
     model: peer.config.model,
     offline: peer.config.offline,
     boot: peer.startedAt,

@@ -29,6 +29,7 @@ import { readyToRollUp, type DerivedGoal } from '../plan/derive'
 import type { TaskState } from '../plan/tasks'
 import { isHolder, leaseExpired, maybeClaim, reviewClaims } from './claims'
 import { clip, failureFields, isPeerTrouble } from './text'
+import { mayWorkOn } from './consent'
 import {
   abortWork,
   derived,
@@ -86,6 +87,7 @@ function decideIncomplete(goal: DerivedGoal | undefined): boolean {
 
 function scoreProposals(peer: PeerState, fx: Effects, goal: DerivedGoal, now: number): void {
   const me = peer.config.peerId
+  if (!mayWorkOn(peer.config.consent, goal)) return
   let expected: Outlook | null = null // computed once, when first needed
   for (const proposal of goal.proposals) {
     if (freeSlots(peer) <= 0) return

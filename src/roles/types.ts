@@ -7,6 +7,7 @@
  * timers, the LLM) turn effects into I/O and I/O back into inputs.
  */
 import type { Capability } from '../protocol/capabilities'
+import type { Consent } from './consent'
 import type { LlmOutcome, LlmTask } from './llm-contract'
 import type { PlanRecord, Presence, Role, WireRecord } from '../protocol/records'
 
@@ -29,6 +30,8 @@ export interface PeerConfig {
    * Default false: warm-up starts with the peer (the simulator's peers).
    */
   joinFirst?: boolean
+  /** whose goals this peer spends its key on, and what its budget has paused (default: anyone's, nothing) */
+  consent?: Consent
 }
 
 /** Settings a person changes while the role runs. (Goals and cancels are plain records: see newGoal.) */
@@ -38,6 +41,8 @@ export type Command =
   | { type: 'set-model'; model: string; offline: boolean }
   /** this peer has synced with the swarm (or found nobody to sync with): start warming up */
   | { type: 'joined' }
+  /** the person's goal filter or the budget changed: new work follows it, work in flight finishes */
+  | { type: 'set-consent'; consent: Consent }
 
 export type PeerInput =
   /** a validated plan record: from gossip, sync, storage, or this peer itself */

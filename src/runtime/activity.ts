@@ -23,6 +23,7 @@ export class ActivityLog {
   private inputTokens = 0
   private outputTokens = 0
   private cost = 0
+  private unpricedCalls = 0
   private lastErrorKind: RoleActivity['lastErrorKind'] = null
 
   constructor(private readonly peer: PeerState) {}
@@ -30,7 +31,9 @@ export class ActivityLog {
   usage(outcome: LlmOutcome): void {
     this.inputTokens += outcome.usage.inputTokens
     this.outputTokens += outcome.usage.outputTokens
-    this.cost += costUsd(outcome.usage)
+    const cost = costUsd(outcome.usage)
+    if (cost === null) this.unpricedCalls++
+    else this.cost += cost
     this.lastErrorKind = outcome.ok ? null : outcome.errorKind
   }
 
@@ -81,6 +84,7 @@ export class ActivityLog {
         inputTokens: this.inputTokens,
         outputTokens: this.outputTokens,
         costUsd: this.cost,
+        unpricedCalls: this.unpricedCalls,
       },
     }
   }

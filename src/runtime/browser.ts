@@ -3,7 +3,7 @@
  * plan records in IndexedDB, the libp2p node on the main thread, the role
  * core and its LLM calls in a Web Worker.
  */
-import { acquireTabIdentity } from '../net/identity.browser'
+import { acquireTabIdentity, browserTabPeerIds } from '../net/identity.browser'
 import { createSwarmNode } from '../net/node.browser'
 import { fetchRelayInfo, pickRelayAddrs } from '../net/relay-info'
 import { indexedDbPersistence } from './persist.browser'
@@ -25,6 +25,7 @@ export async function createBrowserRuntime(init: RuntimeInit): Promise<PeerRunti
     persistence: indexedDbPersistence(init.room.id),
     startCore: workerCore,
     createNode: (nodeInit) => createSwarmNode(nodeInit),
+    localAuthors: () => browserTabPeerIds(),
   })
   const stop = runtime.stop
   exposeForDevtools(runtime)

@@ -10,6 +10,7 @@
  */
 import {
   costUsd,
+  priceKnown,
   createProvider,
   runLlmTask,
   type LlmProvider,
@@ -21,8 +22,19 @@ import { projectTree, type PlanTree } from '../plan/tree'
 import { withoutRecords } from '../plan/archive'
 import { createPeer, step, type PeerInput, type PeerState } from '../roles/index'
 import { derived } from '../roles/peer'
+import { rootOfWork, type Consent } from '../roles/consent'
 import type { PeerConfig, PeerEvent } from '../roles/types'
 import { ActivityLog } from './activity'
+import {
+  budgetStep,
+  createBudget,
+  DEFAULT_BUDGET,
+  setLimits,
+  type BudgetDecision,
+  type BudgetLimits,
+  type BudgetState,
+  type UsageEvent,
+} from './budget'
 import type { RoleActivity } from './types'
 
 /**
@@ -49,6 +61,10 @@ export interface DriverInit {
   requestSync?: () => void
   onTree?: (tree: PlanTree) => void
   onActivity?: (activity: RoleActivity) => void
+  /** caps on what this role spends (default DEFAULT_BUDGET) */
+  budget?: BudgetLimits
+  /** authors whose goals this role works on; null or absent: anyone in the room */
+  authors?: readonly string[] | null
   now?: () => number
   tickMs?: number
   log?: (message: string) => void
@@ -67,12 +83,22 @@ export class CoreDriver {
   private stopped = false
   private readonly activityLog: ActivityLog
   private readonly now: () => number
+  private budget: BudgetState
+  private decision: BudgetDecision
+  private authors: readonly string[] | null
+  private consentKey: string
 
   constructor(private readonly init: DriverInit) {
     this.now = init.now ?? Date.now
     this.model = init.model
     this.provider = createProvider(init.model, init.providerInit)
-    this.peer = createPeer(init.config, this.now())
+    this.authors = init.authors ?? null
+    const first = budgetStep(createBudget(init.budget ?? DEFAULT_BUDGET), null, this.now())
+    this.budget = first.state
+    this.decision = first.decision
+    const consent = this.consent()
+    this.consentKey = JSON.stringify(consent)
+    this.peer = createPeer({ ...init.config, consent }, this.now())
     for (const record of init.records ?? []) this.peer.plan.add(record)
     this.activityLog = new ActivityLog(this.peer)
     this.ticker = setInterval(() => this.deliver([{ type: 'tick' }]), init.tickMs ?? TICK_MS)
@@ -107,6 +133,18 @@ export class CoreDriver {
     ])
   }
 
+  /** New caps: raising the one that was reached resumes the role at the next step. */
+  setBudget(limits: BudgetLimits): void {
+    this.budget = setLimits(this.budget, limits)
+    this.deliver([{ type: 'tick' }])
+  }
+
+  /** Whose goals this role works on: PeerIds, or null for anyone in the room. */
+  setAuthors(authors: readonly string[] | null): void {
+    this.authors = authors === null ? null : [...authors]
+    this.deliver([{ type: 'tick' }])
+  }
+
   /**
    * Drops archived records (settled root goals' trees) from the plan. Nothing
    * else refers to them, so the rest of the plan derives as before.
@@ -122,7 +160,42 @@ export class CoreDriver {
   }
 
   activity(): RoleActivity {
-    return this.activityLog.snapshot(this.model, this.now())
+    return {
+      ...this.activityLog.snapshot(this.model, this.now()),
+      budget: {
+        limits: { ...this.budget.limits },
+        decision: this.decision,
+        modelPriced: priceKnown(this.model.provider, this.model.model),
+        authors: this.authors === null ? null : this.authors.length,
+      },
+    }
+  }
+
+  private consent(): Consent {
+    return {
+      authors: this.authors,
+      paused: this.decision.paused,
+      skipGoals: this.decision.skipGoals,
+    }
+  }
+
+  /**
+   * Counts a finished call against the budget (event) or lets time pass
+   * (null); when what the role may do changed, tells the core before its
+   * next step.
+   */
+  private rebudget(event: UsageEvent | null, inputs: PeerInput[]): boolean {
+    const { state, decision } = budgetStep(this.budget, event, this.now())
+    this.budget = state
+    const changed = JSON.stringify(decision) !== JSON.stringify(this.decision)
+    this.decision = decision
+    const consent = this.consent()
+    const key = JSON.stringify(consent)
+    if (key !== this.consentKey) {
+      this.consentKey = key
+      inputs.unshift({ type: 'command', command: { type: 'set-consent', consent } })
+    }
+    return changed
   }
 
   stop(): void {
@@ -137,6 +210,7 @@ export class CoreDriver {
     this.scheduled = false
     if (this.stopped) return
     const inputs = this.pending.splice(0)
+    const budgetChanged = this.rebudget(null, inputs)
     const effects = step(this.peer, inputs, this.now())
     if (effects.publish.length) this.init.publish(effects.publish)
     if (effects.sync) this.init.requestSync?.()
@@ -147,6 +221,7 @@ export class CoreDriver {
     for (const request of effects.startLlm) this.call(request.id, request.task)
     this.activityLog.record(effects.events, effects.publish, this.now())
     if (
+      budgetChanged ||
       effects.events.length ||
       effects.publish.length ||
       this.peer.plan.version !== this.lastTreeVersion
@@ -163,6 +238,7 @@ export class CoreDriver {
         if (this.calls.get(id) !== controller) return
         this.calls.delete(id)
         this.activityLog.usage(outcome)
+        this.count(id, outcome)
         this.deliver([{ type: 'llm', requestId: id, outcome }])
       })
       .catch((err: Error) => {
@@ -170,6 +246,21 @@ export class CoreDriver {
         if (!controller.signal.aborted) this.init.log?.(`LLM call ${id} failed: ${err.message}`)
         this.calls.delete(id)
       })
+  }
+
+  /** What a finished call spent, against its root goal; the offline model spends nothing. */
+  private count(id: string, outcome: LlmOutcome): void {
+    const { usage } = outcome
+    if (usage.offline || usage.provider === 'offline') return
+    const work = this.peer.work.get(id)
+    const event: UsageEvent = {
+      at: this.now(),
+      goal: work ? rootOfWork(this.peer, work) : null,
+      tokens: usage.inputTokens + usage.outputTokens,
+      usd: costUsd(usage),
+    }
+    const { state } = budgetStep(this.budget, event, this.now())
+    this.budget = state
   }
 
   private scheduleViews(): void {

@@ -7,6 +7,7 @@ import type { PlanRecord, WireRecord } from '../protocol/records'
 import type { PlanTree } from '../plan/tree'
 import type { PeerInput } from '../roles/index'
 import type { PeerConfig } from '../roles/types'
+import type { BudgetLimits } from './budget'
 import { CoreDriver } from './driver'
 import type { RoleActivity } from './types'
 
@@ -14,6 +15,9 @@ export interface CoreHostInit {
   config: PeerConfig
   records: PlanRecord[]
   model: ModelConfig
+  budget: BudgetLimits
+  /** authors whose goals the role works on; null: anyone in the room */
+  authors: string[] | null
   /** records the core wants published */
   publish: (records: WireRecord[]) => void
   /** the core asks for an anti-entropy round now (see Effects.sync) */
@@ -26,6 +30,8 @@ export interface CoreHostInit {
 export interface CoreHost {
   deliver(inputs: PeerInput[]): void
   setModel(model: ModelConfig): void
+  setBudget(limits: BudgetLimits): void
+  setAuthors(authors: string[] | null): void
   /** drops archived records from the core's plan (see src/plan/archive.ts) */
   archive(ids: string[]): void
   /** the latest tree and activity (a worker host answers with the last it received) */
@@ -43,6 +49,8 @@ export function inProcessCore(providerInit?: ProviderInit): StartCore {
     return {
       deliver: (inputs) => driver.deliver(inputs),
       setModel: (model) => driver.setModel(model),
+      setBudget: (limits) => driver.setBudget(limits),
+      setAuthors: (authors) => driver.setAuthors(authors),
       archive: (ids) => driver.archive(ids),
       tree: () => driver.tree(),
       activity: () => driver.activity(),

@@ -31,7 +31,15 @@ import type { RecordPersistence } from './persist'
 import { SealedStore } from './sealed'
 import { isPlanRecord, PlanStore } from './store'
 import { archiveFinished } from './archive'
-import type { PeerRuntime, RoleActivity, RuntimeEvents, RuntimeInit, TrafficStats } from './types'
+import { DEFAULT_BUDGET } from './budget'
+import type {
+  GoalSource,
+  PeerRuntime,
+  RoleActivity,
+  RuntimeEvents,
+  RuntimeInit,
+  TrafficStats,
+} from './types'
 
 export const DEFAULT_CAPACITY = 4
 /**
@@ -47,6 +55,13 @@ export const ANTI_ENTROPY_INTERVAL_MS = 20_000
  * well past that, and short enough not to keep a lone peer idle for long.
  */
 export const JOIN_FALLBACK_MS = 6_000
+/**
+ * How often a role that works only on this browser's tabs' goals looks again
+ * at which tabs those are: a tab opened since is heard of within this. The
+ * role is level-triggered, so a goal written by that tab meanwhile is only
+ * delayed, not lost; reading the slots is one small IndexedDB read.
+ */
+export const LOCAL_AUTHORS_REFRESH_MS = 5_000
 const ALL_CAPABILITIES: Capability[] = ['can_write_text', 'can_run_code', 'can_query_api']
 
 export interface RuntimeParts {
@@ -61,6 +76,11 @@ export interface RuntimeParts {
   now?: () => number
   /** signature check for records from the network; default pure JS (Node passes node:crypto) */
   verify?: Ed25519Verify
+  /**
+   * PeerIds of this browser's other tabs, for goalsFrom 'this-browser'
+   * (default: none; this peer always counts as its own)
+   */
+  localAuthors?: () => Promise<string[]>
 }
 
 type Listener<E extends keyof RuntimeEvents> = (detail: RuntimeEvents[E]) => void
@@ -152,6 +172,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   }
 
   const role = init.role
+  let goalsFrom: GoalSource = init.goalsFrom ?? 'anyone'
   const core = parts.startCore({
     config: {
       peerId,
@@ -165,6 +186,8 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     },
     records: restored,
     model,
+    budget: init.budget ?? DEFAULT_BUDGET,
+    authors: goalsFrom === 'anyone' ? null : [peerId],
     publish,
     requestSync: () => checkSync(),
     onTree: (tree) => emit('tree', tree),
@@ -272,6 +295,23 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     node?.syncNow().catch((err: Error) => log(`anti-entropy failed: ${err.message}`))
   }, ANTI_ENTROPY_INTERVAL_MS)
 
+  // "this browser's tabs": who they are changes as tabs open, so ask again now and then
+  const localAuthors = parts.localAuthors ?? (async () => [])
+  const refreshAuthors = async () => {
+    if (goalsFrom === 'anyone') return core.setAuthors(null)
+    let authors = [peerId]
+    try {
+      authors = [...new Set([peerId, ...(await localAuthors())])].sort()
+    } catch (err) {
+      log(`could not list this browser's tabs: ${(err as Error).message}`)
+    }
+    if (goalsFrom === 'this-browser') core.setAuthors(authors)
+  }
+  void refreshAuthors()
+  const authorsTimer = setInterval(() => {
+    if (goalsFrom === 'this-browser') void refreshAuthors()
+  }, LOCAL_AUTHORS_REFRESH_MS)
+
   const swarmNode = node
   // a person's record (goal, cancel) gets the checks every receiver applies
   // (the core checks its own): an invalid one is refused here, not published
@@ -314,6 +354,13 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     setModel(next) {
       core.setModel(next)
     },
+    setBudget(limits) {
+      core.setBudget(limits)
+    },
+    setGoalsFrom(source) {
+      goalsFrom = source
+      void refreshAuthors()
+    },
     exportPlan(goalId, format) {
       return format === 'json'
         ? exportJson(core.tree(), goalId)
@@ -322,6 +369,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     archiveFinished: () => archiveFinished(room, store, core, now()),
     async stop() {
       clearInterval(antiEntropy)
+      clearInterval(authorsTimer)
       clearTimeout(joinFallback)
       core.stop()
       await outbox.catch(() => {})

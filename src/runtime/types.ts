@@ -9,6 +9,7 @@ import type { ConnectionSummary } from '../net/types'
 import type { PlanRecord, Role } from '../protocol/records'
 import type { PlanTree } from '../plan/tree'
 import type { RoomKey } from '../protocol/room-key'
+import type { BudgetDecision, BudgetLimits } from './budget'
 
 export type { ConnectionSummary, PlanTree, Role, Capability, ModelConfig }
 
@@ -66,8 +67,23 @@ export interface RoleActivity {
     calls: Record<LlmTaskKind, number>
     inputTokens: number
     outputTokens: number
+    /** of the priced calls only; see unpricedCalls */
     costUsd: number
+    /** calls of a model with no known price: their cost is unknown (never shown as $0) */
+    unpricedCalls: number
   }
+  /** this tab's consent and budget (absent before the core reported) */
+  budget?: BudgetStatus
+}
+
+/** What the budget and the goal filter are doing, for the UI's notice and settings. */
+export interface BudgetStatus {
+  limits: BudgetLimits
+  decision: BudgetDecision
+  /** the current model has a known price (or is offline): cost caps can be enforced */
+  modelPriced: boolean
+  /** whose goals this role works on: null anyone in the room, else how many authors it accepts */
+  authors: number | null
 }
 
 export interface RuntimeInit {
@@ -82,7 +98,17 @@ export interface RuntimeInit {
   model?: ModelConfig
   /** relay multiaddrs; browsers default to those advertised by the page's origin (/relay.json) */
   relays?: string[]
+  /** caps on what this role spends (default DEFAULT_BUDGET, src/runtime/budget.ts) */
+  budget?: BudgetLimits
+  /** whose goals this role spends its key on (default: anyone in the room) */
+  goalsFrom?: GoalSource
 }
+
+/**
+ * Whose goals a role works on: anyone in the room, or only goals written by
+ * this browser's tabs (a headless agent: by itself).
+ */
+export type GoalSource = 'anyone' | 'this-browser'
 
 export interface RuntimeEvents {
   /** the plan tree changed (throttled) */
@@ -132,6 +158,10 @@ export interface PeerRuntime {
   setCapabilities(capabilities: Capability[]): void
   /** changes this role's model (and key) from now on; the key stays in this process */
   setModel(model: ModelConfig): void
+  /** new caps (raising one resumes what it paused) */
+  setBudget(limits: BudgetLimits): void
+  /** whose goals this role works on from now on (work in flight finishes) */
+  setGoalsFrom(source: GoalSource): void
   /** the final plan (or the plan so far) of one root goal */
   exportPlan(goalId: string, format: 'markdown' | 'json'): string
   /**

@@ -12,9 +12,30 @@ const EMPTY_TREE: PlanTree = {
   goals: [],
   progress: { leaves: 0, leavesDone: 0, leavesFailed: 0, goals: 0 },
   usage: {
-    decomposer: { calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0, costUsd: 0 },
-    scorer: { calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0, costUsd: 0 },
-    executor: { calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0, costUsd: 0 },
+    decomposer: {
+      calls: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      offlineCalls: 0,
+      costUsd: 0,
+      unpricedCalls: 0,
+    },
+    scorer: {
+      calls: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      offlineCalls: 0,
+      costUsd: 0,
+      unpricedCalls: 0,
+    },
+    executor: {
+      calls: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      offlineCalls: 0,
+      costUsd: 0,
+      unpricedCalls: 0,
+    },
   },
 }
 
@@ -48,10 +69,19 @@ export const workerCore: StartCore = (init) => {
     }
   }
   worker.onerror = (event) => init.log(`role worker error: ${event.message}`)
-  send({ type: 'start', config: init.config, records: init.records, model: init.model })
+  send({
+    type: 'start',
+    config: init.config,
+    records: init.records,
+    model: init.model,
+    budget: init.budget,
+    authors: init.authors,
+  })
   const host: CoreHost = {
     deliver: (inputs) => send({ type: 'deliver', inputs }),
     setModel: (model) => send({ type: 'set-model', model }),
+    setBudget: (limits) => send({ type: 'set-budget', limits }),
+    setAuthors: (authors) => send({ type: 'set-authors', authors }),
     archive: (ids) => send({ type: 'archive', ids }),
     tree: () => tree,
     activity: () =>
@@ -71,6 +101,7 @@ export const workerCore: StartCore = (init) => {
           inputTokens: 0,
           outputTokens: 0,
           costUsd: 0,
+          unpricedCalls: 0,
         },
       },
     stop: () => {

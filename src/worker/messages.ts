@@ -8,12 +8,22 @@ import type { PlanRecord, WireRecord } from '../protocol/records'
 import type { PlanTree } from '../plan/tree'
 import type { PeerInput } from '../roles/index'
 import type { PeerConfig } from '../roles/types'
+import type { BudgetLimits } from '../runtime/budget'
 import type { RoleActivity } from '../runtime/types'
 
 export type ToWorker =
-  | { type: 'start'; config: PeerConfig; records: PlanRecord[]; model: ModelConfig }
+  | {
+      type: 'start'
+      config: PeerConfig
+      records: PlanRecord[]
+      model: ModelConfig
+      budget: BudgetLimits
+      authors: string[] | null
+    }
   | { type: 'deliver'; inputs: PeerInput[] }
   | { type: 'set-model'; model: ModelConfig }
+  | { type: 'set-budget'; limits: BudgetLimits }
+  | { type: 'set-authors'; authors: string[] | null }
   | { type: 'archive'; ids: string[] }
   | { type: 'stop' }
 

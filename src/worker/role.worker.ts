@@ -21,6 +21,8 @@ scope.onmessage = ({ data }) => {
         config: data.config,
         records: data.records,
         model: data.model,
+        budget: data.budget,
+        authors: data.authors,
         publish: (records) => post({ type: 'publish', records }),
         requestSync: () => post({ type: 'sync' }),
         onTree: (tree) => post({ type: 'tree', tree }),
@@ -35,6 +37,12 @@ scope.onmessage = ({ data }) => {
       break
     case 'set-model':
       driver?.setModel(data.model)
+      break
+    case 'set-budget':
+      driver?.setBudget(data.limits)
+      break
+    case 'set-authors':
+      driver?.setAuthors(data.authors)
       break
     case 'archive':
       driver?.archive(data.ids)

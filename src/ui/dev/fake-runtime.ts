@@ -81,7 +81,14 @@ function simulate(init: RuntimeInit, text: string, maxDepth: number, seed: numbe
 }
 
 function zeroUsage() {
-  return { calls: 0, inputTokens: 0, outputTokens: 0, offlineCalls: 0, costUsd: 0 }
+  return {
+    calls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    offlineCalls: 0,
+    costUsd: 0,
+    unpricedCalls: 0,
+  }
 }
 
 function emptyActivity(init: RuntimeInit): RoleActivity {
@@ -101,6 +108,7 @@ function emptyActivity(init: RuntimeInit): RoleActivity {
       inputTokens: 0,
       outputTokens: 0,
       costUsd: 0,
+      unpricedCalls: 0,
     },
   }
 }
@@ -218,6 +226,9 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
     setModel(next) {
       model = next
     },
+    // the fake runs no LLM: nothing to cap, nobody's goals to refuse
+    setBudget() {},
+    setGoalsFrom() {},
     exportPlan(goalId, format) {
       const goal = tree.goals.find((g) => g.id === goalId)
       if (format === 'json') return JSON.stringify(goal ?? null, null, 2)

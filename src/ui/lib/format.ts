@@ -21,7 +21,17 @@ export function formatTokens(n: number): string {
   return `${(n / 1_000_000).toFixed(1)}M`
 }
 
-/** Dollars, or "free" when nothing was spent (offline model, local servers). */
+/** Dollars (for a cost that may be partly unknown, see formatCostSum). */
+/**
+ * A cost that may be partly unknown: `unpriced` calls were made with models
+ * that have no known price, so `usd` is only what the priced calls cost.
+ * Never "$0" for a cost we do not know.
+ */
+export function formatCostSum(usd: number, unpriced: number): string {
+  if (unpriced === 0) return formatCost(usd)
+  return usd === 0 ? 'unknown' : `${formatCost(usd)} + unknown`
+}
+
 export function formatCost(usd: number): string {
   if (usd === 0) return '$0'
   if (usd < 0.01) return '< $0.01'

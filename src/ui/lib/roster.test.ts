@@ -40,6 +40,7 @@ function activity(
       inputTokens: 0,
       outputTokens: 0,
       costUsd: 0,
+      unpricedCalls: 0,
     },
   }
 }

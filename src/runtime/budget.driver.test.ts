@@ -1,0 +1,81 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { stamp, type GoalRecord } from '../protocol/records'
+import { WARMUP_MS } from '../protocol/rules'
+import { createRng } from '../sim/rng'
+import { fakePeerId } from '../sim/swarm'
+import { createMockLlmServer, type MockLlmServer } from '../../test/mock-llm/server'
+import type { BudgetLimits } from './budget'
+import { CoreDriver } from './driver'
+
+// The wiring: real token counts from a provider (the mock LLM server reports usage) reach the
+// budget, the budget pauses the role core, and a raised cap resumes it.
+const rng = createRng('budget-driver')
+const [me, author] = [fakePeerId(rng), fakePeerId(rng)]
+const NO_CAPS: BudgetLimits = {
+  tokensPerGoal: null,
+  tokensPerHour: null,
+  usdPerGoal: null,
+  usdPerHour: null,
+}
+
+let mock: MockLlmServer
+let driver: CoreDriver | null = null
+beforeAll(async () => {
+  mock = await createMockLlmServer()
+})
+afterAll(() => mock.close())
+afterEach(() => driver?.stop())
+
+const goal = (text: string) =>
+  stamp<GoalRecord>({ kind: 'goal', room: 'r', from: author, text, createdAt: 0, maxDepth: 2 })
+
+async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+describe('budget in the driver', () => {
+  it('pauses the role at its hourly token cap with real counts, and resumes when raised', async () => {
+    let clock = 0
+    driver = new CoreDriver({
+      config: {
+        peerId: me,
+        room: 'r',
+        role: 'decomposer',
+        capabilities: [],
+        capacity: 1,
+        model: 'openai-compatible/mock-model',
+        offline: false,
+      },
+      model: { provider: 'openai-compatible', model: 'mock-model', baseUrl: `${mock.url}/v1` },
+      budget: { ...NO_CAPS, tokensPerHour: 100 },
+      publish: () => {},
+      now: () => clock,
+      tickMs: 20,
+    })
+    clock = WARMUP_MS
+    const calls = () => mock.requests.filter((r) => r.taskKind === 'decompose').length
+    const first = goal('Plan a garden')
+    driver.deliver([{ type: 'record', record: first }])
+    await until(() => driver!.activity().budget?.decision.paused === true, 'the pause')
+    const budget = driver.activity().budget!
+    expect(budget.decision.hits).toMatchObject([{ cap: 'tokensPerHour', limit: 100 }])
+    // what the provider reported, not a guess: the activity counts the same calls
+    const { inputTokens, outputTokens } = driver.activity().llm
+    expect(budget.decision.hour.tokens).toBe(inputTokens + outputTokens)
+    expect(budget.decision.hour.unpriced).toBe(1) // mock-model has no known price
+    expect(budget.decision.costUnenforced).toBe(false) // no cost cap was set
+    expect(calls()).toBe(1)
+
+    driver.deliver([{ type: 'record', record: goal('Plan a party') }])
+    await new Promise((r) => setTimeout(r, 500))
+    expect(calls()).toBe(1)
+
+    driver.setBudget({ ...NO_CAPS, tokensPerHour: 1_000_000 })
+    await until(() => calls() === 2, 'the second goal’s split')
+    expect(driver.activity().budget?.decision.paused).toBe(false)
+  })
+})

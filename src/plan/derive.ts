@@ -169,7 +169,15 @@ function deriveTree(
 ): DerivedGoal {
   const tree: DerivedGoal[] = []
   const queue: GoalSeed[] = [
-    { id: root.id, text: root.text, depth: 0, maxDepth: root.maxDepth, root, parent: null, index: -1 },
+    {
+      id: root.id,
+      text: root.text,
+      depth: 0,
+      maxDepth: root.maxDepth,
+      root,
+      parent: null,
+      index: -1,
+    },
   ]
   // breadth-first, so a parent is always derived before its children
   for (let next = queue.shift(); next; next = queue.shift()) {

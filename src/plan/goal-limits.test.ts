@@ -51,7 +51,12 @@ describe('goals per author (goal-limits.ts)', () => {
       ...Array.from({ length: 25 }, (_, n) => goal(MALLORY, n, T0 + rng.int(0, 300_000))),
       ...Array.from({ length: 5 }, (_, n) => goal(ALICE, n, T0 + n * 90_000)),
     ]
-    const cancel = newCancel(ROOM, MALLORY, [...records].sort((a, b) => a.createdAt - b.createdAt)[0]!.id, T0)
+    const cancel = newCancel(
+      ROOM,
+      MALLORY,
+      [...records].sort((a, b) => a.createdAt - b.createdAt)[0]!.id,
+      T0,
+    )
     const reference = derived([...records, cancel])
     for (let i = 0; i < 50; i++) {
       const plan = derived(shuffled([...records, cancel], rng))
@@ -75,7 +80,9 @@ describe('goals per author (goal-limits.ts)', () => {
   })
 
   it('a lying author who spreads goals over past minutes passes the rate rule, but still has at most MAX_OPEN_GOALS_PER_AUTHOR live', () => {
-    const liar = Array.from({ length: 30 }, (_, n) => goal(MALLORY, n, T0 - n * GOAL_RATE_WINDOW_MS))
+    const liar = Array.from({ length: 30 }, (_, n) =>
+      goal(MALLORY, n, T0 - n * GOAL_RATE_WINDOW_MS),
+    )
     const honest = Array.from({ length: 2 }, (_, n) => goal(ALICE, n, T0 + n))
     const plan = derived([...liar, ...honest])
     const live = plan.roots.filter((id) => plan.goals.get(id)!.createdBy === MALLORY)

@@ -27,6 +27,13 @@ export function summarise(results: SeedResult[], wallSeconds: number) {
     accept_conflicts: sum(results, (r) => r.acceptConflicts),
     max_depth: Math.max(0, ...results.map((r) => r.maxDepth)),
     llm_calls: sum(results, (r) => r.llmCalls),
+    ...(results.some((r) => r.flood)
+      ? {
+          flood_goals_sent: sum(results, (r) => r.flood?.sent ?? 0),
+          flood_goals_worked: sum(results, (r) => r.flood?.worked ?? 0),
+          flood_goals_worked_max: Math.max(0, ...results.map((r) => r.flood?.worked ?? 0)),
+        }
+      : {}),
     virtual_seconds_p50: percentile(times, 50),
     virtual_seconds_p95: percentile(times, 95),
     wall_seconds: Math.round(wallSeconds * 10) / 10,

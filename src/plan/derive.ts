@@ -87,6 +87,8 @@ export interface DerivedPlan {
   roots: string[]
   /** root goal ids held by the per-author limits (goal-limits.ts): not derived */
   held: string[]
+  /** held root goal id → its author */
+  heldBy: Map<string, string>
   /** every exclusive task that exists, by task id */
   tasks: Map<string, TaskState>
   /** execute task id → its leaf */
@@ -155,6 +157,7 @@ export function derivePlan(plan: PlanState): DerivedPlan {
     goals: ordered,
     roots: counted.map((root) => root.id),
     held: held.map((root) => root.id),
+    heldBy: new Map(held.map((root) => [root.id, root.from])),
     tasks: orderedTasks,
     leaves,
   }

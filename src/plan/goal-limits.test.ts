@@ -7,6 +7,7 @@ import {
 import { newCancel, newGoal, type GoalRecord } from '../protocol/records'
 import { createRng, type Rng } from '../sim/rng'
 import { derivePlan } from './derive'
+import { settledRoots } from './archive'
 import { countedRoots } from './goal-limits'
 import { PlanState } from './state'
 
@@ -107,5 +108,12 @@ describe('goals per author (goal-limits.ts)', () => {
     // a cancel by someone else settles nothing (authority.ts), so frees nothing
     const forged = derived([...goals, newCancel(ROOM, ALICE, goals[0]!.id, T0 + 10_000)])
     expect(forged.roots).toEqual(before.roots)
+  })
+
+  it('a settled goal is not archived while its author has goals held (it still fills a place in the window)', () => {
+    const goals = Array.from({ length: 5 }, (_, n) => goal(MALLORY, n, T0 + n * 1_000))
+    const cancel = newCancel(ROOM, MALLORY, goals[0]!.id, T0 + 10_000)
+    expect(settledRoots(derived([...goals, cancel]))).toEqual([])
+    expect(settledRoots(derived([...goals.slice(0, 3), cancel]))).toEqual([goals[0]!.id])
   })
 })

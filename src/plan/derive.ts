@@ -163,6 +163,20 @@ export function derivePlan(plan: PlanState): DerivedPlan {
   }
 }
 
+/**
+ * Whether a new root goal would be held by the limits per author if added to
+ * `plan` now: a tab asks before it publishes its person's goal, so that a
+ * goal over the limits is refused with a reason instead of waiting unseen.
+ */
+export function wouldBeHeld(plan: PlanState, goal: GoalRecord): boolean {
+  const { held } = countedRoots([...plan.roots.values(), goal], (root) => {
+    if (root.id === goal.id) return true
+    const status = deriveTree(plan, root, new Map(), new Map()).status
+    return status !== 'done' && status !== 'failed' && status !== 'cancelled'
+  })
+  return held.some((root) => root.id === goal.id)
+}
+
 /** Derive the tree under one root goal into `goals` and `tasks`; returns the root. */
 function deriveTree(
   plan: PlanState,

@@ -6,7 +6,7 @@ import {
 } from '../protocol/limits'
 import { newCancel, newGoal, type GoalRecord } from '../protocol/records'
 import { createRng, type Rng } from '../sim/rng'
-import { derivePlan } from './derive'
+import { derivePlan, wouldBeHeld } from './derive'
 import { settledRoots } from './archive'
 import { countedRoots } from './goal-limits'
 import { PlanState } from './state'
@@ -115,5 +115,15 @@ describe('goals per author (goal-limits.ts)', () => {
     const cancel = newCancel(ROOM, MALLORY, goals[0]!.id, T0 + 10_000)
     expect(settledRoots(derived([...goals, cancel]))).toEqual([])
     expect(settledRoots(derived([...goals.slice(0, 3), cancel]))).toEqual([goals[0]!.id])
+  })
+
+  it('tells a tab beforehand whether its own new goal would be held', () => {
+    const goals = Array.from({ length: 3 }, (_, n) => goal(ALICE, n, T0 + n * 1_000))
+    const state = new PlanState()
+    for (const g of goals) state.add(g)
+    expect(wouldBeHeld(state, goal(ALICE, 3, T0 + 5_000))).toBe(true)
+    expect(wouldBeHeld(state, goal(MALLORY, 0, T0 + 5_000))).toBe(false)
+    state.add(newCancel(ROOM, ALICE, goals[1]!.id, T0 + 4_000))
+    expect(wouldBeHeld(state, goal(ALICE, 3, T0 + 5_000))).toBe(false)
   })
 })

@@ -2,9 +2,8 @@
  * Per-neighbour gossip rate limit: a token bucket per peer that sends us
  * gossip, charged before the message's signature is checked, the record
  * unsealed and its own signature checked (two Ed25519 checks on the main
- * thread, ~1.6 ms each in pure JS). What a full bucket refuses is dropped
- * unread: it costs a hash-free byte count, nothing more. Pure: the clock is
- * handed in.
+ * thread, ~1.6 ms each in pure JS). What an empty bucket refuses is dropped
+ * unread: it costs a subtraction, nothing more. Pure: the clock is handed in.
  */
 import {
   GOSSIP_BUCKET_CAPACITY,

@@ -206,3 +206,43 @@ export const INBOUND_CONNECTION_THRESHOLD = 100
  * of tabs all (re)joining at once, and a failed attempt is retried.
  */
 export const RELAY_RESERVATION_TIMEOUT_MS = 10_000
+
+/**
+ * Gossip rate limit per neighbour (rate-limit.ts). Every message a
+ * neighbour forwards is charged to it, once: GossipSub sends each message to
+ * a neighbour at most once, so an honest neighbour's rate is at most the
+ * room's rate of new records. In a 64-peer room that is ~13 presence beats a
+ * second plus plan records paced by LLM calls: a level of a plan with 36
+ * goals publishes ~500 proposals, votes, claims and nodes over tens of
+ * seconds, and 64 executors finishing together ~130 claims and results. A
+ * sync after joining does not use gossip (it has its own limits, §7.4).
+ *
+ * The burst a neighbour may send at once: any of those honest bursts fits.
+ */
+export const GOSSIP_BUCKET_CAPACITY = 600
+/**
+ * Tokens per second: four times the room's steady rate above, yet a flooder
+ * held to it costs at most 60 × 2 Ed25519 checks (~0.2 s of CPU a second in
+ * pure JS, far less with WebCrypto): it slows a tab, it cannot freeze it.
+ */
+export const GOSSIP_BUCKET_REFILL_PER_S = 60
+/** A message costs one token plus one per 16 KiB: a flood of 256 KiB records drains 17 times faster. */
+export const GOSSIP_BYTES_PER_TOKEN = 16 * 1024
+/** A neighbour's full bucket is forgotten after this long without traffic. */
+export const GOSSIP_BUCKET_IDLE_MS = 60_000
+/** At most one log line per flooding neighbour per this interval (with the count dropped). */
+export const FLOOD_LOG_INTERVAL_MS = 10_000
+/**
+ * GossipSub's own score (P5, the application's score) is −strikes × this:
+ * 2 strikes take a peer below the gossip threshold (−10: no IHAVE/IWANT with
+ * it), 10 below the publish threshold (−50), 16 below the graylist (−80: all
+ * its RPCs ignored unread) before the ban at STRIKES_BEFORE_BAN hangs up.
+ */
+export const STRIKE_SCORE_WEIGHT = 5
+/**
+ * GossipSub score P4 per topic: −weight × (invalid messages)². Five
+ * rejected messages (−100) graylist a peer; the count decays by 1% a second
+ * (half-life ~70 s), so a peer that sent junk stays graylisted a while.
+ */
+export const INVALID_MESSAGE_WEIGHT = -4
+export const INVALID_MESSAGE_DECAY = 0.99

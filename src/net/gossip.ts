@@ -11,8 +11,18 @@ import {
   type Message,
 } from '@libp2p/gossipsub'
 import type { GossipSubComponents } from '@libp2p/gossipsub'
+import type { PeerId } from '@libp2p/interface'
 import { sha256 } from '@noble/hashes/sha2.js'
-import { GOSSIP_HEARTBEAT_MS, GOSSIP_SEEN_TTL_MS } from './constants'
+import { bytesToHex } from '@noble/hashes/utils.js'
+import {
+  FLOOD_LOG_INTERVAL_MS,
+  GOSSIP_HEARTBEAT_MS,
+  GOSSIP_SEEN_TTL_MS,
+  INVALID_MESSAGE_DECAY,
+  INVALID_MESSAGE_WEIGHT,
+  STRIKE_SCORE_WEIGHT,
+} from './constants'
+import { messageCost, RateLimiter } from './rate-limit'
 import { RecordRejectedError, RecordTooLargeError } from './errors'
 import { errMsg, type NetLogger } from './log'
 import type { GossipValidator, PublishResult, Verdict } from './types'
@@ -26,16 +36,64 @@ export function maxRpcBytes(maxRecordBytes: number): number {
   return 2 * maxRecordBytes + 64 * 1024
 }
 
+/**
+ * GossipSub's peer score for one of our topics (P1–P4). Only P4, invalid
+ * messages, can make a score negative: P3 (too few deliveries from a mesh
+ * peer) is off, as a quiet room (no goal running) would otherwise graylist
+ * every honest neighbour.
+ */
+function topicScore() {
+  return {
+    topicWeight: 1,
+    // P1, P2: small rewards for staying in the mesh and delivering first (capped)
+    timeInMeshWeight: 0.01,
+    timeInMeshQuantum: 1_000,
+    timeInMeshCap: 3_600,
+    firstMessageDeliveriesWeight: 0.1,
+    firstMessageDeliveriesDecay: 0.9,
+    firstMessageDeliveriesCap: 50,
+    // P3, P3b: off (see above)
+    meshMessageDeliveriesWeight: 0,
+    meshMessageDeliveriesDecay: 0.5,
+    meshMessageDeliveriesCap: 100,
+    meshMessageDeliveriesThreshold: 1,
+    meshMessageDeliveriesWindow: 10,
+    meshMessageDeliveriesActivation: 5_000,
+    meshFailurePenaltyWeight: 0,
+    meshFailurePenaltyDecay: 0.5,
+    // P4: every rejected message
+    invalidMessageDeliveriesWeight: INVALID_MESSAGE_WEIGHT,
+    invalidMessageDeliveriesDecay: INVALID_MESSAGE_DECAY,
+  }
+}
+
+export interface SwarmGossipsubInit {
+  maxRecordBytes: number
+  /** the room's topics, which the peer score watches */
+  topics: readonly string[]
+  /** strikes a peer holds now (strikes.ts): GossipSub's application score */
+  strikes: (peerId: string) => number
+}
+
 /** The gossipsub service factory with this swarm's settings. */
 export function swarmGossipsub(
-  maxRecordBytes: number,
+  init: SwarmGossipsubInit,
 ): (components: GossipSubComponents) => GossipSub {
-  const opts: Partial<GossipsubOpts> = {
+  return gossipsub(swarmGossipsubOptions(init))
+}
+
+/** This swarm's GossipSub settings. */
+export function swarmGossipsubOptions(init: SwarmGossipsubInit): Partial<GossipsubOpts> {
+  return {
     // every message carries its author's signature; unsigned ones are rejected
     globalSignaturePolicy: StrictSign,
     // the id is the content: the same record published twice (or by two
     // peers) is one message, which matches the store's content ids
     msgIdFn: (msg: Message) => sha256(msg.data),
+    // the same id, known before the signature check: a copy of a message we
+    // already took (every neighbour in the mesh forwards it) costs a hash, not
+    // an Ed25519 check
+    fastMsgIdFn: (msg) => bytesToHex(sha256(msg.data ?? new Uint8Array(0))),
     // a peer alone in the room still publishes (the message is lost, as it
     // would be anyway; sync delivers it to whoever joins later)
     allowPublishToZeroTopicPeers: true,
@@ -44,7 +102,7 @@ export function swarmGossipsub(
     emitSelf: false,
     heartbeatInterval: GOSSIP_HEARTBEAT_MS,
     seenTTL: GOSSIP_SEEN_TTL_MS,
-    maxInboundDataLength: maxRpcBytes(maxRecordBytes),
+    maxInboundDataLength: maxRpcBytes(init.maxRecordBytes),
     // gossip only over direct links: relayed links are limited (and cut by
     // the relay after a while), they exist only to signal WebRTC
     runOnLimitedConnection: false,
@@ -53,9 +111,100 @@ export function swarmGossipsub(
       // colocation penalty graylists a swarm of 12+ tabs. Sybil resistance by
       // IP makes no sense on a LAN; the validator and strikes do the policing.
       IPColocationFactorWeight: 0,
+      // our strikes (rejected records, floods, junk in sync) lower the score
+      appSpecificScore: (peer: string) => -init.strikes(peer),
+      appSpecificWeight: STRIKE_SCORE_WEIGHT,
+      topics: Object.fromEntries(init.topics.map((topic) => [topic, topicScore()])),
+    },
+    // the library's defaults, stated: below −80 a peer's RPCs are ignored unread
+    scoreThresholds: {
+      gossipThreshold: -10,
+      publishThreshold: -50,
+      graylistThreshold: -80,
     },
   }
-  return gossipsub(opts)
+}
+
+export interface InboundGuardInit {
+  pubsub: GossipSub
+  limiter: RateLimiter
+  logger: NetLogger
+  /** a neighbour sent `count` of its own messages past its bucket: strike it */
+  onFlood: (peer: string, count: number) => void
+  now?: () => number
+}
+
+/**
+ * Charge every message a neighbour sends to its bucket before GossipSub
+ * checks anything; drop what the bucket refuses, unread. GossipSub marks a
+ * dropped message neither seen nor invalid, so an honest copy of it from
+ * another neighbour, or from sync, is still taken. Only a neighbour's own
+ * messages past its bucket count as strikes: an honest neighbour that merely
+ * forwards a flood is not cut off for it (its copies are dropped all the same).
+ */
+export function guardInbound(init: InboundGuardInit): void {
+  const { pubsub, limiter, logger } = init
+  const now = init.now ?? Date.now
+  // GossipSub's entry point for a neighbour's RPC (public on the class, absent
+  // from the interface the package exports): the one place before its checks
+  const target = pubsub as unknown as InboundRpcEntry
+  if (typeof target.handleReceivedRpc !== 'function') {
+    logger.error('gossip: no handleReceivedRpc in this GossipSub: inbound rate limit off', {})
+    return
+  }
+  const original = target.handleReceivedRpc.bind(pubsub)
+  const dropped = new Map<string, { count: number; loggedAt: number }>()
+  let lastPrune = now()
+  target.handleReceivedRpc = async (from, rpc) => {
+    if (rpc.messages.length > 0) {
+      const peer = from.toString()
+      const t = now()
+      const own = from.toMultihash().bytes
+      let refused = 0
+      let ownRefused = 0
+      rpc.messages = rpc.messages.filter((msg) => {
+        if (limiter.take(peer, messageCost(msg.data?.length ?? 0), t)) return true
+        refused++
+        if (msg.from !== undefined && sameBytes(msg.from, own)) ownRefused++
+        return false
+      })
+      if (refused > 0) {
+        const entry = dropped.get(peer) ?? { count: 0, loggedAt: -Infinity }
+        entry.count += refused
+        if (t - entry.loggedAt >= FLOOD_LOG_INTERVAL_MS) {
+          logger.warn('gossip: neighbour over its rate limit; messages dropped', {
+            peer,
+            dropped: entry.count,
+          })
+          entry.loggedAt = t
+          entry.count = 0
+        }
+        dropped.set(peer, entry)
+        if (ownRefused > 0) init.onFlood(peer, ownRefused)
+      }
+      if (t - lastPrune > FLOOD_LOG_INTERVAL_MS) {
+        lastPrune = t
+        limiter.prune(t)
+        for (const [p, entry] of dropped) {
+          if (t - entry.loggedAt > FLOOD_LOG_INTERVAL_MS) dropped.delete(p)
+        }
+      }
+    }
+    return original(from, rpc)
+  }
+}
+
+interface InboundRpcEntry {
+  handleReceivedRpc(
+    from: PeerId,
+    rpc: { messages: { from?: Uint8Array; data?: Uint8Array }[] },
+  ): Promise<void>
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
 }
 
 export interface GossipAdapterInit {

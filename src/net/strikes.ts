@@ -50,6 +50,13 @@ export class Strikes {
     return false
   }
 
+  /** Strikes `peerId` holds now (after decay); 0 for a peer never struck or just banned. */
+  count(peerId: string): number {
+    const prev = this.counts.get(peerId)
+    if (!prev) return 0
+    return Math.max(0, prev.count - Math.floor((this.now() - prev.last) / this.decayMs))
+  }
+
   isBanned(peerId: string): boolean {
     const until = this.banned.get(peerId)
     if (until === undefined) return false

@@ -12,7 +12,11 @@ import { RecordRejectedError } from './errors'
 import type { SwarmNode, SyncReport } from './types'
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import { RELAY_V2_HOP_CODEC } from '@libp2p/circuit-relay-v2'
-import { RELAYED_LINK_GRACE_MS } from './constants'
+import {
+  GOSSIP_BUCKET_CAPACITY,
+  GOSSIP_BUCKET_REFILL_PER_S,
+  RELAYED_LINK_GRACE_MS,
+} from './constants'
 
 const running: Array<{ stop(): Promise<void> }> = []
 afterEach(async () => {
@@ -129,6 +133,41 @@ describe('swarm node (Node variant)', () => {
     await waitFor(() => got.length > 0, 5_000, 'valid message')
     expect(got.map((b) => new TextDecoder().decode(b))).toEqual(['fine'])
     expect(good.logs.some((l) => l.startsWith('warn gossip: message rejected'))).toBe(true)
+  })
+
+  it('takes an honest burst whole, and cuts off a neighbour that floods', async () => {
+    const r = await relay()
+    const flooder = await peer(r)
+    const good = await peer(r)
+    await waitFor(() => linked(flooder.node, good.node), 15_000, 'direct link')
+    let got = 0
+    good.node.subscribe('t', () => got++)
+    flooder.node.subscribe('t', () => {})
+    await new Promise((res) => setTimeout(res, 1_500))
+    // an honest burst (a level of a plan, many results at once) arrives whole
+    const BURST = 400
+    await Promise.all(
+      Array.from({ length: BURST }, (_, i) => flooder.node.publish('t', enc(`burst ${i}`))),
+    )
+    await waitFor(() => got === BURST, 10_000, 'the whole burst')
+    expect(good.logs.some((l) => l.includes('over its rate limit'))).toBe(false)
+    // a flood: at most what is left in its bucket plus the refill, then a ban
+    const t0 = Date.now()
+    const FLOOD = 3_000
+    await Promise.all(
+      Array.from({ length: FLOOD }, (_, i) => flooder.node.publish('t', enc(`flood ${i}`))),
+    )
+    await waitFor(() => !linked(good.node, flooder.node), 10_000, 'the flooder cut off')
+    const seconds = (Date.now() - t0) / 1000
+    const flood = got - BURST
+    console.log(`flood: ${flood} of ${FLOOD} delivered in ${seconds.toFixed(1)} s, then banned`)
+    expect(flood).toBeLessThanOrEqual(
+      GOSSIP_BUCKET_CAPACITY - BURST + Math.ceil((seconds + 2) * GOSSIP_BUCKET_REFILL_PER_S),
+    )
+    expect(good.logs.some((l) => l.startsWith('warn gossip: neighbour over its rate limit'))).toBe(
+      true,
+    )
+    expect(good.logs.some((l) => l.startsWith('warn peer banned'))).toBe(true)
   })
 
   it('a late joiner gets every record through sync, once, and quickly', async () => {

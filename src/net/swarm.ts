@@ -26,7 +26,9 @@ import {
 import { checkRoom } from './discovery-wire'
 import { Dialer } from './dialer'
 import { InvalidInitError, InvalidRoomError, NodeStoppedError } from './errors'
-import { GossipAdapter, swarmGossipsub } from './gossip'
+import { GossipAdapter, guardInbound, swarmGossipsub } from './gossip'
+import { RateLimiter } from './rate-limit'
+import { roomTopics } from '../protocol/topics'
 import { consoleLogger, errMsg, type NetLogger } from './log'
 import { peerIdOf } from './multiaddr'
 import { RelayClient } from './relay-client'
@@ -122,7 +124,11 @@ export async function createSwarm(
     connectionManager: { inboundConnectionThreshold: INBOUND_CONNECTION_THRESHOLD },
     services: {
       identify: identify(),
-      pubsub: swarmGossipsub(maxRecordBytes),
+      pubsub: swarmGossipsub({
+        maxRecordBytes,
+        topics: Object.values(roomTopics(room)),
+        strikes: (peer) => strikes.count(peer),
+      }),
     },
   })
   ref.node = libp2p
@@ -165,6 +171,12 @@ export async function createSwarm(
     maxRecordBytes,
     logger,
     onReject: (peer, reason) => strikes.strike(peer, reason),
+  })
+  guardInbound({
+    pubsub: libp2p.services.pubsub,
+    limiter: new RateLimiter(),
+    logger,
+    onFlood: (peer, count) => strikes.strike(peer, 'gossip flood', count),
   })
 
   const dialer = new Dialer({

@@ -12,11 +12,21 @@ import { nodeId, taskId } from '../protocol/ids'
 import type { DerivedPlan } from './derive'
 import { PlanState } from './state'
 
-/** Root goals whose plan is over: done, failed or cancelled. */
+/**
+ * Root goals whose plan is over: done, failed or cancelled. Not those of an
+ * author with goals held by the limits (goal-limits.ts): a settled goal still
+ * fills a place in its author's rate window, and dropping it here alone
+ * could let a held goal count on this peer before it counts on the others.
+ */
 export function settledRoots(plan: DerivedPlan): string[] {
+  const waiting = new Set(plan.held.map((id) => plan.heldBy.get(id)))
   return plan.roots.filter((id) => {
-    const status = plan.goals.get(id)?.status
-    return status === 'done' || status === 'failed' || status === 'cancelled'
+    const goal = plan.goals.get(id)
+    const status = goal?.status
+    return (
+      (status === 'done' || status === 'failed' || status === 'cancelled') &&
+      !waiting.has(goal!.createdBy)
+    )
   })
 }
 

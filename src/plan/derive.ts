@@ -22,6 +22,7 @@ import type {
 } from '../protocol/records'
 import { acceptHolds } from './acceptance'
 import { countedCancels, earliestAccept } from './authority'
+import { countedRoots } from './goal-limits'
 import type { PlanState } from './state'
 import { authorised, bestOutput, deriveTask, type TaskState } from './tasks'
 
@@ -82,8 +83,12 @@ export interface DerivedSlot {
 export interface DerivedPlan {
   version: number
   goals: Map<string, DerivedGoal>
-  /** root goal ids, oldest first */
+  /** root goal ids that count, oldest first */
   roots: string[]
+  /** root goal ids held by the per-author limits (goal-limits.ts): not derived */
+  held: string[]
+  /** held root goal id → its author */
+  heldBy: Map<string, string>
   /** every exclusive task that exists, by task id */
   tasks: Map<string, TaskState>
   /** execute task id → its leaf */
@@ -123,23 +128,80 @@ interface GoalSeed {
 export function derivePlan(plan: PlanState): DerivedPlan {
   const goals = new Map<string, DerivedGoal>()
   const tasks = new Map<string, TaskState>()
-  const roots = [...plan.roots.values()].sort(
-    (a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1),
+  // per-author limits (goal-limits.ts): a held root is never derived
+  const { counted, held } = countedRoots(plan.roots.values(), (root) => {
+    const status = deriveTree(plan, root, goals, tasks).status
+    return status !== 'done' && status !== 'failed' && status !== 'cancelled'
+  })
+  // goals in breadth-first order over the roots oldest first, as roles walk them:
+  // never in the order the authors' goals arrived
+  const rootIndex = new Map(counted.map((root, index) => [root.id, index]))
+  const ordered = new Map(
+    [...goals.values()]
+      .sort((a, b) => a.depth - b.depth || rootIndex.get(a.root)! - rootIndex.get(b.root)!)
+      .map((goal) => [goal.id, goal]),
   )
-  const queue: GoalSeed[] = roots.map((root) => ({
-    id: root.id,
-    text: root.text,
-    depth: 0,
-    maxDepth: root.maxDepth,
-    root,
-    parent: null,
-    index: -1,
-  }))
+  const orderedTasks = new Map<string, TaskState>()
+  const leaves = new Map<string, { goal: DerivedGoal; slot: DerivedSlot }>()
+  for (const goal of ordered.values()) {
+    orderedTasks.set(goal.decide.id, goal.decide)
+    orderedTasks.set(goal.rollup.id, goal.rollup)
+    for (const slot of goal.slots) {
+      if (!slot.execute) continue
+      orderedTasks.set(slot.execute.id, slot.execute)
+      leaves.set(slot.execute.id, { goal, slot })
+    }
+  }
+  return {
+    version: plan.version,
+    goals: ordered,
+    roots: counted.map((root) => root.id),
+    held: held.map((root) => root.id),
+    heldBy: new Map(held.map((root) => [root.id, root.from])),
+    tasks: orderedTasks,
+    leaves,
+  }
+}
+
+/**
+ * Whether a new root goal would be held by the limits per author if added to
+ * `plan` now: a tab asks before it publishes its person's goal, so that a
+ * goal over the limits is refused with a reason instead of waiting unseen.
+ */
+export function wouldBeHeld(plan: PlanState, goal: GoalRecord): boolean {
+  const { held } = countedRoots([...plan.roots.values(), goal], (root) => {
+    if (root.id === goal.id) return true
+    const status = deriveTree(plan, root, new Map(), new Map()).status
+    return status !== 'done' && status !== 'failed' && status !== 'cancelled'
+  })
+  return held.some((root) => root.id === goal.id)
+}
+
+/** Derive the tree under one root goal into `goals` and `tasks`; returns the root. */
+function deriveTree(
+  plan: PlanState,
+  root: GoalRecord,
+  goals: Map<string, DerivedGoal>,
+  tasks: Map<string, TaskState>,
+): DerivedGoal {
+  const tree: DerivedGoal[] = []
+  const queue: GoalSeed[] = [
+    {
+      id: root.id,
+      text: root.text,
+      depth: 0,
+      maxDepth: root.maxDepth,
+      root,
+      parent: null,
+      index: -1,
+    },
+  ]
   // breadth-first, so a parent is always derived before its children
   for (let next = queue.shift(); next; next = queue.shift()) {
     if (goals.has(next.id)) continue
     const goal = deriveGoal(plan, next, tasks)
     goals.set(goal.id, goal)
+    tree.push(goal)
     for (const slot of goal.slots) {
       if (slot.child) {
         queue.push({
@@ -155,13 +217,8 @@ export function derivePlan(plan: PlanState): DerivedPlan {
     }
   }
   // statuses need children first: settle bottom-up
-  const ordered = [...goals.values()].sort((a, b) => b.depth - a.depth)
-  for (const goal of ordered) settleGoal(goal, goals)
-  const leaves = new Map<string, { goal: DerivedGoal; slot: DerivedSlot }>()
-  for (const goal of goals.values()) {
-    for (const slot of goal.slots) if (slot.execute) leaves.set(slot.execute.id, { goal, slot })
-  }
-  return { version: plan.version, goals, roots: roots.map((root) => root.id), tasks, leaves }
+  for (const goal of tree.sort((a, b) => b.depth - a.depth)) settleGoal(goal, goals)
+  return goals.get(root.id)!
 }
 
 function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskState>): DerivedGoal {

@@ -30,3 +30,26 @@ export const MAX_RECORD_BYTES = 256 * 1024
 /** A room name: short, URL-safe, shown in share links. */
 export const MAX_ROOM = 64
 export const MAX_MODEL_LABEL = 80
+
+/**
+ * Goals per author (src/plan/goal-limits.ts). A room member's root goals
+ * beyond these do not count: no peer decomposes them or shows them as live.
+ * They bound what one member (one signing key) can make every tab spend.
+ */
+/**
+ * Root goals one author may start per window, by the goals' own createdAt.
+ * A person types a goal in tens of seconds; six a minute leaves room for a
+ * quick batch yet stops a burst of hundreds. An author can lie about
+ * createdAt to spread goals over past minutes: MAX_OPEN_GOALS_PER_AUTHOR is
+ * the bound that does not depend on the clock.
+ */
+export const GOALS_PER_AUTHOR_PER_WINDOW = 6
+export const GOAL_RATE_WINDOW_MS = 60_000
+/**
+ * Root goals of one author that count while not yet done, failed or
+ * cancelled. A person follows a few plans at a time; each open goal can
+ * cost every tab in the room a whole tree of LLM calls, so three is the most
+ * one member can have the room work on at once. More wait (queued) until
+ * one settles.
+ */
+export const MAX_OPEN_GOALS_PER_AUTHOR = 3

@@ -117,8 +117,10 @@ export const decomposer: RoleLogic = {
     const goals = derived(peer).goals
     for (const work of [...peer.work.values()]) {
       const goal = goals.get(work.subject)
-      if (goal?.cancelled || goal?.accept)
-        abortWork(peer, fx, work, 'the goal was cancelled or decided')
+      // a root goal that no longer counts (goal-limits.ts: a backdated goal of its
+      // author took its place) is not worth the rest of the call
+      if (!goal || goal.cancelled || goal.accept)
+        abortWork(peer, fx, work, 'the goal was cancelled, decided or held by the limits')
     }
     if (!isWarm(peer, now) || !peer.healthy) return
     for (const goal of goals.values()) {

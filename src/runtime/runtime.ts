@@ -32,6 +32,7 @@ import { SealedStore } from './sealed'
 import { isPlanRecord, PlanStore } from './store'
 import { archiveFinished } from './archive'
 import { DEFAULT_BUDGET } from './budget'
+import { GoalLimitError, ownGoalWouldWait } from './goal-limit'
 import type {
   GoalSource,
   PeerRuntime,
@@ -339,6 +340,8 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     async submitGoal(text, maxDepth = DEFAULT_MAX_DEPTH) {
       if (role === 'observer') throw new Error('an observer publishes nothing')
       const goal = ownRecord(newGoal(room, peerId, text, now(), maxDepth))
+      // a goal over the limits per author would wait unseen: refuse it, saying why
+      if (ownGoalWouldWait(store.records(), goal)) throw new GoalLimitError()
       publish([goal])
       await outbox
       return goal.id

@@ -25,6 +25,7 @@ const HELP = `usage: npm run sim -- [options]
   --low-scores       scores that often miss the 0.6 threshold and disagree (suites.ts LOW_SCORES)
   --no-crashes       no peer crashes
   --hostile          a hostile member attacks the plan throughout (sim/hostile.ts)
+  --flood            a member floods the room with goals throughout (sim/flood.ts)
   --max-crashes N    up to N crashes (and restarts) per run (default 1)
   --partitions N     N times per run the swarm splits in two for 5-30 s, then heals
   --codec            every record signed, encoded and verified by the real codec
@@ -56,6 +57,7 @@ function optionsFromArgs(argv: string[]) {
       'low-scores': { type: 'boolean', default: false },
       'no-crashes': { type: 'boolean', default: false },
       hostile: { type: 'boolean', default: false },
+      flood: { type: 'boolean', default: false },
       'max-crashes': { type: 'string' },
       partitions: { type: 'string' },
       codec: { type: 'boolean', default: false },
@@ -84,6 +86,7 @@ function optionsFromArgs(argv: string[]) {
     maxDepth: num(values.depth, DEFAULT_SWARM.maxDepth),
     crashes: !values['no-crashes'],
     hostile: values.hostile,
+    flood: values.flood,
     maxCrashes: num(values['max-crashes'], 1),
     partitions: num(values.partitions, 0),
     codec: values.codec,

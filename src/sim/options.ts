@@ -52,6 +52,8 @@ export interface SwarmOptions {
   realSync?: boolean
   /** a hostile member (sim/hostile.ts) attacks the plan throughout the run */
   hostile?: boolean
+  /** a member floods the room with goals throughout the run (sim/flood.ts) */
+  flood?: boolean
   /** called after every step, for scenario tests (e.g. crash a peer right after it claims) */
   onStep?: (sim: Swarm, peer: SimPeer, effects: Effects, now: number) => void
 }

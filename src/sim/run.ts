@@ -8,6 +8,7 @@ import type { DerivedPlan } from '../plan/derive'
 import { projectTree } from '../plan/tree'
 import { derived } from '../roles/peer'
 import { ATTACK_EVERY_MS, attackRecords, hostileViolations } from './hostile'
+import { FLOODER_PEER, floodGoals, floodGoalsWorked, floodViolations } from './flood'
 import { Swarm, type SimPeer, type SwarmOptions } from './swarm'
 
 export interface SeedResult {
@@ -30,6 +31,8 @@ export interface SeedResult {
   /** counted accepts by basis: how each goal was decided */
   accepts: Record<'quorum' | 'settled' | 'deadline', number>
   violations: string[]
+  /** with a goal flood: goals it sent, and how many any honest peer spent a call on */
+  flood?: { sent: number; worked: number; rounds: number }
 }
 
 /** When the first goal is submitted: after every peer has heard the others. */
@@ -48,8 +51,10 @@ function treeFingerprint(peer: SimPeer): string {
 }
 
 function settled(plan: DerivedPlan, goals: number): boolean {
-  if (plan.roots.length < goals) return false
-  return plan.roots.every((id) => {
+  // the flooder's goals are not the plan the run waits for
+  const roots = plan.roots.filter((id) => plan.goals.get(id)?.createdBy !== FLOODER_PEER)
+  if (roots.length < goals) return false
+  return roots.every((id) => {
     const status = plan.goals.get(id)?.status
     return status === 'done' || status === 'failed' || status === 'cancelled'
   })
@@ -124,13 +129,22 @@ export function runSeed(options: SwarmOptions): SeedResult {
     return peer !== undefined && settled(derived(peer.state!), options.goals.length)
   }
   let completed = false
-  if (options.hostile) {
+  const violations: string[] = []
+  let floodRounds = 0
+  if (options.hostile || options.flood) {
     // the hostile member strikes every few seconds, through a random live peer's links
     const attack = () => {
       const via = sim.rng.pick(sim.alive())
-      const plan = derived(via.state!)
-      for (const record of attackRecords(plan, via.state!.config.room, sim.now)) {
-        sim.inject(via, record)
+      const room = via.state!.config.room
+      if (options.hostile) {
+        for (const record of attackRecords(derived(via.state!), room, sim.now)) {
+          sim.inject(via, record)
+        }
+      }
+      if (options.flood) {
+        // the limits hold on every replica at every round, not only at the end
+        for (const peer of sim.alive()) violations.push(...floodViolations(derived(peer.state!)))
+        for (const goal of floodGoals(room, sim.now, floodRounds++)) sim.inject(via, goal)
       }
     }
     while (!completed && sim.now < options.maxVirtualMs) {
@@ -150,7 +164,6 @@ export function runSeed(options: SwarmOptions): SeedResult {
     return fingerprints.size === 1
   }, sim.now + CONVERGE_WITHIN_MS)
 
-  const violations: string[] = []
   const alive = sim.alive()
   if (!converged) violations.push('replicas differ after settling')
   if (new Set(alive.map(treeFingerprint)).size !== 1)
@@ -158,6 +171,9 @@ export function runSeed(options: SwarmOptions): SeedResult {
   if (!completed) violations.push('the plan did not finish in time')
   if (options.hostile) {
     for (const p of alive) violations.push(...hostileViolations(derived(p.state!)))
+  }
+  if (options.flood) {
+    for (const p of alive) violations.push(...floodViolations(derived(p.state!)))
   }
   if (sim.wire && sim.wire.rejected > 0)
     violations.push(`${sim.wire.rejected} records rejected by the codec`)
@@ -214,5 +230,14 @@ export function runSeed(options: SwarmOptions): SeedResult {
     llmCalls: sim.peers.reduce((sum, p) => sum + p.llmCalls, 0),
     accepts,
     violations,
+    ...(options.flood
+      ? {
+          flood: {
+            sent: [...state.plan.roots.values()].filter((g) => g.from === FLOODER_PEER).length,
+            worked: floodGoalsWorked(state.plan),
+            rounds: floodRounds,
+          },
+        }
+      : {}),
   }
 }

@@ -32,6 +32,13 @@ export function summarise(results: SeedResult[], wallSeconds: number) {
       settled: sum(results, (r) => r.accepts.settled),
       deadline: sum(results, (r) => r.accepts.deadline),
     },
+    ...(results.some((r) => r.flood)
+      ? {
+          flood_goals_sent: sum(results, (r) => r.flood?.sent ?? 0),
+          flood_goals_worked: sum(results, (r) => r.flood?.worked ?? 0),
+          flood_goals_worked_max: Math.max(0, ...results.map((r) => r.flood?.worked ?? 0)),
+        }
+      : {}),
     virtual_seconds_p50: percentile(times, 50),
     virtual_seconds_p95: percentile(times, 95),
     wall_seconds: Math.round(wallSeconds * 10) / 10,

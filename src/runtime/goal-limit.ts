@@ -1,0 +1,26 @@
+/**
+ * The limits per author (src/plan/goal-limits.ts), as a tab's person meets
+ * them: a goal they submit over the limits is refused with the reason,
+ * rather than published to wait where no tab shows it.
+ */
+import { wouldBeHeld } from '../plan/derive'
+import { PlanState } from '../plan/state'
+import { GOALS_PER_AUTHOR_PER_WINDOW, MAX_OPEN_GOALS_PER_AUTHOR } from '../protocol/limits'
+import type { GoalRecord, PlanRecord } from '../protocol/records'
+
+export class GoalLimitError extends Error {
+  constructor() {
+    super(
+      `a room member may have ${MAX_OPEN_GOALS_PER_AUTHOR} goals open at once and start ` +
+        `${GOALS_PER_AUTHOR_PER_WINDOW} a minute: wait for one of yours to finish, or cancel one`,
+    )
+    this.name = 'GoalLimitError'
+  }
+}
+
+/** Whether `goal`, added to these records, would be held by the limits. */
+export function ownGoalWouldWait(records: Iterable<PlanRecord>, goal: GoalRecord): boolean {
+  const state = new PlanState()
+  for (const record of records) state.add(record)
+  return wouldBeHeld(state, goal)
+}

@@ -1,0 +1,63 @@
+/**
+ * A goal-flooding member for the simulator: a peer that holds the room's
+ * secret and publishes goals as fast as it likes, half of them stamped with
+ * the real time and half backdated a minute apart, each round further into
+ * the past (a liar that spreads its goals over past minutes to pass the rate
+ * rule and to take the place of its own earlier goals). The limits of
+ * src/plan/goal-limits.ts must keep what it costs the honest peers bounded.
+ */
+import { MAX_OPEN_GOALS_PER_AUTHOR, GOAL_RATE_WINDOW_MS } from '../protocol/limits'
+import { newGoal, type GoalRecord } from '../protocol/records'
+import type { DerivedPlan } from '../plan/derive'
+import type { PlanState } from '../plan/state'
+
+export const FLOODER_PEER = '12D3KooWF1ooderMember1111111111111111111111111111111'
+/** Goals per flood round (one round per ATTACK_EVERY_MS): hundreds an hour. */
+export const FLOOD_GOALS_PER_ROUND = 10
+
+/** One round of the flood: half truthful, half backdated past every earlier round. */
+export function floodGoals(room: string, at: number, round: number): GoalRecord[] {
+  return Array.from({ length: FLOOD_GOALS_PER_ROUND }, (_, i) => {
+    const backdated = i % 2 === 1
+    const createdAt = backdated
+      ? Math.max(0, at - (round * FLOOD_GOALS_PER_ROUND + i + 1) * GOAL_RATE_WINDOW_MS)
+      : at
+    return newGoal(room, FLOODER_PEER, `Flood goal ${round}.${i}`, createdAt, 3)
+  })
+}
+
+/** The flooder's root goals that count and are still open, in a replica's derived plan. */
+export function liveFloodGoals(plan: DerivedPlan): string[] {
+  return plan.roots.filter((id) => {
+    const goal = plan.goals.get(id)!
+    return (
+      goal.createdBy === FLOODER_PEER &&
+      goal.status !== 'done' &&
+      goal.status !== 'failed' &&
+      goal.status !== 'cancelled'
+    )
+  })
+}
+
+/** What the limits must never let the flooder have, in a replica's derived plan. */
+export function floodViolations(plan: DerivedPlan): string[] {
+  const violations: string[] = []
+  const live = liveFloodGoals(plan)
+  if (live.length > MAX_OPEN_GOALS_PER_AUTHOR)
+    violations.push(`${live.length} live flood goals (at most ${MAX_OPEN_GOALS_PER_AUTHOR})`)
+  for (const id of plan.held) {
+    if (plan.goals.has(id)) violations.push(`held goal ${id} derived`)
+  }
+  return violations
+}
+
+/** Flood goals some honest peer spent an LLM call on (a proposal or a failure to decompose). */
+export function floodGoalsWorked(state: PlanState): number {
+  let worked = 0
+  for (const root of state.roots.values()) {
+    if (root.from !== FLOODER_PEER) continue
+    const records = state.goalRecords(root.id)
+    if (records.proposals.length > 0 || state.failures(root.id).length > 0) worked++
+  }
+  return worked
+}

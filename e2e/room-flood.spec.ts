@@ -1,8 +1,8 @@
 /**
  * A member who floods. It has the invite (its goals are sealed and signed
- * like anyone's) and, while four tabs run a plan, publishes 30 goals at
- * once: half dated a minute apart in the past (a liar spreading its goals to
- * pass the per-minute rule), half dated now. The limits of
+ * like anyone's) and, while four tabs run a plan, publishes 12 goals at
+ * once: 3 dated a minute apart in the past (a liar spreading its goals to
+ * pass the per-minute rule), 9 dated now (3 past the per-minute rule). The limits of
  * src/plan/goal-limits.ts hold on every tab: at most MAX_OPEN_GOALS_PER_AUTHOR
  * of its goals are live at any time, a new one starts only when one of its
  * goals settles, no more than GOALS_PER_AUTHOR_PER_WINDOW of those dated now
@@ -29,7 +29,11 @@ import { expect, test } from './fixtures/ui-app'
 import { pickRole, submitGoal, waitForPeers } from './fixtures/ui-steps'
 
 const GOAL = 'Organise a neighbourhood tool library'
-const FLOOD = 30
+/** goals dated a minute apart in the past: each passes the per-minute rule, only the open-goal cap holds them */
+const BACKDATED = 3
+/** goals dated now: the per-minute rule holds all past GOALS_PER_AUTHOR_PER_WINDOW for good */
+const DATED_NOW = GOALS_PER_AUTHOR_PER_WINDOW + 3
+const FLOOD = BACKDATED + DATED_NOW
 /** four tabs on the offline model, on 2 shared cores, with three flood goals beside the plan */
 const PLAN_TIMEOUT_MS = 240_000
 
@@ -78,14 +82,13 @@ test('a member flooding goals costs the tabs at most what the limits allow; the 
 
     await submitGoal(decomposer, GOAL, 1)
     const now = Date.now()
-    const half = FLOOD / 2
     const flood = [
-      ...Array.from({ length: half }, (_, i) => ({
+      ...Array.from({ length: BACKDATED }, (_, i) => ({
         text: `Flood goal backdated ${i}`,
-        createdAt: now - (half - i) * GOAL_RATE_WINDOW_MS,
+        createdAt: now - (BACKDATED - i) * GOAL_RATE_WINDOW_MS,
         maxDepth: 1,
       })),
-      ...Array.from({ length: half }, (_, i) => ({
+      ...Array.from({ length: DATED_NOW }, (_, i) => ({
         text: `Flood goal now ${i}`,
         createdAt: now,
         maxDepth: 1,

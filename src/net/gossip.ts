@@ -4,9 +4,10 @@
  */
 import {
   gossipsub,
-  StrictSign,
+  StrictNoSign,
   TopicValidatorResult,
   type GossipSub,
+  type GossipsubMessage,
   type GossipsubOpts,
   type Message,
 } from '@libp2p/gossipsub'
@@ -31,10 +32,15 @@ export function swarmGossipsub(
   maxRecordBytes: number,
 ): (components: GossipSubComponents) => GossipSub {
   const opts: Partial<GossipsubOpts> = {
-    // every message carries its author's signature; unsigned ones are rejected
-    globalSignaturePolicy: StrictSign,
+    // One signature per record: GossipSub sends no envelope signature, no
+    // `from`, no seqno (and drops messages that carry them). The record inside
+    // is sealed with the room key and signed by its author (PROTOCOL.md §2),
+    // which the validator checks: a second, envelope signature would cost a
+    // sign and a verify per message for no more assurance.
+    globalSignaturePolicy: StrictNoSign,
     // the id is the content: the same record published twice (or by two
-    // peers) is one message, which matches the store's content ids
+    // peers, or replayed) is one message, which matches the store's content
+    // ids; replays within seenTTL are dropped unseen, later ones are known ids
     msgIdFn: (msg: Message) => sha256(msg.data),
     // a peer alone in the room still publishes (the message is lost, as it
     // would be anyway; sync delivers it to whoever joins later)
@@ -73,7 +79,7 @@ export class GossipAdapter {
   private readonly handlers = new Map<string, Set<Handler>>()
 
   constructor(private readonly init: GossipAdapterInit) {
-    init.pubsub.addEventListener('message', (evt) => this.deliver(evt.detail))
+    init.pubsub.addEventListener('gossipsub:message', (evt) => this.deliver(evt.detail))
   }
 
   /** Our own verdict, with the size cap first; a throw counts as reject. */
@@ -126,16 +132,12 @@ export class GossipAdapter {
   }
 
   private validateIncoming(propagationSource: string, msg: Message): TopicValidatorResult {
-    if (msg.type !== 'signed') {
-      this.init.onReject(propagationSource, 'unsigned message')
-      return TopicValidatorResult.Reject
-    }
-    const verdict = this.judge(msg.topic, msg.data, msg.from.toString())
+    // the record names and signs its author; GossipSub's messages carry none
+    const verdict = this.judge(msg.topic, msg.data, propagationSource)
     if (verdict === 'accept') return TopicValidatorResult.Accept
     if (verdict === 'ignore') return TopicValidatorResult.Ignore
     this.init.logger.warn('gossip: message rejected; dropped', {
       topic: msg.topic,
-      author: msg.from.toString(),
       via: propagationSource,
       bytes: msg.data.length,
     })
@@ -143,10 +145,10 @@ export class GossipAdapter {
     return TopicValidatorResult.Reject
   }
 
-  private deliver(msg: Message): void {
+  private deliver({ msg, propagationSource }: GossipsubMessage): void {
     const set = this.handlers.get(msg.topic)
-    if (set === undefined || msg.type !== 'signed') return
-    const from = msg.from.toString()
+    if (set === undefined) return
+    const from = propagationSource.toString()
     for (const h of set) {
       try {
         h(msg.data, from)

@@ -112,24 +112,26 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   // just signed are not checked again, and what the validator decoded is
   // handed to the subscriber (GossipSub passes it the same bytes object).
   const verify = parts.verify
-  const decodeContext = (from: string) => ({ room, sender: from, ...(verify ? { verify } : {}) })
+  // gossip has no transport-level author (StrictNoSign): the record's own
+  // signature by its `from` is the only authenticator, checked in decodeRecord
+  const decodeContext = { room, ...(verify ? { verify } : {}) }
   // Gossip carries records sealed under the room key (sealed.ts); these maps
   // are keyed by the sealed bytes and keep the signed record they carry.
   type Opened = { record: WireRecord; plain: Uint8Array }
   const own = new WeakMap<Uint8Array, Opened>()
   const validated = new WeakMap<Uint8Array, Opened>()
   /** Opens and verifies gossip; null (with the reason) when it is not a valid record of this room. */
-  const openGossip = (sealed: Uint8Array, from: string): Opened | string => {
+  const openGossip = (sealed: Uint8Array): Opened | string => {
     const opened = openRecord(roomKey, sealed)
     if (!opened.ok) return `${opened.reason} (not sealed for this room)`
-    const decoded = decodeRecord(opened.plain, decodeContext(from))
+    const decoded = decodeRecord(opened.plain, decodeContext)
     if (!decoded.ok) return `${decoded.reason} (${decoded.detail})`
     return { record: decoded.record, plain: opened.plain }
   }
-  const decodeOnce = (sealed: Uint8Array, from: string): Opened | null => {
-    const known = validated.get(sealed)
+  const decodeOnce = (sealed: Uint8Array): Opened | null => {
+    const known = validated.get(sealed) ?? own.get(sealed)
     if (known) return known
-    const opened = openGossip(sealed, from)
+    const opened = openGossip(sealed)
     return typeof opened === 'string' ? null : opened
   }
   const publish = (records: WireRecord[]) => {
@@ -197,14 +199,16 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     })
   }
 
-  // (boot, seq) of the latest presence beat per peer: stale or replayed beats are ignored
+  // (boot, seq) of the latest presence beat per author: stale or replayed beats are ignored
   const beats = new Map<string, { boot: number; seq: number }>()
+  // `from` is the neighbour that forwarded the bytes (for the log); the author is the record's
   const validate = (topic: string, bytes: Uint8Array, from: string): Verdict => {
-    let entry = from === peerId ? own.get(bytes) : undefined
+    let entry = own.get(bytes)
+    const mine = entry !== undefined
     if (entry === undefined) {
-      const opened = openGossip(bytes, from)
+      const opened = openGossip(bytes)
       if (typeof opened === 'string') {
-        log(`dropped gossip from ${from}: ${opened}`)
+        log(`dropped gossip via ${from}: ${opened}`)
         return 'reject'
       }
       entry = opened
@@ -213,23 +217,23 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     const record = entry.record
     if (topic === topics.plan) {
       if (!isPlanRecord(record)) {
-        log(`dropped gossip from ${from}: a ${record.kind} on the plan topic`)
+        log(`dropped gossip via ${from}: a ${record.kind} on the plan topic`)
         return 'reject'
       }
-      return store.has(record.id) && from !== peerId ? 'ignore' : 'accept'
+      return store.has(record.id) && !mine ? 'ignore' : 'accept'
     }
     if (topic === topics.presence && record.kind === 'presence') {
-      const last = beats.get(from)
+      const last = beats.get(record.from)
       if (
         last &&
         (record.boot < last.boot || (record.boot === last.boot && record.seq <= last.seq))
       ) {
         return 'ignore'
       }
-      beats.set(from, { boot: record.boot, seq: record.seq })
+      beats.set(record.from, { boot: record.boot, seq: record.seq })
       return 'accept'
     }
-    log(`dropped gossip from ${from}: a ${record.kind} on ${topic}`)
+    log(`dropped gossip via ${from}: a ${record.kind} on ${topic}`)
     return 'reject'
   }
 
@@ -242,16 +246,16 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     maxRecordBytes: MAX_WIRE_BYTES + SEAL_OVERHEAD,
     ...(parts.netLogger ? { logger: parts.netLogger } : {}),
   })
-  node.subscribe(topics.plan, (bytes, from) => {
+  node.subscribe(topics.plan, (bytes) => {
     traffic.received++
     traffic.receivedBytes += bytes.length
-    const opened = decodeOnce(bytes, from)
+    const opened = decodeOnce(bytes)
     if (opened && isPlanRecord(opened.record)) store.addVerified(opened.record, opened.plain)
   })
-  node.subscribe(topics.presence, (bytes, from) => {
+  node.subscribe(topics.presence, (bytes) => {
     traffic.received++
     traffic.receivedBytes += bytes.length
-    const record = decodeOnce(bytes, from)?.record
+    const record = decodeOnce(bytes)?.record
     if (record?.kind === 'presence') core.deliver([{ type: 'presence', presence: record }])
   })
   node.on('connections', (summary) => emit('connections', summary))

@@ -82,17 +82,21 @@ export class GossipAdapter {
     init.pubsub.addEventListener('gossipsub:message', (evt) => this.deliver(evt.detail))
   }
 
-  /** Our own verdict, with the size cap first; a throw counts as reject. */
-  judge(topic: string, bytes: Uint8Array, from: string): Verdict {
+  /** Our own verdict, with the size cap first; a throw (or rejection) counts as reject. */
+  judge(topic: string, bytes: Uint8Array, from: string): Verdict | Promise<Verdict> {
     if (bytes.length > this.init.maxRecordBytes) return 'reject'
-    try {
-      return this.init.validate(topic, bytes, from)
-    } catch (err) {
+    const threw = (err: unknown): Verdict => {
       this.init.logger.warn('gossip: validator threw (treated as reject)', {
         topic,
         error: errMsg(err),
       })
       return 'reject'
+    }
+    try {
+      const verdict = this.init.validate(topic, bytes, from)
+      return typeof verdict === 'string' ? verdict : verdict.catch(threw)
+    } catch (err) {
+      return threw(err)
     }
   }
 
@@ -122,7 +126,7 @@ export class GossipAdapter {
     if (bytes.length > this.init.maxRecordBytes) {
       throw new RecordTooLargeError(bytes.length, this.init.maxRecordBytes)
     }
-    const verdict = this.judge(topic, bytes, self)
+    const verdict = await this.judge(topic, bytes, self)
     if (verdict === 'reject') {
       throw new RecordRejectedError(`our own validator rejects this record on ${topic}`)
     }
@@ -131,9 +135,18 @@ export class GossipAdapter {
     return { recipients: res.recipients.length }
   }
 
-  private validateIncoming(propagationSource: string, msg: Message): TopicValidatorResult {
+  private validateIncoming(
+    propagationSource: string,
+    msg: Message,
+  ): TopicValidatorResult | Promise<TopicValidatorResult> {
     // the record names and signs its author; GossipSub's messages carry none
     const verdict = this.judge(msg.topic, msg.data, propagationSource)
+    return typeof verdict === 'string'
+      ? this.result(propagationSource, msg, verdict)
+      : verdict.then((v) => this.result(propagationSource, msg, v))
+  }
+
+  private result(propagationSource: string, msg: Message, verdict: Verdict): TopicValidatorResult {
     if (verdict === 'accept') return TopicValidatorResult.Accept
     if (verdict === 'ignore') return TopicValidatorResult.Ignore
     this.init.logger.warn('gossip: message rejected; dropped', {

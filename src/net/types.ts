@@ -57,12 +57,17 @@ export interface RecordStore {
 
 /**
  * Decides about one gossiped message before it is delivered or forwarded.
- * Synchronous and total: a throw counts as 'reject'. `from` is the PeerId of
+ * Total: a throw or a rejected promise counts as 'reject' (a promise lets a
+ * tab verify in a worker). `from` is the PeerId of
  * the neighbour that forwarded the message (or this peer, for its own):
  * GossipSub messages are unsigned (StrictNoSign), the record inside names and
  * signs its author.
  */
-export type GossipValidator = (topic: string, bytes: Uint8Array, from: string) => Verdict
+export type GossipValidator = (
+  topic: string,
+  bytes: Uint8Array,
+  from: string,
+) => Verdict | Promise<Verdict>
 
 /** What both variants of createSwarmNode take. */
 export interface SwarmNodeInitBase {

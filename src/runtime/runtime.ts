@@ -10,17 +10,11 @@ import type { PrivateKey } from '@libp2p/interface'
 import type { Capability, ModelConfig } from '../llm/types'
 import { debugLog } from '../net/log'
 import type { NetLogger, SwarmNode, SwarmNodeInitBase, Verdict } from '../net/types'
-import {
-  decodeRecord,
-  encodeRecord,
-  MAX_WIRE_BYTES,
-  type Ed25519Verify,
-  type Signer,
-} from '../protocol/codec'
+import { encodeRecord, MAX_WIRE_BYTES, type Ed25519Verify, type Signer } from '../protocol/codec'
 import { newCancel, newGoal, type PlanRecord, type WireRecord } from '../protocol/records'
 import { DEFAULT_MAX_DEPTH } from '../protocol/limits'
 import { roomTopics } from '../protocol/topics'
-import { openRecord, SEAL_OVERHEAD, sealRecord } from '../protocol/room-key'
+import { SEAL_OVERHEAD, sealRecord } from '../protocol/room-key'
 import { validateRecord } from '../protocol/validate'
 import { exportJson, exportMarkdown } from '../plan/export'
 import type { PlanTree } from '../plan/tree'
@@ -31,6 +25,7 @@ import type { RecordPersistence } from './persist'
 import { SealedStore } from './sealed'
 import { isPlanRecord, PlanStore } from './store'
 import { archiveFinished } from './archive'
+import { openSealed, type Opened, type OpenResult } from './opener'
 import type { PeerRuntime, RoleActivity, RuntimeEvents, RuntimeInit, TrafficStats } from './types'
 
 export const DEFAULT_CAPACITY = 4
@@ -61,6 +56,8 @@ export interface RuntimeParts {
   now?: () => number
   /** signature check for records from the network; default pure JS (Node passes node:crypto) */
   verify?: Ed25519Verify
+  /** opens and verifies gossip elsewhere (a tab's signature worker); default in-process */
+  opener?: { open(sealed: Uint8Array): Promise<OpenResult>; close(): void }
 }
 
 type Listener<E extends keyof RuntimeEvents> = (detail: RuntimeEvents[E]) => void
@@ -112,22 +109,12 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   // just signed are not checked again, and what the validator decoded is
   // handed to the subscriber (GossipSub passes it the same bytes object).
   const verify = parts.verify
-  // gossip has no transport-level author (StrictNoSign): the record's own
-  // signature by its `from` is the only authenticator, checked in decodeRecord
-  const decodeContext = { room, ...(verify ? { verify } : {}) }
   // Gossip carries records sealed under the room key (sealed.ts); these maps
   // are keyed by the sealed bytes and keep the signed record they carry.
-  type Opened = { record: WireRecord; plain: Uint8Array }
   const own = new WeakMap<Uint8Array, Opened>()
   const validated = new WeakMap<Uint8Array, Opened>()
-  /** Opens and verifies gossip; null (with the reason) when it is not a valid record of this room. */
-  const openGossip = (sealed: Uint8Array): Opened | string => {
-    const opened = openRecord(roomKey, sealed)
-    if (!opened.ok) return `${opened.reason} (not sealed for this room)`
-    const decoded = decodeRecord(opened.plain, decodeContext)
-    if (!decoded.ok) return `${decoded.reason} (${decoded.detail})`
-    return { record: decoded.record, plain: opened.plain }
-  }
+  /** Opens and verifies gossip in-process (opener.ts). */
+  const openGossip = (sealed: Uint8Array): OpenResult => openSealed(roomKey, sealed, verify)
   const decodeOnce = (sealed: Uint8Array): Opened | null => {
     const known = validated.get(sealed) ?? own.get(sealed)
     if (known) return known
@@ -202,17 +189,10 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   // (boot, seq) of the latest presence beat per author: stale or replayed beats are ignored
   const beats = new Map<string, { boot: number; seq: number }>()
   // `from` is the neighbour that forwarded the bytes (for the log); the author is the record's
-  const validate = (topic: string, bytes: Uint8Array, from: string): Verdict => {
-    let entry = own.get(bytes)
-    const mine = entry !== undefined
-    if (entry === undefined) {
-      const opened = openGossip(bytes)
-      if (typeof opened === 'string') {
-        log(`dropped gossip via ${from}: ${opened}`)
-        return 'reject'
-      }
-      entry = opened
-      validated.set(bytes, entry)
+  const verdictFor = (topic: string, entry: OpenResult, mine: boolean, from: string): Verdict => {
+    if (typeof entry === 'string') {
+      log(`dropped gossip via ${from}: ${entry}`)
+      return 'reject'
     }
     const record = entry.record
     if (topic === topics.plan) {
@@ -235,6 +215,21 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     }
     log(`dropped gossip via ${from}: a ${record.kind} on ${topic}`)
     return 'reject'
+  }
+  const remember = (bytes: Uint8Array, opened: OpenResult): OpenResult => {
+    if (typeof opened !== 'string') validated.set(bytes, opened)
+    return opened
+  }
+  const validate = (topic: string, bytes: Uint8Array, from: string): Verdict | Promise<Verdict> => {
+    const mine = own.get(bytes)
+    if (mine !== undefined) return verdictFor(topic, mine, true, from)
+    // in a tab: unseal and verify in the signature worker, batched
+    if (parts.opener) {
+      return parts.opener
+        .open(bytes)
+        .then((opened) => verdictFor(topic, remember(bytes, opened), false, from))
+    }
+    return verdictFor(topic, remember(bytes, openGossip(bytes)), false, from)
   }
 
   node = await parts.createNode({
@@ -330,6 +325,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       core.stop()
       await outbox.catch(() => {})
       await swarmNode.stop()
+      parts.opener?.close()
       await parts.persistence.close?.()
     },
   }

@@ -45,8 +45,10 @@ async function gossipRound(pages: Page[], topic: string, perTab: number): Promis
       topic,
     )
     expect(got.length).toBe(expected)
-    const senders = new Set(got.map((r) => r.from))
-    expect(senders).toEqual(new Set(ids.filter((_, j) => j !== i)))
+    // `from` is the neighbour that forwarded each message (StrictNoSign: the
+    // net layer knows no author); in a full mesh that is another tab
+    const others = ids.filter((_, j) => j !== i)
+    for (const r of got) expect(others).toContain(r.from)
     for (const r of got) latencies.push(r.at - (JSON.parse(r.text) as { sentAt: number }).sentAt)
   }
   return latencies.sort((a, b) => a - b)

@@ -273,6 +273,14 @@ async function runVirtual(
     { calls: central.calls, startedAt: 0 },
     chains,
   )
+  const minutes = swarm.seconds / 60
+  const perMin = (counts: number[]) => round(median(counts) / minutes, 1)
+  const messagesPerMin = perMin(swarm.received)
+  const presencePerMin = perMin(swarm.receivedPresence)
+  log(
+    `virtual time: records received per peer per minute (median): ${messagesPerMin}, ` +
+      `of which presence beats ${presencePerMin}`,
+  )
   return {
     result: {
       T_swarm_s: round(swarm.seconds),
@@ -281,6 +289,8 @@ async function runVirtual(
       ratio: round(swarm.seconds / central.seconds, 3),
       ratio_to_plain: round(swarm.seconds / plain.seconds, 3),
       gossip_ms: options.gossipMs,
+      messages_per_peer_per_min: messagesPerMin,
+      presence_per_peer_per_min: presencePerMin,
       llm_calls: {
         swarm: withTotal(summariseCalls(swarm.calls).made),
         central: withTotal(summariseCalls(central.calls).made),
@@ -415,6 +425,8 @@ async function runSize(
       plain: withTotal(plainCalls.made),
     },
     messages_per_peer: { median: median(messages), max: Math.max(...messages) },
+    // from submit to done, so the figure compares across run lengths and sizes
+    messages_per_peer_per_min: round(median(messages) / (swarm.seconds / 60), 1),
     bytes_per_peer: { median: median(bytes), max: Math.max(...bytes) },
     late_join_s: swarm.lateJoin ? round(swarm.lateJoin.seconds) : null,
     late_join_bytes: swarm.lateJoin?.bytes ?? null,
@@ -435,7 +447,8 @@ async function runSize(
   log(
     `result: ${size} peers: T_swarm ${result.T_swarm_s} s, T_central ${result.T_central_s} s, ` +
       `critical path ${result.T_critical_path_s} s, ratio ${result.ratio} (virtual ${virtual.result.ratio}); ` +
-      `messages/peer median ${result.messages_per_peer.median} max ${result.messages_per_peer.max}; ` +
+      `messages/peer median ${result.messages_per_peer.median} max ${result.messages_per_peer.max} ` +
+      `(${result.messages_per_peer_per_min}/min); mesh ${result.mesh_s} s; ` +
       `bytes/peer median ${result.bytes_per_peer.median} max ${result.bytes_per_peer.max}; ` +
       `late join ${result.late_join_s} s / ${result.late_join_bytes} B; CPU ${result.cpu_percent}% ` +
       `(${result.cpu_seconds} CPU-s); event-loop delay p99 ${swarm.loopDelay.p99} ms`,

@@ -19,6 +19,8 @@
 import type { LlmOutcome, LlmTask } from '../src/llm/types'
 import { newGoal, type WireRecord } from '../src/protocol/records'
 import { TICK_MS } from '../src/runtime/driver'
+import { DIRECT_LINKS } from '../src/net/constants'
+import { linkTargets } from '../src/net/topology'
 import { createPeer, step, type Effects, type PeerInput, type PeerState } from '../src/roles/index'
 import { derived } from '../src/roles/peer'
 import { EventQueue } from '../src/sim/queue'
@@ -36,7 +38,11 @@ export interface VirtualOptions {
   branching: number
   latencyMs: number
   capacity: number
-  /** one gossip hop, publisher to every peer (floodPublish), in ms */
+  /**
+   * one gossip hop, in ms: a record reaches a peer after as many hops as the
+   * shortest path to it over the real link topology (src/net/topology.ts,
+   * DIRECT_LINKS per peer; a full mesh up to DIRECT_LINKS + 1 peers)
+   */
   gossipMs: number
   /** when the goals are submitted: after every peer heard every other */
   submitAtMs?: number
@@ -55,6 +61,36 @@ export interface VirtualRun {
   calls: LlmCall[]
   /** records published per peer (presence included) */
   published: number[]
+  /** records received per peer from submit to done: all, and presence beats alone */
+  received: number[]
+  receivedPresence: number[]
+}
+
+/** Hops from every peer to every other over the link graph the real nodes build. */
+export function hopMatrix(peerIds: readonly string[]): Uint16Array[] {
+  const index = new Map(peerIds.map((id, i) => [id, i]))
+  const links = peerIds.map(() => new Set<number>())
+  peerIds.forEach((id, i) => {
+    for (const target of linkTargets(id, peerIds, DIRECT_LINKS)) {
+      const j = index.get(target)!
+      links[i]!.add(j)
+      links[j]!.add(i)
+    }
+  })
+  return peerIds.map((_, from) => {
+    const hops = new Uint16Array(peerIds.length).fill(0xffff)
+    hops[from] = 0
+    const queue = [from]
+    for (let head = 0; head < queue.length; head++) {
+      const at = queue[head]!
+      for (const next of links[at]!) {
+        if (hops[next] !== 0xffff) continue
+        hops[next] = hops[at]! + 1
+        queue.push(next)
+      }
+    }
+    return hops
+  })
 }
 
 const SHAPE = { score: 0.8, capability: 'can_write_text' as const }
@@ -126,6 +162,9 @@ export function runVirtualSwarm(options: VirtualOptions): VirtualRun {
     ),
   )
   const published = peers.map(() => 0)
+  const received = peers.map(() => 0)
+  const receivedPresence = peers.map(() => 0)
+  const hops = hopMatrix(peers.map((peer) => peer.config.peerId))
   const running = new Map<string, { call: LlmCall; cancelled: boolean }>()
   const calls: LlmCall[] = []
 
@@ -135,7 +174,8 @@ export function runVirtualSwarm(options: VirtualOptions): VirtualRun {
         ? { type: 'presence', presence: record }
         : { type: 'record', record }
     peers.forEach((_, to) => {
-      if (to !== from) queue.push(now + options.gossipMs, { type: 'deliver', to, input })
+      if (to !== from)
+        queue.push(now + hops[from]![to]! * options.gossipMs, { type: 'deliver', to, input })
     })
   }
   const apply = (index: number, fx: Effects) => {
@@ -195,6 +235,10 @@ export function runVirtualSwarm(options: VirtualOptions): VirtualRun {
     const e = event.value
     switch (e.type) {
       case 'deliver':
+        if (now >= submitAt) {
+          received[e.to]!++
+          if (e.input.type === 'presence') receivedPresence[e.to]!++
+        }
         stepPeer(e.to, e.input)
         break
       case 'tick':
@@ -237,6 +281,8 @@ export function runVirtualSwarm(options: VirtualOptions): VirtualRun {
     doneAt,
     calls,
     published,
+    received,
+    receivedPresence,
   }
 }
 

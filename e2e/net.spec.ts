@@ -45,8 +45,10 @@ async function gossipRound(pages: Page[], topic: string, perTab: number): Promis
       topic,
     )
     expect(got.length).toBe(expected)
-    const senders = new Set(got.map((r) => r.from))
-    expect(senders).toEqual(new Set(ids.filter((_, j) => j !== i)))
+    // `from` is the neighbour that forwarded each message (StrictNoSign: the
+    // net layer knows no author); in a full mesh that is another tab
+    const others = ids.filter((_, j) => j !== i)
+    for (const r of got) expect(others).toContain(r.from)
     for (const r of got) latencies.push(r.at - (JSON.parse(r.text) as { sentAt: number }).sentAt)
   }
   return latencies.sort((a, b) => a - b)
@@ -258,7 +260,9 @@ test('e. a headless Node peer joins the tabs’ mesh over WebRTC and exchanges g
       ),
     )
     await peer.waitFor(() => peer.messages.length === 2, 10_000, 'tab messages')
-    expect(new Set(peer.messages.map((m) => m.from))).toEqual(new Set(ids))
+    // `from` is the neighbour that forwarded the message (GossipSub runs
+    // StrictNoSign: authorship is the record's own signature, not the net's)
+    for (const m of peer.messages) expect(ids).toContain(m.from)
     expect(peer.messages.map((m) => m.text).sort()).toEqual(['from tab 0', 'from tab 1'])
   } finally {
     await peer.stop()

@@ -4,9 +4,10 @@
  */
 import {
   gossipsub,
-  StrictSign,
+  StrictNoSign,
   TopicValidatorResult,
   type GossipSub,
+  type GossipsubMessage,
   type GossipsubOpts,
   type Message,
 } from '@libp2p/gossipsub'
@@ -85,10 +86,15 @@ export function swarmGossipsub(
 /** This swarm's GossipSub settings. */
 export function swarmGossipsubOptions(init: SwarmGossipsubInit): Partial<GossipsubOpts> {
   return {
-    // every message carries its author's signature; unsigned ones are rejected
-    globalSignaturePolicy: StrictSign,
+    // One signature per record: GossipSub sends no envelope signature, no
+    // `from`, no seqno (and drops messages that carry them). The record inside
+    // is sealed with the room key and signed by its author (PROTOCOL.md §2),
+    // which the validator checks: a second, envelope signature would cost a
+    // sign and a verify per message for no more assurance.
+    globalSignaturePolicy: StrictNoSign,
     // the id is the content: the same record published twice (or by two
-    // peers) is one message, which matches the store's content ids
+    // peers, or replayed) is one message, which matches the store's content
+    // ids; replays within seenTTL are dropped unseen, later ones are known ids
     msgIdFn: (msg: Message) => sha256(msg.data),
     // the same id, known before the signature check: a copy of a message we
     // already took (every neighbour in the mesh forwards it) costs a hash, not
@@ -222,20 +228,24 @@ export class GossipAdapter {
   private readonly handlers = new Map<string, Set<Handler>>()
 
   constructor(private readonly init: GossipAdapterInit) {
-    init.pubsub.addEventListener('message', (evt) => this.deliver(evt.detail))
+    init.pubsub.addEventListener('gossipsub:message', (evt) => this.deliver(evt.detail))
   }
 
-  /** Our own verdict, with the size cap first; a throw counts as reject. */
-  judge(topic: string, bytes: Uint8Array, from: string): Verdict {
+  /** Our own verdict, with the size cap first; a throw (or rejection) counts as reject. */
+  judge(topic: string, bytes: Uint8Array, from: string): Verdict | Promise<Verdict> {
     if (bytes.length > this.init.maxRecordBytes) return 'reject'
-    try {
-      return this.init.validate(topic, bytes, from)
-    } catch (err) {
+    const threw = (err: unknown): Verdict => {
       this.init.logger.warn('gossip: validator threw (treated as reject)', {
         topic,
         error: errMsg(err),
       })
       return 'reject'
+    }
+    try {
+      const verdict = this.init.validate(topic, bytes, from)
+      return typeof verdict === 'string' ? verdict : verdict.catch(threw)
+    } catch (err) {
+      return threw(err)
     }
   }
 
@@ -265,7 +275,7 @@ export class GossipAdapter {
     if (bytes.length > this.init.maxRecordBytes) {
       throw new RecordTooLargeError(bytes.length, this.init.maxRecordBytes)
     }
-    const verdict = this.judge(topic, bytes, self)
+    const verdict = await this.judge(topic, bytes, self)
     if (verdict === 'reject') {
       throw new RecordRejectedError(`our own validator rejects this record on ${topic}`)
     }
@@ -274,17 +284,22 @@ export class GossipAdapter {
     return { recipients: res.recipients.length }
   }
 
-  private validateIncoming(propagationSource: string, msg: Message): TopicValidatorResult {
-    if (msg.type !== 'signed') {
-      this.init.onReject(propagationSource, 'unsigned message')
-      return TopicValidatorResult.Reject
-    }
-    const verdict = this.judge(msg.topic, msg.data, msg.from.toString())
+  private validateIncoming(
+    propagationSource: string,
+    msg: Message,
+  ): TopicValidatorResult | Promise<TopicValidatorResult> {
+    // the record names and signs its author; GossipSub's messages carry none
+    const verdict = this.judge(msg.topic, msg.data, propagationSource)
+    return typeof verdict === 'string'
+      ? this.result(propagationSource, msg, verdict)
+      : verdict.then((v) => this.result(propagationSource, msg, v))
+  }
+
+  private result(propagationSource: string, msg: Message, verdict: Verdict): TopicValidatorResult {
     if (verdict === 'accept') return TopicValidatorResult.Accept
     if (verdict === 'ignore') return TopicValidatorResult.Ignore
     this.init.logger.warn('gossip: message rejected; dropped', {
       topic: msg.topic,
-      author: msg.from.toString(),
       via: propagationSource,
       bytes: msg.data.length,
     })
@@ -292,10 +307,10 @@ export class GossipAdapter {
     return TopicValidatorResult.Reject
   }
 
-  private deliver(msg: Message): void {
+  private deliver({ msg, propagationSource }: GossipsubMessage): void {
     const set = this.handlers.get(msg.topic)
-    if (set === undefined || msg.type !== 'signed') return
-    const from = msg.from.toString()
+    if (set === undefined) return
+    const from = propagationSource.toString()
     for (const h of set) {
       try {
         h(msg.data, from)

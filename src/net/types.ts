@@ -57,10 +57,17 @@ export interface RecordStore {
 
 /**
  * Decides about one gossiped message before it is delivered or forwarded.
- * Synchronous and total: a throw counts as 'reject'. `from` is the PeerId
- * that signed the message (its author), not the neighbour that forwarded it.
+ * Total: a throw or a rejected promise counts as 'reject' (a promise lets a
+ * tab verify in a worker). `from` is the PeerId of
+ * the neighbour that forwarded the message (or this peer, for its own):
+ * GossipSub messages are unsigned (StrictNoSign), the record inside names and
+ * signs its author.
  */
-export type GossipValidator = (topic: string, bytes: Uint8Array, from: string) => Verdict
+export type GossipValidator = (
+  topic: string,
+  bytes: Uint8Array,
+  from: string,
+) => Verdict | Promise<Verdict>
 
 /** What both variants of createSwarmNode take. */
 export interface SwarmNodeInitBase {
@@ -179,7 +186,8 @@ export interface SwarmNode {
   publish(topic: string, bytes: Uint8Array): Promise<PublishResult>
   /**
    * Subscribes to a topic; `onMessage` gets each accepted message once (the
-   * validator ran before). Returns an unsubscribe function. Several handlers
+   * validator ran before), with the neighbour that forwarded it (`from`: not
+   * its author, which only the record says). Returns an unsubscribe function. Several handlers
    * per topic are fine. Gossip does not go into the store by itself: the
    * handler decides (the protocol layer adds what it keeps).
    */

@@ -108,6 +108,7 @@ export function sampleRecords(from: string, room = 'lobby'): WireRecord[] {
       offline: true,
       boot: 1_700_000_000_000,
       seq: 3,
+      every: 5_000,
     },
   ] as unknown as Draft<WireRecord>[]
   return drafts.map((draft) => stamp(draft))

@@ -49,6 +49,36 @@ export const PRESENCE_INTERVAL_MS = 5_000
 /** A peer not heard for three beats is taken for gone. */
 export const PRESENCE_TTL_MS = 3 * PRESENCE_INTERVAL_MS + 1_000
 /**
+ * An idle peer (holding nothing) beats only as a keepalive, every
+ * KEEPALIVE_PER_PEER_MS × (peers it knows, itself included), never more often
+ * than PRESENCE_INTERVAL_MS: the whole room then sends about one keepalive
+ * per second whatever its size, so what each peer hears stays flat as rooms
+ * grow. The price: a dead idle peer is taken for gone only after three of its
+ * keepalives (about 3 s per peer in the room); leases do not pay it, since a
+ * holder beats every PRESENCE_INTERVAL_MS.
+ */
+export const KEEPALIVE_PER_PEER_MS = 1_000
+/** A keepalive gap is at most this (a room of 1,800 peers); the schema's cap on `every`. */
+export const MAX_KEEPALIVE_MS = 30 * 60_000
+/**
+ * A peer answers newcomers (beats at once when it hears a peer it did not
+ * know) at most every NEWCOMER_ANSWER_PER_PEER_MS × (peers it knows), and never
+ * more often than every 0.5 s: a wave of joins costs the room a bounded number
+ * of beats per second, and a newcomer still hears everyone within that gap.
+ */
+export const NEWCOMER_ANSWER_PER_PEER_MS = 50
+export const MIN_BEAT_GAP_MS = 500
+
+/** The keepalive gap of an idle peer that knows `peers` peers (itself included). */
+export function keepaliveMs(peers: number): number {
+  return Math.min(MAX_KEEPALIVE_MS, Math.max(PRESENCE_INTERVAL_MS, peers * KEEPALIVE_PER_PEER_MS))
+}
+
+/** How long a peer whose latest beat promised the next within `every` ms stays alive unheard: three beats. */
+export function presenceTtlMs(every: number): number {
+  return 3 * every + 1_000
+}
+/**
  * A holder that has not renewed its lease (listed the task in a presence
  * beat) for this long loses it: four beats, so one lost or late beat never
  * costs a lease, and a dead holder's work restarts within half a minute.

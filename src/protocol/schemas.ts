@@ -8,6 +8,7 @@ import { z } from 'zod'
 import { CAPABILITIES } from './capabilities'
 import { ID_HEX_LENGTH } from './hash'
 import * as L from './limits'
+import { MAX_KEEPALIVE_MS, PRESENCE_INTERVAL_MS } from './rules'
 
 export const PROTOCOL_VERSION = 2
 
@@ -259,6 +260,8 @@ export const presenceSchema = z.strictObject({
   /** start time of this run of the peer and a counter: (boot, seq) only grows, so replays are spotted */
   boot: timeSchema,
   seq: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  /** the most ms until this peer's next beat: receivers take it for gone after three such gaps unheard */
+  every: z.number().int().min(PRESENCE_INTERVAL_MS).max(MAX_KEEPALIVE_MS),
 })
 
 export const wireRecordSchema = z.discriminatedUnion('kind', [

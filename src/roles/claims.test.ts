@@ -61,6 +61,7 @@ function beat(from: string, seq: number, holding: string[] = []): Presence {
     offline: true,
     boot: T0,
     seq,
+    every: 5_000,
   })
 }
 

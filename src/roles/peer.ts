@@ -16,17 +16,13 @@ import {
   type Presence,
   type WireRecord,
 } from '../protocol/records'
-import {
-  MAX_TASK_ATTEMPTS,
-  PRESENCE_INTERVAL_MS,
-  RETRY_FAILED_AFTER_MS,
-  WARMUP_MS,
-} from '../protocol/rules'
+import { MAX_TASK_ATTEMPTS, RETRY_FAILED_AFTER_MS, WARMUP_MS } from '../protocol/rules'
+import { beatEvery, beatKey, shouldBeat } from './presence'
 import { validateRecord } from '../protocol/validate'
 import { requestSync } from './neighbours'
 import { derivePlan, type DerivedPlan } from '../plan/derive'
 import { PlanState } from '../plan/state'
-import { createView, hearPresence, type SwarmView } from './view'
+import { createView, hearPresence, liveCount, type SwarmView } from './view'
 import { emptyEffects, type Command, type Effects, type PeerConfig, type PeerInput } from './types'
 
 /** An LLM call (or a claimed task waiting for its window) this peer is busy with. */
@@ -73,7 +69,14 @@ export interface PeerState {
   warmFrom: number | null
   seq: number
   lastBeatAt: number
+  /** the `every` of this peer's last beat (presence.ts) */
+  lastEvery: number
+  /** beatKey of the last beat: a beat is due when what it would say has changed */
+  lastBeatKey: string
+  /** a beat was asked for (a claim, a change of health or settings) */
   beatDue: boolean
+  /** a peer it did not know was heard since the last beat */
+  newcomerHeard: boolean
   healthy: boolean
   unhealthySince: number
   lastError: string | null
@@ -94,8 +97,6 @@ export interface PeerState {
 
 /** How long after an auth or network failure a peer tries its provider again. */
 export const HEALTH_RETRY_MS = 30_000
-/** Answering a newcomer's beat at once, but not more often than this. */
-const MIN_BEAT_GAP_MS = 500
 
 export function createPeer(config: PeerConfig, now: number, plan = new PlanState()): PeerState {
   return {
@@ -106,7 +107,10 @@ export function createPeer(config: PeerConfig, now: number, plan = new PlanState
     warmFrom: config.joinFirst === true ? null : now,
     seq: 0,
     lastBeatAt: -Infinity,
+    lastEvery: 0,
+    lastBeatKey: '',
     beatDue: true,
+    newcomerHeard: false,
     healthy: true,
     unhealthySince: 0,
     lastError: null,
@@ -264,18 +268,51 @@ export function mayTry(peer: PeerState, subject: string, stage: string, now: num
   return now - latest >= RETRY_FAILED_AFTER_MS
 }
 
-function beat(peer: PeerState, fx: Effects, now: number): void {
+function heldTasks(peer: PeerState): string[] {
   const holding = [...peer.work.values()]
     .map((work) => work.task)
     .filter((task): task is string => task !== undefined)
+  return [...new Set(holding)].slice(0, 64)
+}
+
+function currentBeatKey(peer: PeerState): string {
+  return beatKey({
+    load: peer.work.size,
+    capacity: peer.config.capacity,
+    healthy: peer.healthy,
+    capabilities: peer.config.role === 'executor' ? peer.config.capabilities : [],
+    model: peer.config.model,
+    offline: peer.config.offline,
+  })
+}
+
+/** Beat if presence.ts says so. */
+function maybeBeat(peer: PeerState, fx: Effects, now: number): void {
+  const holding = heldTasks(peer)
+  const key = currentBeatKey(peer)
+  const known = liveCount(peer.view, now)
+  const due = shouldBeat({
+    now,
+    lastBeatAt: peer.lastBeatAt,
+    lastEvery: peer.lastEvery,
+    holding: holding.length > 0,
+    known,
+    changed: peer.beatDue || key !== peer.lastBeatKey,
+    newcomer: peer.newcomerHeard,
+  })
+  if (!due) return
+  const every = beatEvery(holding.length > 0, known)
   peer.seq++
   peer.lastBeatAt = now
+  peer.lastEvery = every
+  peer.lastBeatKey = key
   peer.beatDue = false
+  peer.newcomerHeard = false
   emit<Presence>(peer, fx, {
     kind: 'presence',
     role: peer.config.role,
     capabilities: peer.config.role === 'executor' ? peer.config.capabilities : [],
-    holding: [...new Set(holding)].slice(0, 64),
+    holding,
     load: peer.work.size,
     capacity: peer.config.capacity,
     healthy: peer.healthy && peer.config.consent?.paused !== true,
@@ -283,6 +320,7 @@ function beat(peer: PeerState, fx: Effects, now: number): void {
     offline: peer.config.offline,
     boot: peer.startedAt,
     seq: peer.seq,
+    every,
   })
 }
 
@@ -317,7 +355,7 @@ export function stepPeer(
           input.presence.room === peer.config.room
         ) {
           const known = peer.view.peers.has(input.presence.from)
-          if (hearPresence(peer.view, input.presence, now) && !known) peer.beatDue = true
+          if (hearPresence(peer.view, input.presence, now) && !known) peer.newcomerHeard = true
         }
         break
       case 'llm': {
@@ -351,14 +389,7 @@ export function stepPeer(
   if (!peer.healthy && now - peer.unhealthySince >= HEALTH_RETRY_MS)
     setHealthy(peer, fx, true, null, now)
   logic.reconcile(peer, fx, now)
-  const publishesPresence = peer.config.role !== 'observer'
-  const beatGapOk = now - peer.lastBeatAt >= MIN_BEAT_GAP_MS
-  if (
-    publishesPresence &&
-    ((peer.beatDue && beatGapOk) || now - peer.lastBeatAt >= PRESENCE_INTERVAL_MS)
-  ) {
-    beat(peer, fx, now)
-  }
+  if (peer.config.role !== 'observer') maybeBeat(peer, fx, now)
   return fx
 }
 

@@ -188,6 +188,7 @@ describe('fallback decomposers step in at once when no proposal is still coming'
       offline: true,
       boot: 1,
       seq: 1,
+      every: 5_000,
     })
   // a goal for which the fourth decomposer is ranked last (a fallback)
   const goal = Array.from({ length: 50 }, (_, i) =>

@@ -7,7 +7,7 @@
 import type { Capability } from '../protocol/capabilities'
 import { rendezvousOrder } from '../protocol/hash'
 import type { Presence, Role } from '../protocol/records'
-import { PRESENCE_TTL_MS } from '../protocol/rules'
+import { presenceTtlMs } from '../protocol/rules'
 
 export interface PeerSighting {
   presence: Presence
@@ -41,9 +41,21 @@ export function hearPresence(view: SwarmView, presence: Presence, now: number): 
   return true
 }
 
+/** Heard within three of the gaps its latest beat promised (`every`: 5 s for a holder, longer for an idle peer). */
+export function fresh(sighting: PeerSighting, now: number): boolean {
+  return now - sighting.heardAt <= presenceTtlMs(sighting.presence.every)
+}
+
 export function isAlive(view: SwarmView, peer: string, now: number): boolean {
   const sighting = view.peers.get(peer)
-  return sighting !== undefined && now - sighting.heardAt <= PRESENCE_TTL_MS
+  return sighting !== undefined && fresh(sighting, now)
+}
+
+/** Live peers this peer knows of (itself not included). */
+export function liveCount(view: SwarmView, now: number): number {
+  let n = 0
+  for (const sighting of view.peers.values()) if (fresh(sighting, now)) n++
+  return n
 }
 
 export interface Eligibility {
@@ -67,8 +79,9 @@ export function eligiblePeers(
 ): string[] {
   const peers: string[] = []
   if (self.eligible && !want.exclude?.has(self.peerId)) peers.push(self.peerId)
-  for (const [peer, { presence, heardAt }] of view.peers) {
-    if (peer === self.peerId || now - heardAt > PRESENCE_TTL_MS) continue
+  for (const [peer, sighting] of view.peers) {
+    const presence = sighting.presence
+    if (peer === self.peerId || !fresh(sighting, now)) continue
     if (presence.role !== want.role || !presence.healthy || want.exclude?.has(peer)) continue
     if (want.capability && !presence.capabilities.includes(want.capability)) continue
     if (want.free && presence.load >= presence.capacity) continue

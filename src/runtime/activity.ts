@@ -8,7 +8,7 @@ import type { LlmOutcome, LlmTaskKind, ModelConfig } from '../llm/types'
 import type { WireRecord } from '../protocol/records'
 import { derived, type PeerState, type Work } from '../roles/peer'
 import type { PeerEvent } from '../roles/types'
-import { PRESENCE_TTL_MS } from '../protocol/rules'
+import { presenceTtlMs } from '../protocol/rules'
 import type { ActivityEntry, RoleActivity } from './types'
 
 /** Entries kept in the activity list: enough to scroll back a while, bounded. */
@@ -67,7 +67,7 @@ export class ActivityLog {
       })),
       recent: this.recent.map((entry) => ({ ...entry })),
       swarm: [...peer.view.peers.values()]
-        .filter(({ heardAt }) => now - heardAt <= PRESENCE_TTL_MS)
+        .filter(({ presence, heardAt }) => now - heardAt <= presenceTtlMs(presence.every))
         .map(({ presence, heardAt }) => ({
           peerId: presence.from,
           role: presence.role,

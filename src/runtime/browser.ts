@@ -6,6 +6,7 @@
 import { acquireTabIdentity, browserTabPeerIds } from '../net/identity.browser'
 import { createSwarmNode } from '../net/node.browser'
 import { fetchRelayInfo, pickRelayAddrs } from '../net/relay-info'
+import { workerOpener } from './opener.browser'
 import { indexedDbPersistence } from './persist.browser'
 import { createRuntime } from './runtime'
 import type { PeerRuntime, RuntimeInit } from './types'
@@ -19,8 +20,12 @@ export async function createBrowserRuntime(init: RuntimeInit): Promise<PeerRunti
   const relays =
     init.relays ??
     pickRelayAddrs(await fetchRelayInfo(RELAY_INFO_PATH), location.hostname, location.protocol)
+  // gossip is unsealed and verified in a worker: the main thread runs the
+  // node and the UI, and a burst of records would stall both
+  const opener = workerOpener(init.room, (message) => console.warn(message))
   const runtime = await createRuntime({
     init: { ...init, relays },
+    ...(opener ? { opener } : {}),
     privateKey: identity.privateKey,
     persistence: indexedDbPersistence(init.room.id),
     startCore: workerCore,

@@ -10,17 +10,11 @@ import type { PrivateKey } from '@libp2p/interface'
 import type { Capability, ModelConfig } from '../llm/types'
 import { debugLog } from '../net/log'
 import type { NetLogger, SwarmNode, SwarmNodeInitBase, Verdict } from '../net/types'
-import {
-  decodeRecord,
-  encodeRecord,
-  MAX_WIRE_BYTES,
-  type Ed25519Verify,
-  type Signer,
-} from '../protocol/codec'
+import { encodeRecord, MAX_WIRE_BYTES, type Ed25519Verify, type Signer } from '../protocol/codec'
 import { newCancel, newGoal, type PlanRecord, type WireRecord } from '../protocol/records'
 import { DEFAULT_MAX_DEPTH } from '../protocol/limits'
 import { roomTopics } from '../protocol/topics'
-import { openRecord, SEAL_OVERHEAD, sealRecord } from '../protocol/room-key'
+import { SEAL_OVERHEAD, sealRecord } from '../protocol/room-key'
 import { validateRecord } from '../protocol/validate'
 import { exportJson, exportMarkdown } from '../plan/export'
 import type { PlanTree } from '../plan/tree'
@@ -33,6 +27,7 @@ import { isPlanRecord, PlanStore } from './store'
 import { archiveFinished } from './archive'
 import { DEFAULT_BUDGET } from './budget'
 import { GoalLimitError, ownGoalWouldWait } from './goal-limit'
+import { openSealed, type Opened, type OpenResult } from './opener'
 import type {
   GoalSource,
   PeerRuntime,
@@ -82,6 +77,8 @@ export interface RuntimeParts {
    * (default: none; this peer always counts as its own)
    */
   localAuthors?: () => Promise<string[]>
+  /** opens and verifies gossip elsewhere (a tab's signature worker); default in-process */
+  opener?: { open(sealed: Uint8Array): Promise<OpenResult>; close(): void }
 }
 
 type Listener<E extends keyof RuntimeEvents> = (detail: RuntimeEvents[E]) => void
@@ -133,24 +130,16 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   // just signed are not checked again, and what the validator decoded is
   // handed to the subscriber (GossipSub passes it the same bytes object).
   const verify = parts.verify
-  const decodeContext = (from: string) => ({ room, sender: from, ...(verify ? { verify } : {}) })
   // Gossip carries records sealed under the room key (sealed.ts); these maps
   // are keyed by the sealed bytes and keep the signed record they carry.
-  type Opened = { record: WireRecord; plain: Uint8Array }
   const own = new WeakMap<Uint8Array, Opened>()
   const validated = new WeakMap<Uint8Array, Opened>()
-  /** Opens and verifies gossip; null (with the reason) when it is not a valid record of this room. */
-  const openGossip = (sealed: Uint8Array, from: string): Opened | string => {
-    const opened = openRecord(roomKey, sealed)
-    if (!opened.ok) return `${opened.reason} (not sealed for this room)`
-    const decoded = decodeRecord(opened.plain, decodeContext(from))
-    if (!decoded.ok) return `${decoded.reason} (${decoded.detail})`
-    return { record: decoded.record, plain: opened.plain }
-  }
-  const decodeOnce = (sealed: Uint8Array, from: string): Opened | null => {
-    const known = validated.get(sealed)
+  /** Opens and verifies gossip in-process (opener.ts). */
+  const openGossip = (sealed: Uint8Array): OpenResult => openSealed(roomKey, sealed, verify)
+  const decodeOnce = (sealed: Uint8Array): Opened | null => {
+    const known = validated.get(sealed) ?? own.get(sealed)
     if (known) return known
-    const opened = openGossip(sealed, from)
+    const opened = openGossip(sealed)
     return typeof opened === 'string' ? null : opened
   }
   const publish = (records: WireRecord[]) => {
@@ -221,40 +210,50 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     })
   }
 
-  // (boot, seq) of the latest presence beat per peer: stale or replayed beats are ignored
+  // (boot, seq) of the latest presence beat per author: stale or replayed beats are ignored
   const beats = new Map<string, { boot: number; seq: number }>()
-  const validate = (topic: string, bytes: Uint8Array, from: string): Verdict => {
-    let entry = from === peerId ? own.get(bytes) : undefined
-    if (entry === undefined) {
-      const opened = openGossip(bytes, from)
-      if (typeof opened === 'string') {
-        log(`dropped gossip from ${from}: ${opened}`)
-        return 'reject'
-      }
-      entry = opened
-      validated.set(bytes, entry)
+  // `from` is the neighbour that forwarded the bytes (for the log); the author is the record's
+  const verdictFor = (topic: string, entry: OpenResult, mine: boolean, from: string): Verdict => {
+    if (typeof entry === 'string') {
+      log(`dropped gossip via ${from}: ${entry}`)
+      return 'reject'
     }
     const record = entry.record
     if (topic === topics.plan) {
       if (!isPlanRecord(record)) {
-        log(`dropped gossip from ${from}: a ${record.kind} on the plan topic`)
+        log(`dropped gossip via ${from}: a ${record.kind} on the plan topic`)
         return 'reject'
       }
-      return store.has(record.id) && from !== peerId ? 'ignore' : 'accept'
+      return store.has(record.id) && !mine ? 'ignore' : 'accept'
     }
     if (topic === topics.presence && record.kind === 'presence') {
-      const last = beats.get(from)
+      const last = beats.get(record.from)
       if (
         last &&
         (record.boot < last.boot || (record.boot === last.boot && record.seq <= last.seq))
       ) {
         return 'ignore'
       }
-      beats.set(from, { boot: record.boot, seq: record.seq })
+      beats.set(record.from, { boot: record.boot, seq: record.seq })
       return 'accept'
     }
-    log(`dropped gossip from ${from}: a ${record.kind} on ${topic}`)
+    log(`dropped gossip via ${from}: a ${record.kind} on ${topic}`)
     return 'reject'
+  }
+  const remember = (bytes: Uint8Array, opened: OpenResult): OpenResult => {
+    if (typeof opened !== 'string') validated.set(bytes, opened)
+    return opened
+  }
+  const validate = (topic: string, bytes: Uint8Array, from: string): Verdict | Promise<Verdict> => {
+    const mine = own.get(bytes)
+    if (mine !== undefined) return verdictFor(topic, mine, true, from)
+    // in a tab: unseal and verify in the signature worker, batched
+    if (parts.opener) {
+      return parts.opener
+        .open(bytes)
+        .then((opened) => verdictFor(topic, remember(bytes, opened), false, from))
+    }
+    return verdictFor(topic, remember(bytes, openGossip(bytes)), false, from)
   }
 
   node = await parts.createNode({
@@ -266,16 +265,16 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     maxRecordBytes: MAX_WIRE_BYTES + SEAL_OVERHEAD,
     ...(parts.netLogger ? { logger: parts.netLogger } : {}),
   })
-  node.subscribe(topics.plan, (bytes, from) => {
+  node.subscribe(topics.plan, (bytes) => {
     traffic.received++
     traffic.receivedBytes += bytes.length
-    const opened = decodeOnce(bytes, from)
+    const opened = decodeOnce(bytes)
     if (opened && isPlanRecord(opened.record)) store.addVerified(opened.record, opened.plain)
   })
-  node.subscribe(topics.presence, (bytes, from) => {
+  node.subscribe(topics.presence, (bytes) => {
     traffic.received++
     traffic.receivedBytes += bytes.length
-    const record = decodeOnce(bytes, from)?.record
+    const record = decodeOnce(bytes)?.record
     if (record?.kind === 'presence') core.deliver([{ type: 'presence', presence: record }])
   })
   node.on('connections', (summary) => emit('connections', summary))
@@ -377,6 +376,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       core.stop()
       await outbox.catch(() => {})
       await swarmNode.stop()
+      parts.opener?.close()
       await parts.persistence.close?.()
     },
   }

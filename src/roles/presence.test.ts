@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest'
+import {
+  keepaliveMs,
+  MAX_KEEPALIVE_MS,
+  MIN_BEAT_GAP_MS,
+  PRESENCE_INTERVAL_MS,
+  presenceTtlMs,
+} from '../protocol/rules'
+import { beatEvery, beatKey, shouldBeat, type BeatInput } from './presence'
+
+const idle: BeatInput = {
+  now: 100_000,
+  lastBeatAt: 100_000 - 1_000,
+  lastEvery: 64_000,
+  holding: false,
+  known: 63,
+  changed: false,
+  newcomer: false,
+}
+
+describe('presence beats (presence.ts)', () => {
+  it('an idle peer keeps the room to about one keepalive a second, whatever its size', () => {
+    for (const peers of [16, 64, 1_000]) {
+      const every = beatEvery(false, peers - 1)
+      // beats the whole room sends per second
+      expect(peers / (every / 1_000)).toBeCloseTo(1, 5)
+    }
+    // a small room beats as often as before, never more
+    expect(beatEvery(false, 3)).toBe(PRESENCE_INTERVAL_MS)
+    expect(keepaliveMs(1_000_000)).toBe(MAX_KEEPALIVE_MS)
+  })
+
+  it('a holder renews its leases every PRESENCE_INTERVAL_MS in any room', () => {
+    expect(beatEvery(true, 999)).toBe(PRESENCE_INTERVAL_MS)
+    const due = { ...idle, holding: true, lastEvery: 5_000 }
+    expect(shouldBeat({ ...due, lastBeatAt: due.now - 4_999 })).toBe(false)
+    expect(shouldBeat({ ...due, lastBeatAt: due.now - 5_000 })).toBe(true)
+  })
+
+  it('an idle peer beats at its keepalive, not before', () => {
+    expect(shouldBeat({ ...idle, lastBeatAt: idle.now - 63_999 })).toBe(false)
+    expect(shouldBeat({ ...idle, lastBeatAt: idle.now - 64_000 })).toBe(true)
+  })
+
+  it('keeps the promise of its last beat when its gap has grown since', () => {
+    // it promised 5 s (it held a task, or knew few peers); now it would wait 64 s
+    const input = { ...idle, lastEvery: 5_000, lastBeatAt: idle.now - 5_000 }
+    expect(shouldBeat(input)).toBe(true)
+  })
+
+  it('beats a change at once, but not more often than MIN_BEAT_GAP_MS', () => {
+    expect(shouldBeat({ ...idle, changed: true, lastBeatAt: idle.now - MIN_BEAT_GAP_MS })).toBe(
+      true,
+    )
+    expect(shouldBeat({ ...idle, changed: true, lastBeatAt: idle.now - MIN_BEAT_GAP_MS + 1 })).toBe(
+      false,
+    )
+  })
+
+  it('answers newcomers in one beat per gap that grows with the room', () => {
+    // 64 peers: at most every 3.2 s; 1,000 peers: every 50 s
+    expect(shouldBeat({ ...idle, newcomer: true, lastBeatAt: idle.now - 3_199 })).toBe(false)
+    expect(shouldBeat({ ...idle, newcomer: true, lastBeatAt: idle.now - 3_200 })).toBe(true)
+    const big = { ...idle, known: 999, lastEvery: 1_000_000, newcomer: true }
+    expect(shouldBeat({ ...big, lastBeatAt: big.now - 49_999 })).toBe(false)
+    expect(shouldBeat({ ...big, lastBeatAt: big.now - 50_000 })).toBe(true)
+    // a small room answers within MIN_BEAT_GAP_MS, as before
+    expect(shouldBeat({ ...idle, known: 3, newcomer: true, lastBeatAt: idle.now - 500 })).toBe(true)
+  })
+
+  it('takes a peer for gone after three of the gaps it promised', () => {
+    expect(presenceTtlMs(PRESENCE_INTERVAL_MS)).toBe(16_000)
+    expect(presenceTtlMs(64_000)).toBe(193_000)
+  })
+
+  it('counts only what others act on as a change: a full slot, health, settings', () => {
+    const base = {
+      load: 1,
+      capacity: 4,
+      healthy: true,
+      capabilities: ['can_write_text'],
+      model: 'm',
+      offline: false,
+    }
+    expect(beatKey({ ...base, load: 2 })).toBe(beatKey(base))
+    expect(beatKey({ ...base, load: 4 })).not.toBe(beatKey(base))
+    expect(beatKey({ ...base, healthy: false })).not.toBe(beatKey(base))
+    expect(beatKey({ ...base, capabilities: [] })).not.toBe(beatKey(base))
+    expect(beatKey({ ...base, model: 'n' })).not.toBe(beatKey(base))
+  })
+})

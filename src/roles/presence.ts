@@ -1,0 +1,86 @@
+/**
+ * When a peer beats (publishes its presence), as a pure function.
+ *
+ * A beat carries what others need from this peer: that it is alive, its role
+ * and load (for claim ranking) and the tasks it holds (its leases). Only the
+ * leases need a steady pulse, and only while the peer holds something; the
+ * rest needs a beat when it changes and a keepalive that says "still here".
+ * So:
+ *
+ * - a holder beats every PRESENCE_INTERVAL_MS (its leases, LEASE_TIMEOUT_MS);
+ * - an idle peer beats every keepaliveMs(peers it knows): the room as a
+ *   whole sends about one keepalive a second, whatever its size;
+ * - a change others act on (a new claim, a full or freed slot, health,
+ *   capabilities, model: beatKey) is beaten at once, at most every
+ *   MIN_BEAT_GAP_MS;
+ * - a newcomer is answered (so it learns who is here) at most every
+ *   NEWCOMER_ANSWER_PER_PEER_MS × peers known: one beat answers every
+ *   newcomer heard meanwhile.
+ *
+ * Each beat says `every`: the most it will wait before the next one. A
+ * receiver takes the peer for gone after three such gaps unheard (view.ts).
+ * A peer that lengthens its gap still keeps the promise of its last beat.
+ */
+import {
+  keepaliveMs,
+  MIN_BEAT_GAP_MS,
+  NEWCOMER_ANSWER_PER_PEER_MS,
+  PRESENCE_INTERVAL_MS,
+} from '../protocol/rules'
+
+export interface BeatInput {
+  now: number
+  /** local time of this peer's last beat (-Infinity before the first) */
+  lastBeatAt: number
+  /** the `every` its last beat promised */
+  lastEvery: number
+  /** does the peer hold a task (a lease to renew)? */
+  holding: boolean
+  /** live peers it knows, itself not included */
+  known: number
+  /** has what a beat says changed since the last one (or was a beat asked for)? */
+  changed: boolean
+  /** has it heard a peer it did not know since its last beat? */
+  newcomer: boolean
+}
+
+/** The gap this peer promises until its next beat. */
+export function beatEvery(holding: boolean, known: number): number {
+  return holding ? PRESENCE_INTERVAL_MS : keepaliveMs(known + 1)
+}
+
+/** Should the peer beat now? */
+export function shouldBeat(input: BeatInput): boolean {
+  const since = input.now - input.lastBeatAt
+  const every = beatEvery(input.holding, input.known)
+  // keep the last beat's promise even when the gap has grown meanwhile
+  if (since >= Math.min(every, input.lastEvery)) return true
+  if (input.changed && since >= MIN_BEAT_GAP_MS) return true
+  const answerGap = Math.max(MIN_BEAT_GAP_MS, (input.known + 1) * NEWCOMER_ANSWER_PER_PEER_MS)
+  return input.newcomer && since >= answerGap
+}
+
+/**
+ * What a beat says that others act on at once; two beats with the same key
+ * need no change beat. Load matters to others only as "has a free slot or
+ * not" (claim ranking, view.ts), so only crossing that line is a change. A
+ * task newly held is beaten at once by the claim itself (beatDue); a task let
+ * go needs no beat (its result or failure says so) and leaves the list at the
+ * next beat.
+ */
+export function beatKey(parts: {
+  load: number
+  capacity: number
+  healthy: boolean
+  capabilities: readonly string[]
+  model: string
+  offline: boolean
+}): string {
+  return JSON.stringify([
+    parts.load >= parts.capacity,
+    parts.healthy,
+    parts.capabilities,
+    parts.model,
+    parts.offline,
+  ])
+}

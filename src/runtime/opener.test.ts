@@ -1,0 +1,61 @@
+/** Opening gossip off the main thread: batched, same verdicts as in-process, and a fallback. */
+import { describe, expect, it } from 'vitest'
+import { encodeRecord } from '../protocol/codec'
+import { makeSigner, sampleRecords } from '../protocol/fixtures.test-support'
+import { deriveRoomKey, sealRecord } from '../protocol/room-key'
+import { BatchOpener, openSealed, serveOpener, type FromOpener, type ToOpener } from './opener'
+
+const room = deriveRoomKey('test', new Uint8Array(32).fill(7))
+const other = deriveRoomKey('test', new Uint8Array(32).fill(8))
+
+async function sealedSamples() {
+  const signer = await makeSigner()
+  const records = sampleRecords(signer.peerId, room.id)
+  return Promise.all(records.map(async (r) => sealRecord(room, await encodeRecord(r, signer))))
+}
+
+/** A worker stand-in: answers asynchronously, and counts the messages it got. */
+function fakeWorker() {
+  const posted: ToOpener[] = []
+  const port = {
+    onmessage: null as ((event: { data: FromOpener }) => void) | null,
+    postMessage(message: ToOpener) {
+      posted.push(message)
+      serve(message)
+    },
+  }
+  const serve = serveOpener((reply) => setTimeout(() => port.onmessage?.({ data: reply }), 0))
+  return { port, posted }
+}
+
+describe('gossip opener', () => {
+  it('opens a burst in one batch, with the verdicts of the in-process check', async () => {
+    const sealed = await sealedSamples()
+    const forged = sealed[0]!.slice()
+    forged[forged.length - 1]! ^= 1
+    const foreign = sealRecord(other, new Uint8Array(100))
+    const all = [...sealed, forged, foreign]
+    const { port, posted } = fakeWorker()
+    const opener = new BatchOpener(port, room, (bytes) => openSealed(room, bytes))
+    const results = await Promise.all(all.map((bytes) => opener.open(bytes)))
+    // one init, then the whole burst in a single message
+    expect(posted.map((m) => m.type)).toEqual(['init', 'open'])
+    expect(results).toEqual(all.map((bytes) => openSealed(room, bytes)))
+    expect(results.slice(0, sealed.length).every((r) => typeof r !== 'string')).toBe(true)
+    expect(typeof results[sealed.length]).toBe('string')
+    expect(typeof results[sealed.length + 1]).toBe('string')
+    expect(opener.pending()).toBe(0)
+  })
+
+  it('a failed worker: what it owed and what follows is opened in-process', async () => {
+    const sealed = await sealedSamples()
+    const silent = { onmessage: null, postMessage: () => {} }
+    const opener = new BatchOpener(silent, room, (bytes) => openSealed(room, bytes))
+    const owed = opener.open(sealed[0]!)
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(opener.pending()).toBe(1)
+    opener.fail()
+    expect(typeof (await owed)).not.toBe('string')
+    expect(typeof (await opener.open(sealed[1]!))).not.toBe('string')
+  })
+})

@@ -154,12 +154,13 @@ describe('settled acceptance: no vote still to come could change the outcome', (
   })
 
   it('in a simulated swarm whose scores miss the threshold, decides no goal at the deadline', () => {
-    const result = runSeed(
-      quiet({ seed: 40_001, model: { ...DEFAULT_SWARM.model, scores: LOW_SCORES } }),
+    // several seeds: which goals reach a quorum varies with timing, and some must not
+    const results = Array.from({ length: 5 }, (_, i) =>
+      runSeed(quiet({ seed: 40_001 + i, model: { ...DEFAULT_SWARM.model, scores: LOW_SCORES } })),
     )
-    expect(result.completed).toBe(true)
-    expect(result.accepts.settled).toBeGreaterThan(0)
-    expect(result.accepts.deadline).toBe(0)
+    expect(results.every((result) => result.completed)).toBe(true)
+    expect(results.reduce((n, result) => n + result.accepts.settled, 0)).toBeGreaterThan(0)
+    expect(results.reduce((n, result) => n + result.accepts.deadline, 0)).toBe(0)
   })
 
   it('picks what the deadline would pick, and never one vote', () => {

@@ -76,7 +76,13 @@ test('tabs pick roles, a friend joins by share link, the observer sees the finis
     baseUrl: `${mockLlm.url}/v1`,
     key: MOCK_KEY,
   })
-  await expect(decomposer.getByText('openai-compatible/mock-model')).toBeVisible()
+  await expect(
+    decomposer
+      .getByRole('complementary', { name: 'This tab’s role' })
+      .getByText('openai-compatible/mock-model', { exact: true }),
+  ).toBeVisible()
+  // a model with no known price: the cost caps cannot hold, and the tab says so
+  await expect(decomposer.getByRole('status', { name: 'Cost cap not enforced' })).toBeVisible()
 
   // the share link, opened on another machine (a new browser context), joins as an executor
   const link = await readShareLink(decomposer)

@@ -102,8 +102,11 @@ function aad(roomId: string): Uint8Array {
 }
 
 /** Seals one record's wire bytes for the room. */
+/** What sealing and opening need of a room key: not the secret it came from. */
+export type RecordKey = Pick<RoomKey, 'id' | 'recordKey'>
+
 export function sealRecord(
-  key: RoomKey,
+  key: RecordKey,
   plain: Uint8Array,
   random: (n: number) => Uint8Array = randomBytes,
 ): Uint8Array {
@@ -123,7 +126,7 @@ export type Opened =
  * Opens a sealed record. Never throws: bytes from outside the room (no
  * secret, another room, tampered with, truncated) answer a rejection.
  */
-export function openRecord(key: RoomKey, sealed: Uint8Array): Opened {
+export function openRecord(key: RecordKey, sealed: Uint8Array): Opened {
   if (sealed.length < SEAL_OVERHEAD || sealed[0] !== SEALED_FORMAT) {
     return { ok: false, reason: 'not-sealed' }
   }

@@ -20,8 +20,10 @@ function fakeWorker() {
   const port = {
     onmessage: null as ((event: { data: FromOpener }) => void) | null,
     postMessage(message: ToOpener) {
-      posted.push(message)
-      serve(message)
+      // what a real Worker does: a message that cannot be cloned throws
+      const copy = structuredClone(message)
+      posted.push(copy)
+      serve(copy)
     },
   }
   const serve = serveOpener((reply) => setTimeout(() => port.onmessage?.({ data: reply }), 0))
@@ -45,6 +47,18 @@ describe('gossip opener', () => {
     expect(typeof results[sealed.length]).toBe('string')
     expect(typeof results[sealed.length + 1]).toBe('string')
     expect(opener.pending()).toBe(0)
+  })
+
+  it("hands the worker a plain copy of the record key, never the secret, even from the app's reactive proxy", async () => {
+    const sealed = await sealedSamples()
+    const { port, posted } = fakeWorker()
+    // the UI keeps the room in reactive state: a Proxy, which structuredClone refuses
+    const proxied = new Proxy(room, {})
+    expect(() => structuredClone(proxied)).toThrow()
+    const opener = new BatchOpener(port, proxied, (bytes) => openSealed(room, bytes))
+    expect(typeof (await opener.open(sealed[0]!))).not.toBe('string')
+    const init = posted[0]!
+    expect(init.type === 'init' && Object.keys(init.room).sort()).toEqual(['id', 'recordKey'])
   })
 
   it('a failed worker: what it owed and what follows is opened in-process', async () => {

@@ -11,7 +11,7 @@
  */
 import { decodeRecord, type Ed25519Verify } from '../protocol/codec'
 import type { WireRecord } from '../protocol/records'
-import { openRecord, type RoomKey } from '../protocol/room-key'
+import { openRecord, type RecordKey } from '../protocol/room-key'
 
 export interface Opened {
   record: WireRecord
@@ -22,7 +22,7 @@ export interface Opened {
 /** An opened record, or why the bytes are not a valid record of this room. */
 export type OpenResult = Opened | string
 
-export function openSealed(room: RoomKey, sealed: Uint8Array, verify?: Ed25519Verify): OpenResult {
+export function openSealed(room: RecordKey, sealed: Uint8Array, verify?: Ed25519Verify): OpenResult {
   const opened = openRecord(room, sealed)
   if (!opened.ok) return `${opened.reason} (not sealed for this room)`
   // no transport-level author to compare: gossip is unsigned (StrictNoSign),
@@ -34,7 +34,7 @@ export function openSealed(room: RoomKey, sealed: Uint8Array, verify?: Ed25519Ve
 
 /** Main thread → worker. */
 export type ToOpener =
-  | { type: 'init'; room: RoomKey }
+  | { type: 'init'; room: RecordKey }
   | { type: 'open'; batch: Array<{ n: number; sealed: Uint8Array }> }
 
 /** Worker → main thread. */
@@ -49,7 +49,7 @@ export interface OpenerPort {
 
 /** The worker's side: answers every batch in one message. */
 export function serveOpener(post: (message: FromOpener) => void): (message: ToOpener) => void {
-  let room: RoomKey | null = null
+  let room: RecordKey | null = null
   return (message) => {
     if (message.type === 'init') {
       room = message.room
@@ -76,10 +76,15 @@ export class BatchOpener {
   /** `fallback` opens in-process once the worker has failed */
   constructor(
     private readonly port: OpenerPort,
-    room: RoomKey,
+    room: RecordKey,
     private readonly fallback: (sealed: Uint8Array) => OpenResult,
   ) {
-    port.postMessage({ type: 'init', room })
+    // a plain copy: the app's key may be a reactive proxy, which cannot be
+    // cloned to a worker; and the worker needs the record key, not the secret
+    port.postMessage({
+      type: 'init',
+      room: { id: room.id, recordKey: new Uint8Array(room.recordKey) },
+    })
     port.onmessage = ({ data }) => {
       for (const { n, result } of data.results) {
         this.waiting.get(n)?.(result)

@@ -1,6 +1,6 @@
 /**
  * A tab's signature worker: opens and verifies gossip off the main thread
- * (src/runtime/opener.ts). It holds the room key, as the main thread does;
+ * (src/runtime/opener.ts). It holds the room's record key (not the invite secret);
  * it never sees the tab's identity key or the API key.
  */
 import { serveOpener, type FromOpener, type ToOpener } from '../runtime/opener'

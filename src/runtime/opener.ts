@@ -22,7 +22,11 @@ export interface Opened {
 /** An opened record, or why the bytes are not a valid record of this room. */
 export type OpenResult = Opened | string
 
-export function openSealed(room: RecordKey, sealed: Uint8Array, verify?: Ed25519Verify): OpenResult {
+export function openSealed(
+  room: RecordKey,
+  sealed: Uint8Array,
+  verify?: Ed25519Verify,
+): OpenResult {
   const opened = openRecord(room, sealed)
   if (!opened.ok) return `${opened.reason} (not sealed for this room)`
   // no transport-level author to compare: gossip is unsigned (StrictNoSign),

@@ -194,16 +194,20 @@ function addUsage(totals: UsageTotals, nanos: { n: number }, usage: Usage, costU
   totals.costUsd = nanos.n / NANOS_PER_USD
 }
 
-export function usageByRole(state: PlanState, costUsd: CostOf = NO_COST): PlanTree['usage'] {
-  const zero = (): UsageTotals => ({
+/** Usage totals of a role that has made no call. */
+export function zeroUsage(): UsageTotals {
+  return {
     calls: 0,
     inputTokens: 0,
     outputTokens: 0,
     offlineCalls: 0,
     costUsd: 0,
     unpricedCalls: 0,
-  })
-  const usage = { decomposer: zero(), scorer: zero(), executor: zero() }
+  }
+}
+
+export function usageByRole(state: PlanState, costUsd: CostOf = NO_COST): PlanTree['usage'] {
+  const usage = { decomposer: zeroUsage(), scorer: zeroUsage(), executor: zeroUsage() }
   const nanos = { decomposer: { n: 0 }, scorer: { n: 0 }, executor: { n: 0 } }
   for (const record of state.records()) {
     if (record.kind === 'failure') {

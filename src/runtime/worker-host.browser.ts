@@ -3,7 +3,7 @@
  * presents it to the runtime as a CoreHost. The latest tree and activity the
  * worker sent are kept here so the UI can read them synchronously.
  */
-import type { PlanTree } from '../plan/tree'
+import { zeroUsage, type PlanTree } from '../plan/tree'
 import type { FromWorker, ToWorker } from '../worker/messages'
 import type { CoreHost, StartCore } from './host'
 import type { RoleActivity } from './types'
@@ -11,32 +11,7 @@ import type { RoleActivity } from './types'
 const EMPTY_TREE: PlanTree = {
   goals: [],
   progress: { leaves: 0, leavesDone: 0, leavesFailed: 0, goals: 0 },
-  usage: {
-    decomposer: {
-      calls: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      offlineCalls: 0,
-      costUsd: 0,
-      unpricedCalls: 0,
-    },
-    scorer: {
-      calls: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      offlineCalls: 0,
-      costUsd: 0,
-      unpricedCalls: 0,
-    },
-    executor: {
-      calls: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      offlineCalls: 0,
-      costUsd: 0,
-      unpricedCalls: 0,
-    },
-  },
+  usage: { decomposer: zeroUsage(), scorer: zeroUsage(), executor: zeroUsage() },
 }
 
 export const workerCore: StartCore = (init) => {

@@ -11,7 +11,7 @@
  */
 import type { PlanTree } from '../../plan/tree'
 import { costUsd } from '../../llm/pricing'
-import { projectTree } from '../../plan/tree'
+import { projectTree, zeroUsage } from '../../plan/tree'
 import { derived } from '../../roles/peer'
 import { ActivityLog } from '../../runtime/activity'
 import type {
@@ -78,17 +78,6 @@ function simulate(init: RuntimeInit, text: string, maxDepth: number, seed: numbe
     },
   })
   return frames
-}
-
-function zeroUsage() {
-  return {
-    calls: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    offlineCalls: 0,
-    costUsd: 0,
-    unpricedCalls: 0,
-  }
 }
 
 function emptyActivity(init: RuntimeInit): RoleActivity {

@@ -4,7 +4,14 @@
  * subgoals, level by level, until `nodes` nodes exist; the deepest level is
  * leaves, and statuses are mixed the way a busy swarm mixes them.
  */
-import type { GoalView, PlanTree, ProposalView, SlotView, TaskView } from '../../plan/tree'
+import {
+  zeroUsage,
+  type GoalView,
+  type PlanTree,
+  type ProposalView,
+  type SlotView,
+  type TaskView,
+} from '../../plan/tree'
 
 const PEERS = Array.from(
   { length: 12 },
@@ -156,17 +163,9 @@ export function syntheticTree(nodes: number, branching = 6, levels = 4): PlanTre
   // depth-first fills the first branches fully; the rest stay awaiting proposals, as in a live run
   const budget: Budget = { left: nodes - 1, serial: 0 }
   const root = goal('root', 'Plan a two-week trip to Japan', 0, levels, branching, budget)
-  const zero = () => ({
-    calls: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    offlineCalls: 0,
-    costUsd: 0,
-    unpricedCalls: 0,
-  })
   return {
     goals: [root],
     progress: { leaves: 0, leavesDone: 0, leavesFailed: 0, goals: 0 },
-    usage: { decomposer: zero(), scorer: zero(), executor: zero() },
+    usage: { decomposer: zeroUsage(), scorer: zeroUsage(), executor: zeroUsage() },
   }
 }

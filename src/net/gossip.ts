@@ -135,6 +135,8 @@ export interface InboundGuardInit {
   pubsub: GossipSub
   limiter: RateLimiter
   logger: NetLogger
+  /** the author a message names (SwarmNodeInitBase.authorOf); default: none */
+  authorOf?: (topic: string, bytes: Uint8Array) => string | undefined
   /** a neighbour sent `count` of its own messages past its bucket: strike it */
   onFlood: (peer: string, count: number) => void
   now?: () => number
@@ -147,10 +149,19 @@ export interface InboundGuardInit {
  * another neighbour, or from sync, is still taken. Only a neighbour's own
  * messages past its bucket count as strikes: an honest neighbour that merely
  * forwards a flood is not cut off for it (its copies are dropped all the same).
+ * Messages carry no GossipSub author (StrictNoSign): `authorOf` reads the one
+ * the record names, for refused messages only.
  */
 export function guardInbound(init: InboundGuardInit): void {
   const { pubsub, limiter, logger } = init
   const now = init.now ?? Date.now
+  const authorOf = (topic: string, bytes: Uint8Array): string | undefined => {
+    try {
+      return init.authorOf?.(topic, bytes)
+    } catch {
+      return undefined
+    }
+  }
   // GossipSub's entry point for a neighbour's RPC (public on the class, absent
   // from the interface the package exports): the one place before its checks
   const target = pubsub as unknown as InboundRpcEntry
@@ -165,13 +176,12 @@ export function guardInbound(init: InboundGuardInit): void {
     if (rpc.messages.length > 0) {
       const peer = from.toString()
       const t = now()
-      const own = from.toMultihash().bytes
       let refused = 0
       let ownRefused = 0
       rpc.messages = rpc.messages.filter((msg) => {
         if (limiter.take(peer, messageCost(msg.data?.length ?? 0), t)) return true
         refused++
-        if (msg.from !== undefined && sameBytes(msg.from, own)) ownRefused++
+        if (authorOf(msg.topic ?? '', msg.data ?? new Uint8Array(0)) === peer) ownRefused++
         return false
       })
       if (refused > 0) {
@@ -203,14 +213,8 @@ export function guardInbound(init: InboundGuardInit): void {
 interface InboundRpcEntry {
   handleReceivedRpc(
     from: PeerId,
-    rpc: { messages: { from?: Uint8Array; data?: Uint8Array }[] },
+    rpc: { messages: { topic?: string; data?: Uint8Array }[] },
   ): Promise<void>
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
 }
 
 export interface GossipAdapterInit {

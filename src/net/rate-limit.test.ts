@@ -118,7 +118,7 @@ describe('GossipSub peer score', () => {
   it('is accepted by the library, and strikes lower it to the graylist before the ban', () => {
     const opts = swarmGossipsubOptions({
       maxRecordBytes: 1024,
-      topics: ['murmuration/2/x/plan', 'murmuration/2/x/presence'],
+      topics: ['murmuration/3/x/plan', 'murmuration/3/x/presence'],
       strikes: (peer) => (peer === 'bad' ? 16 : 0),
     })
     const params = createPeerScoreParams(opts.scoreParams)

@@ -176,6 +176,7 @@ export async function createSwarm(
     pubsub: libp2p.services.pubsub,
     limiter: new RateLimiter(),
     logger,
+    ...(init.authorOf ? { authorOf: init.authorOf } : {}),
     onFlood: (peer, count) => strikes.strike(peer, 'gossip flood', count),
   })
 

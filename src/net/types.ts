@@ -88,6 +88,16 @@ export interface SwarmNodeInitBase {
   privateKey?: PrivateKey
   /** The gossip validator (GossipSub topic validator for every subscribed topic). */
   validate: GossipValidator
+  /**
+   * Who a message says wrote it, read cheaply and without checking its
+   * signature (undefined if it names nobody). Gossip is unsigned
+   * (StrictNoSign), so this is how a flood is pinned on a neighbour: of the
+   * messages a neighbour sends past its rate limit, those naming it as their
+   * author are its strikes. A forged author changes nothing: a message naming
+   * the neighbour came over the neighbour's own link. Default: none, and a
+   * flood is throttled but never struck.
+   */
+  authorOf?: (topic: string, bytes: Uint8Array) => string | undefined
   /** The records kept in sync with every directly linked peer. */
   store: RecordStore
   /** Default: console, with info/warn/error only. */

@@ -9,7 +9,7 @@
  *   messages that arrive in one task go to the worker in one postMessage (a
  *   sync or a burst of gossip brings dozens), and come back in one.
  */
-import { decodeRecord, type Ed25519Verify } from '../protocol/codec'
+import { decodeRecord, WIRE_HEADER_BYTES, type Ed25519Verify } from '../protocol/codec'
 import type { WireRecord } from '../protocol/records'
 import { openRecord, type RecordKey } from '../protocol/room-key'
 
@@ -34,6 +34,24 @@ export function openSealed(
   const decoded = decodeRecord(opened.plain, { room: room.id, ...(verify ? { verify } : {}) })
   if (!decoded.ok) return `${decoded.reason} (${decoded.detail})`
   return { record: decoded.record, plain: opened.plain }
+}
+
+/**
+ * The author a sealed record names, unchecked (no signature, no schema):
+ * enough to pin a flood on the neighbour that sent it, as only that
+ * neighbour could have sent a message naming it over its own link
+ * (SwarmNodeInitBase.authorOf). Undefined for anything that names nobody.
+ */
+export function authorNamed(room: RecordKey, sealed: Uint8Array): string | undefined {
+  const opened = openRecord(room, sealed)
+  if (!opened.ok) return undefined
+  try {
+    const body = new TextDecoder().decode(opened.plain.subarray(WIRE_HEADER_BYTES))
+    const from = (JSON.parse(body) as { from?: unknown } | null)?.from
+    return typeof from === 'string' ? from : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** Main thread → worker. */

@@ -27,7 +27,7 @@ import { isPlanRecord, PlanStore } from './store'
 import { archiveFinished } from './archive'
 import { DEFAULT_BUDGET } from './budget'
 import { GoalLimitError, ownGoalWouldWait } from './goal-limit'
-import { openSealed, type Opened, type OpenResult } from './opener'
+import { authorNamed, openSealed, type Opened, type OpenResult } from './opener'
 import type {
   GoalSource,
   PeerRuntime,
@@ -261,6 +261,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     relays: init.relays,
     privateKey: parts.privateKey,
     validate,
+    authorOf: (_topic, bytes) => authorNamed(roomKey, bytes),
     store: new SealedStore(roomKey, store, log),
     maxRecordBytes: MAX_WIRE_BYTES + SEAL_OVERHEAD,
     ...(parts.netLogger ? { logger: parts.netLogger } : {}),

@@ -149,7 +149,9 @@ describe('swarm node (Node variant)', () => {
     // an honest burst (a level of a plan, many results at once) arrives whole
     const BURST = 400
     await Promise.all(
-      Array.from({ length: BURST }, (_, i) => flooder.node.publish('t', enc(`${flooder.node.peerId} burst ${i}`))),
+      Array.from({ length: BURST }, (_, i) =>
+        flooder.node.publish('t', enc(`${flooder.node.peerId} burst ${i}`)),
+      ),
     )
     await waitFor(() => got === BURST, 10_000, 'the whole burst')
     expect(good.logs.some((l) => l.includes('over its rate limit'))).toBe(false)
@@ -157,7 +159,9 @@ describe('swarm node (Node variant)', () => {
     const t0 = Date.now()
     const FLOOD = 3_000
     await Promise.all(
-      Array.from({ length: FLOOD }, (_, i) => flooder.node.publish('t', enc(`${flooder.node.peerId} flood ${i}`))),
+      Array.from({ length: FLOOD }, (_, i) =>
+        flooder.node.publish('t', enc(`${flooder.node.peerId} flood ${i}`)),
+      ),
     )
     await waitFor(() => !linked(good.node, flooder.node), 10_000, 'the flooder cut off')
     const seconds = (Date.now() - t0) / 1000

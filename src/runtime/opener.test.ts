@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest'
 import { encodeRecord } from '../protocol/codec'
 import { makeSigner, sampleRecords } from '../protocol/fixtures.test-support'
 import { deriveRoomKey, sealRecord } from '../protocol/room-key'
-import { authorNamed, BatchOpener, openSealed, serveOpener, type FromOpener, type ToOpener } from './opener'
+import {
+  authorNamed,
+  BatchOpener,
+  openSealed,
+  serveOpener,
+  type FromOpener,
+  type ToOpener,
+} from './opener'
 
 const room = deriveRoomKey('test', new Uint8Array(32).fill(7))
 const other = deriveRoomKey('test', new Uint8Array(32).fill(8))
@@ -79,7 +86,11 @@ describe('gossip opener', () => {
     const sealed = sealRecord(room, await encodeRecord(record, signer))
     expect(authorNamed(room, sealed)).toBe(signer.peerId)
     expect(authorNamed(other, sealed)).toBeUndefined()
-    const junk = [new Uint8Array(0), new Uint8Array(200).fill(1), sealRecord(room, new Uint8Array(3))]
+    const junk = [
+      new Uint8Array(0),
+      new Uint8Array(200).fill(1),
+      sealRecord(room, new Uint8Array(3)),
+    ]
     junk.push(sealRecord(room, new TextEncoder().encode('\x01' + 'x'.repeat(64) + 'null')))
     junk.push(sealRecord(room, new TextEncoder().encode('\x01' + 'x'.repeat(64) + '{"from":7}')))
     for (const bytes of junk) expect(authorNamed(room, bytes)).toBeUndefined()

@@ -41,10 +41,14 @@ describe('RateLimiter (a token bucket per neighbour)', () => {
 })
 
 interface Rpc {
-  messages: { from?: Uint8Array; data?: Uint8Array; topic: string }[]
+  messages: { data?: Uint8Array; topic: string }[]
 }
 
-async function setup(now: { t: number }) {
+/** Test messages name their author as their first word, as a record names its `from`. */
+const authorOf = (_topic: string, bytes: Uint8Array) =>
+  new TextDecoder().decode(bytes).split(' ')[0]
+
+async function setup(now: { t: number }, named: typeof authorOf | null = authorOf) {
   const delivered: Rpc[] = []
   const fake = {
     handleReceivedRpc: async (_from: PeerId, rpc: Rpc) => {
@@ -63,6 +67,7 @@ async function setup(now: { t: number }) {
     pubsub: fake as unknown as GossipSub,
     limiter: new RateLimiter(),
     logger,
+    ...(named ? { authorOf: named } : {}),
     onFlood: (peer, count) => strikes.set(peer, (strikes.get(peer) ?? 0) + count),
     now: () => now.t,
   })
@@ -71,8 +76,7 @@ async function setup(now: { t: number }) {
   const send = (from: PeerId, author: PeerId, n: number) =>
     fake.handleReceivedRpc(from, {
       messages: Array.from({ length: n }, (_, i) => ({
-        from: author.toMultihash().bytes,
-        data: new TextEncoder().encode(`m${i}`),
+        data: new TextEncoder().encode(`${author.toString()} m${i}`),
         topic: 't',
       })),
     })
@@ -111,6 +115,18 @@ describe('guardInbound (before GossipSub checks a signature)', () => {
     await send(neighbour, other, 2_000)
     expect(count()).toBe(GOSSIP_BUCKET_CAPACITY)
     expect(strikes.size).toBe(0)
+  })
+
+  it('throttles but never strikes when it cannot tell the author', async () => {
+    const throws = () => {
+      throw new Error('junk')
+    }
+    for (const named of [null, throws]) {
+      const { send, count, strikes, neighbour } = await setup({ t: 0 }, named)
+      await send(neighbour, neighbour, 2_000)
+      expect(count()).toBe(GOSSIP_BUCKET_CAPACITY)
+      expect(strikes.size).toBe(0)
+    }
   })
 })
 

@@ -38,14 +38,25 @@ export const MAX_ROOM_BYTES = 128
 export { MAX_RECORD_BYTES }
 
 /**
- * GossipSub heartbeat. The default (1 s) paces mesh maintenance (grafting a
- * newly linked peer), IHAVE gossip and backoffs. Measured on loopback (three
- * Node peers, time from a new link to the first message delivered over it,
- * 5 runs each): 1000 ms → 110–185 ms, 500 ms → 50–115 ms, 200 ms → 60–160 ms.
- * 500 ms halves it; going lower buys nothing and costs control traffic. Our
- * own messages do not wait for it (floodPublish sends them to every peer).
+ * GossipSub heartbeat: paces mesh maintenance (grafting a newly linked
+ * peer), IHAVE gossip and backoffs. 500 ms once halved the time from a new
+ * link to the first message over it (50–115 ms against 110–185 ms, three
+ * Node peers on loopback), but every heartbeat sends IHAVE gossip to lazy
+ * peers: at 32 peers on two cores that control traffic was part of what
+ * saturated the CPU. The library's default, 1 s, then.
  */
-export const GOSSIP_HEARTBEAT_MS = 500
+export const GOSSIP_HEARTBEAT_MS = 1_000
+
+/**
+ * GossipSub mesh degree (D, with its bounds Dlo/Dhi and Dlazy, the peers sent
+ * IHAVE gossip each heartbeat). Every peer receives each message about D
+ * times (once per mesh neighbour), so D is what multiplies the per-message
+ * CPU. Our links are a ring of DIRECT_LINKS neighbours, whose diameter keeps
+ * paths short; a mesh of 4 of those 10 still reaches every peer in a few
+ * hops, with anti-entropy (§7) repairing what gossip loses. The library's
+ * 6/4/12/6 cost ~30% more CPU at 32 peers for no faster delivery.
+ */
+export const GOSSIP_MESH = { D: 4, Dlo: 3, Dhi: 8, Dlazy: 3 } as const
 
 /**
  * How long the seen-message cache remembers ids (so a duplicate is dropped
@@ -81,6 +92,17 @@ export const DIAL_FALLBACK_AFTER_MS = 8_000
  * WebRTC links however big the room grows.
  */
 export const DIRECT_LINKS = 10
+
+/**
+ * A direct link to a peer that is no longer one of our ring neighbours (the
+ * room grew, and the ring moved) is closed once it has been unwanted this
+ * long. Without it, links made while a room was filling stayed forever: 32
+ * peers held a median of 17 links each instead of 10, and the extra WebRTC
+ * links and their gossip saturated two cores. The wait lets every peer's room
+ * list settle first, so both ends agree the link is surplus and neither
+ * redials it.
+ */
+export const SURPLUS_LINK_GRACE_MS = 15_000
 
 /**
  * A WebRTC dial through the relay normally completes in under 2 s on a LAN;

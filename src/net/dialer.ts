@@ -19,6 +19,7 @@ import {
   DIAL_TIMEOUT_MS,
   DIRECT_LINKS,
   RELAYED_LINK_GRACE_MS,
+  SURPLUS_LINK_GRACE_MS,
 } from './constants'
 import { backoff } from './backoff'
 import { errMsg, type NetLogger } from './log'
@@ -34,6 +35,7 @@ export interface DialerInit {
   onChange: () => void
   /** for tests; defaults from constants.ts */
   fallbackAfterMs?: number
+  surplusGraceMs?: number
 }
 
 interface Candidate {
@@ -49,10 +51,14 @@ export class Dialer {
   private readonly peers = new Map<string, Candidate>()
   private readonly self: string
   private readonly fallbackAfterMs: number
+  private readonly surplusGraceMs: number
+  /** direct links to peers off our ring: since when each has been unwanted */
+  private readonly unwantedSince = new Map<string, number>()
 
   constructor(private readonly init: DialerInit) {
     this.self = init.libp2p.peerId.toString()
     this.fallbackAfterMs = init.fallbackAfterMs ?? DIAL_FALLBACK_AFTER_MS
+    this.surplusGraceMs = init.surplusGraceMs ?? SURPLUS_LINK_GRACE_MS
   }
 
   /** Peers of the room known through any relay. */
@@ -83,6 +89,7 @@ export class Dialer {
     this.closeSpentRelayedLinks()
     const now = Date.now()
     const wanted = linkTargets(this.self, this.peers.keys(), DIRECT_LINKS)
+    this.closeSurplusLinks(wanted, now)
     for (const [id, c] of this.peers) {
       if (c.dialing || !wanted.has(id)) continue
       if (this.hasDirectLink(id)) {
@@ -93,6 +100,40 @@ export class Dialer {
       const ourTurn = this.self < id || now - c.firstSeen >= this.fallbackAfterMs
       if (!ourTurn || now < c.nextDialAt) continue
       void this.dial(id, c)
+    }
+  }
+
+  /**
+   * Closes direct links to peers that have been off our ring for the grace
+   * period (SURPLUS_LINK_GRACE_MS), but only in a room bigger than a full
+   * mesh, and only while we hold a direct link to every ring neighbour but
+   * two: a peer whose neighbours are slow to link keeps the links it has, and
+   * so does one whose relay went away (its room list is empty, not smaller).
+   */
+  private closeSurplusLinks(wanted: Set<string>, now: number): void {
+    if (this.peers.size <= DIRECT_LINKS) {
+      this.unwantedSince.clear()
+      return
+    }
+    const direct = this.init.libp2p
+      .getConnections()
+      .filter((c) => c.status === 'open' && c.limits == null)
+    const linked = new Set(direct.map((c) => c.remotePeer.toString()))
+    let wantedLinked = 0
+    for (const id of wanted) if (linked.has(id)) wantedLinked++
+    for (const id of this.unwantedSince.keys()) {
+      if (!linked.has(id) || wanted.has(id)) this.unwantedSince.delete(id)
+    }
+    for (const c of direct) {
+      const id = c.remotePeer.toString()
+      if (wanted.has(id)) continue
+      const since = this.unwantedSince.get(id)
+      if (since === undefined) this.unwantedSince.set(id, now)
+      else if (now - since >= this.surplusGraceMs && wantedLinked >= wanted.size - 2) {
+        this.unwantedSince.delete(id)
+        this.init.logger.info('surplus direct link closed (off our ring)', { peer: id })
+        void c.close().catch(() => {})
+      }
     }
   }
 

@@ -18,6 +18,7 @@ import { bytesToHex } from '@noble/hashes/utils.js'
 import {
   FLOOD_LOG_INTERVAL_MS,
   GOSSIP_HEARTBEAT_MS,
+  GOSSIP_MESH,
   GOSSIP_SEEN_TTL_MS,
   INVALID_MESSAGE_DECAY,
   INVALID_MESSAGE_WEIGHT,
@@ -106,6 +107,10 @@ export function swarmGossipsubOptions(init: SwarmGossipsubInit): Partial<Gossips
     // republishing a record we already sent is a no-op, not an error
     ignoreDuplicatePublishError: true,
     emitSelf: false,
+    // our own records go to our mesh peers, not to every linked peer: with
+    // ten links, flooding them doubled what each of our records cost the room
+    floodPublish: false,
+    ...GOSSIP_MESH,
     heartbeatInterval: GOSSIP_HEARTBEAT_MS,
     seenTTL: GOSSIP_SEEN_TTL_MS,
     maxInboundDataLength: maxRpcBytes(init.maxRecordBytes),

@@ -1,0 +1,178 @@
+// Dialer's pruning of surplus direct links (closeSurplusLinks, run by tick()), against a fake libp2p.
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import type { Libp2p } from '@libp2p/interface'
+import { multiaddr } from '@multiformats/multiaddr'
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { DIRECT_LINKS } from './constants'
+import { Dialer } from './dialer'
+import { silentLogger } from './log'
+import type { RelayInfo } from './relay-client'
+import { linkTargets } from './topology'
+
+const GRACE = 1_000
+const T0 = 1_700_000_000_000
+
+let ids: string[] = []
+let relay: RelayInfo
+
+beforeAll(async () => {
+  const gen = async () => peerIdFromPrivateKey(await generateKeyPair('Ed25519')).toString()
+  ids = await Promise.all(Array.from({ length: 24 }, gen))
+  const relayId = await gen()
+  relay = { peerId: relayId, addr: multiaddr(`/ip4/127.0.0.1/tcp/4001/ws/p2p/${relayId}`) }
+})
+beforeEach(() => {
+  vi.useFakeTimers()
+  vi.setSystemTime(T0)
+})
+afterEach(() => vi.useRealTimers())
+
+function setup(room: string[]) {
+  const self = ids[0]!
+  const conns: {
+    remotePeer: { toString: () => string }
+    status: 'open' | 'closed'
+    limits: object | null
+    timeline: { open: number }
+    close: () => Promise<void>
+  }[] = []
+  const closed: string[] = []
+  const dialed: string[] = []
+  const link = (peer: string, relayed = false) => {
+    const conn = {
+      remotePeer: { toString: () => peer },
+      status: 'open' as 'open' | 'closed',
+      limits: relayed ? { seconds: 120 } : null,
+      timeline: { open: Date.now() },
+      close: async () => {
+        conn.status = 'closed'
+        conns.splice(conns.indexOf(conn), 1)
+        closed.push(peer)
+      },
+    }
+    conns.push(conn)
+  }
+  const libp2p = {
+    peerId: { toString: () => self },
+    getConnections: () => [...conns],
+    dial: (target: { toString: () => string }) => {
+      dialed.push(target.toString().split('/').pop()!)
+      return new Promise(() => {})
+    },
+  }
+  const dialer = new Dialer({
+    libp2p: libp2p as unknown as Libp2p,
+    logger: silentLogger,
+    signal: new AbortController().signal,
+    isBanned: () => false,
+    onChange: () => {},
+    surplusGraceMs: GRACE,
+  })
+  const neighbours = [...linkTargets(self, room, DIRECT_LINKS)]
+  const others = room.filter((id) => id !== self && !neighbours.includes(id))
+  const tickAt = (t: number) => {
+    vi.setSystemTime(T0 + t)
+    dialer.tick()
+  }
+  return { self, dialer, link, closed, dialed, neighbours, others, tickAt }
+}
+
+describe('Dialer: surplus direct links', () => {
+  it('closes links off the ring once the grace has passed, and only those', () => {
+    const room = ids.slice(0, 20)
+    const { dialer, link, closed, neighbours, others, tickAt } = setup(room)
+    expect(neighbours).toHaveLength(DIRECT_LINKS)
+    for (const id of neighbours) link(id)
+    const surplus = others.slice(0, 3)
+    for (const id of surplus) link(id)
+    dialer.setRoomPeers(relay, room)
+    tickAt(0)
+    expect(closed).toEqual([])
+    tickAt(GRACE - 1)
+    expect(closed).toEqual([])
+    tickAt(GRACE)
+    expect(closed.sort()).toEqual([...surplus].sort())
+  })
+
+  it('keeps surplus links while fewer than all ring neighbours but two are linked', () => {
+    const room = ids.slice(0, 20)
+    const { dialer, link, closed, dialed, neighbours, others, tickAt } = setup(room)
+    for (const id of neighbours.slice(0, DIRECT_LINKS - 3)) link(id)
+    link(others[0]!)
+    dialer.setRoomPeers(relay, room)
+    tickAt(GRACE)
+    tickAt(10 * GRACE)
+    expect(closed).toEqual([])
+    // meanwhile it dials the missing neighbours (the fallback delay has passed), nobody else
+    expect(new Set(dialed)).toEqual(new Set(neighbours.slice(DIRECT_LINKS - 3)))
+    // one more neighbour linked: all but two, enough to prune
+    link(neighbours[DIRECT_LINKS - 3]!)
+    tickAt(10 * GRACE + 1)
+    expect(closed).toEqual([others[0]])
+  })
+
+  it('never prunes in a full-mesh room', () => {
+    const room = ids.slice(0, DIRECT_LINKS + 1)
+    const { dialer, link, closed, tickAt } = setup(room)
+    for (const id of room.slice(1)) link(id)
+    // links to peers that are not in the room (anymore)
+    link(ids[20]!)
+    link(ids[21]!)
+    dialer.setRoomPeers(relay, room)
+    tickAt(GRACE)
+    tickAt(10 * GRACE)
+    expect(closed).toEqual([])
+  })
+
+  it('never prunes once the relay lists nobody (it went away), even in a big room', () => {
+    const room = ids.slice(0, 20)
+    const { dialer, link, closed, tickAt } = setup(room)
+    for (const id of room.slice(1)) link(id)
+    dialer.setRoomPeers(relay, room)
+    dialer.setRoomPeers(relay, [])
+    tickAt(GRACE)
+    tickAt(10 * GRACE)
+    expect(closed).toEqual([])
+  })
+
+  it('keeps a link that is wanted again before the grace, and restarts its timer', () => {
+    const room = ids.slice(0, 20)
+    const { self, dialer, link, closed, neighbours, tickAt } = setup(room)
+    // without one neighbour, the ring brings in the next peer on that side
+    const gone = neighbours[0]!
+    const smaller = room.filter((id) => id !== gone)
+    const back = [...linkTargets(self, smaller, DIRECT_LINKS)].filter(
+      (id) => !neighbours.includes(id),
+    )
+    expect(back).toHaveLength(1)
+    const x = back[0]!
+    for (const id of neighbours) link(id)
+    link(x)
+    dialer.setRoomPeers(relay, room) // x unwanted since 0
+    tickAt(GRACE - 1)
+    dialer.setRoomPeers(relay, smaller) // x wanted again
+    tickAt(GRACE)
+    expect(closed).toEqual([])
+    vi.setSystemTime(T0 + GRACE + 1)
+    dialer.setRoomPeers(relay, room) // x unwanted again, since GRACE + 1
+    tickAt(2 * GRACE)
+    expect(closed).toEqual([])
+    tickAt(2 * GRACE + 1)
+    expect(closed).toEqual([x])
+  })
+
+  it('never closes relayed links', () => {
+    const room = ids.slice(0, 20)
+    const { dialer, link, closed, neighbours, others, tickAt } = setup(room)
+    for (const id of neighbours) link(id)
+    // relayed links only to peers we have no direct link to (else they are spent, and closed)
+    link(others[0]!, true)
+    link(others[1]!, true)
+    link(others[2]!) // a direct surplus link: shows the pruning ran
+    dialer.setRoomPeers(relay, room)
+    tickAt(GRACE)
+    tickAt(10 * GRACE)
+    expect(closed).toEqual([others[2]])
+  })
+})

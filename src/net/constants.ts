@@ -58,6 +58,9 @@ export const GOSSIP_HEARTBEAT_MS = 1_000
  */
 export const GOSSIP_MESH = { D: 4, Dlo: 3, Dhi: 8, Dlazy: 3 } as const
 
+/** GossipSub sends IDONTWANT only for messages at least this big (gossip.ts says why). */
+export const IDONTWANT_MIN_BYTES = 16 * 1024
+
 /**
  * How long the seen-message cache remembers ids (so a duplicate is dropped
  * quietly). Two minutes covers any gossip round trip in a LAN swarm many

@@ -11,7 +11,7 @@
  */
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import { createRelay } from '../relay/relay'
-import { DIRECT_LINKS } from '../src/net/constants'
+import { linkDegree } from '../src/net/topology'
 import { silentLogger } from '../src/net/log'
 import type { PlanRecord } from '../src/protocol/records'
 import { inviteFragment } from '../src/protocol/invite'
@@ -263,11 +263,11 @@ export async function runSwarm(options: SwarmOptions): Promise<SwarmRun> {
 
 /**
  * Direct links each peer should have before the goals go in: what the dialer
- * aims for (a full mesh up to DIRECT_LINKS + 1 peers, then DIRECT_LINKS ring
+ * aims for (a full mesh up to DIRECT_LINKS + 1 peers, then linkDegree ring
  * neighbours; see src/net/topology.ts).
  */
 export function meshTarget(count: number): number {
-  return Math.min(count - 1, DIRECT_LINKS)
+  return Math.min(count - 1, linkDegree(count))
 }
 
 /** The least any peer may have when the mesh target is not met in time: the run goes on, with a warning. */

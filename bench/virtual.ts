@@ -19,8 +19,7 @@
 import type { LlmOutcome, LlmTask } from '../src/llm/types'
 import { newGoal, type WireRecord } from '../src/protocol/records'
 import { TICK_MS } from '../src/runtime/driver'
-import { DIRECT_LINKS } from '../src/net/constants'
-import { linkTargets } from '../src/net/topology'
+import { linkDegree, linkTargets } from '../src/net/topology'
 import { createPeer, step, type Effects, type PeerInput, type PeerState } from '../src/roles/index'
 import { derived } from '../src/roles/peer'
 import { EventQueue } from '../src/sim/queue'
@@ -41,7 +40,7 @@ export interface VirtualOptions {
   /**
    * one gossip hop, in ms: a record reaches a peer after as many hops as the
    * shortest path to it over the real link topology (src/net/topology.ts,
-   * DIRECT_LINKS per peer; a full mesh up to DIRECT_LINKS + 1 peers)
+   * linkDegree(n) per peer; a full mesh up to DIRECT_LINKS + 1 peers)
    */
   gossipMs: number
   /** when the goals are submitted: after every peer heard every other */
@@ -71,7 +70,7 @@ export function hopMatrix(peerIds: readonly string[]): Uint16Array[] {
   const index = new Map(peerIds.map((id, i) => [id, i]))
   const links = peerIds.map(() => new Set<number>())
   peerIds.forEach((id, i) => {
-    for (const target of linkTargets(id, peerIds, DIRECT_LINKS)) {
+    for (const target of linkTargets(id, peerIds, linkDegree(peerIds.length))) {
       const j = index.get(target)!
       links[i]!.add(j)
       links[j]!.add(i)

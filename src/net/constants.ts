@@ -97,6 +97,18 @@ export const DIAL_FALLBACK_AFTER_MS = 8_000
 export const DIRECT_LINKS = 10
 
 /**
+ * Above this many peers (self included) a room's ring has BIG_ROOM_LINKS
+ * neighbours per peer instead of DIRECT_LINKS. Every link end is a DTLS and
+ * SCTP stack with GossipSub and anti-entropy on it: at 32 Node peers on two
+ * cores, 10 links a peer kept the CPU saturated (ratio 4.6 to the
+ * orchestrator, 131 CPU-s); 6 took it to 2.8 and 80 CPU-s. Six is still
+ * above GossipSub's mesh degree (D = 4), and a ring of 6 neighbours spans
+ * 64 peers in about 11 hops.
+ */
+export const BIG_ROOM_PEERS = 17
+export const BIG_ROOM_LINKS = 6
+
+/**
  * A direct link to a peer that is no longer one of our ring neighbours (the
  * room grew, and the ring moved) is closed once it has been unwanted this
  * long. Without it, links made while a room was filling stayed forever: 32

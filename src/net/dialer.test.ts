@@ -4,11 +4,11 @@ import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import type { Libp2p } from '@libp2p/interface'
 import { multiaddr } from '@multiformats/multiaddr'
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { DIRECT_LINKS } from './constants'
+import { BIG_ROOM_LINKS, DIRECT_LINKS } from './constants'
 import { Dialer } from './dialer'
 import { silentLogger } from './log'
 import type { RelayInfo } from './relay-client'
-import { linkTargets } from './topology'
+import { linkDegree, linkTargets } from './topology'
 
 const GRACE = 1_000
 const T0 = 1_700_000_000_000
@@ -69,7 +69,7 @@ function setup(room: string[]) {
     onChange: () => {},
     surplusGraceMs: GRACE,
   })
-  const neighbours = [...linkTargets(self, room, DIRECT_LINKS)]
+  const neighbours = [...linkTargets(self, room, linkDegree(room.length))]
   const others = room.filter((id) => id !== self && !neighbours.includes(id))
   const tickAt = (t: number) => {
     vi.setSystemTime(T0 + t)
@@ -82,7 +82,7 @@ describe('Dialer: surplus direct links', () => {
   it('closes links off the ring once the grace has passed, and only those', () => {
     const room = ids.slice(0, 20)
     const { dialer, link, closed, neighbours, others, tickAt } = setup(room)
-    expect(neighbours).toHaveLength(DIRECT_LINKS)
+    expect(neighbours).toHaveLength(BIG_ROOM_LINKS)
     for (const id of neighbours) link(id)
     const surplus = others.slice(0, 3)
     for (const id of surplus) link(id)
@@ -98,16 +98,16 @@ describe('Dialer: surplus direct links', () => {
   it('keeps surplus links while fewer than all ring neighbours but two are linked', () => {
     const room = ids.slice(0, 20)
     const { dialer, link, closed, dialed, neighbours, others, tickAt } = setup(room)
-    for (const id of neighbours.slice(0, DIRECT_LINKS - 3)) link(id)
+    for (const id of neighbours.slice(0, BIG_ROOM_LINKS - 3)) link(id)
     link(others[0]!)
     dialer.setRoomPeers(relay, room)
     tickAt(GRACE)
     tickAt(10 * GRACE)
     expect(closed).toEqual([])
     // meanwhile it dials the missing neighbours (the fallback delay has passed), nobody else
-    expect(new Set(dialed)).toEqual(new Set(neighbours.slice(DIRECT_LINKS - 3)))
+    expect(new Set(dialed)).toEqual(new Set(neighbours.slice(BIG_ROOM_LINKS - 3)))
     // one more neighbour linked: all but two, enough to prune
-    link(neighbours[DIRECT_LINKS - 3]!)
+    link(neighbours[BIG_ROOM_LINKS - 3]!)
     tickAt(10 * GRACE + 1)
     expect(closed).toEqual([others[0]])
   })
@@ -142,7 +142,7 @@ describe('Dialer: surplus direct links', () => {
     // without one neighbour, the ring brings in the next peer on that side
     const gone = neighbours[0]!
     const smaller = room.filter((id) => id !== gone)
-    const back = [...linkTargets(self, smaller, DIRECT_LINKS)].filter(
+    const back = [...linkTargets(self, smaller, linkDegree(smaller.length))].filter(
       (id) => !neighbours.includes(id),
     )
     expect(back).toHaveLength(1)

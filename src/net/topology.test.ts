@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { linkTargets } from './topology'
+import { BIG_ROOM_LINKS, BIG_ROOM_PEERS, DIRECT_LINKS } from './constants'
+import { linkDegree, linkTargets } from './topology'
 
 const room = (n: number) => Array.from({ length: n }, (_, i) => `12D3KooWpeer${i}`)
 
@@ -46,5 +47,14 @@ describe('linkTargets', () => {
     const peers = room(40)
     const reversed = [...peers].reverse()
     for (const p of peers) expect(linkTargets(p, reversed, 8)).toEqual(linkTargets(p, peers, 8))
+  })
+
+  it('links 10 neighbours up to 17 peers, 6 in bigger rooms', () => {
+    expect(linkDegree(11)).toBe(DIRECT_LINKS)
+    expect(linkDegree(BIG_ROOM_PEERS)).toBe(DIRECT_LINKS)
+    expect(linkDegree(BIG_ROOM_PEERS + 1)).toBe(BIG_ROOM_LINKS)
+    expect(linkDegree(64)).toBe(BIG_ROOM_LINKS)
+    const peers = room(32)
+    for (const p of peers) expect(linkTargets(p, peers, linkDegree(32)).size).toBe(BIG_ROOM_LINKS)
   })
 })

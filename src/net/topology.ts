@@ -13,6 +13,7 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
+import { BIG_ROOM_LINKS, BIG_ROOM_PEERS, DIRECT_LINKS } from './constants'
 
 const positions = new Map<string, string>()
 
@@ -24,6 +25,14 @@ function ringPosition(peerId: string): string {
     positions.set(peerId, at)
   }
   return at
+}
+
+/**
+ * How many neighbours a peer links to in a room of `roomSize` peers (self
+ * included): DIRECT_LINKS, or BIG_ROOM_LINKS above BIG_ROOM_PEERS.
+ */
+export function linkDegree(roomSize: number): number {
+  return roomSize > BIG_ROOM_PEERS ? BIG_ROOM_LINKS : DIRECT_LINKS
 }
 
 /** The peers `self` should hold direct links to, out of `room` (which may include `self`). */

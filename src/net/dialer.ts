@@ -115,9 +115,7 @@ export class Dialer {
       this.unwantedSince.clear()
       return
     }
-    const direct = this.init.libp2p
-      .getConnections()
-      .filter((c) => c.status === 'open' && c.limits == null)
+    const direct = this.directLinks()
     const linked = new Set(direct.map((c) => c.remotePeer.toString()))
     let wantedLinked = 0
     for (const id of wanted) if (linked.has(id)) wantedLinked++
@@ -162,9 +160,12 @@ export class Dialer {
   }
 
   private hasDirectLink(peerId: string): boolean {
-    return this.init.libp2p
-      .getConnections()
-      .some((c) => c.remotePeer.toString() === peerId && c.status === 'open' && c.limits == null)
+    return this.directLinks().some((c) => c.remotePeer.toString() === peerId)
+  }
+
+  /** Open connections that are not relayed (a relayed one carries limits). */
+  private directLinks() {
+    return this.init.libp2p.getConnections().filter((c) => c.status === 'open' && c.limits == null)
   }
 
   private async dial(peerId: string, c: Candidate): Promise<void> {

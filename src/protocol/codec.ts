@@ -146,6 +146,20 @@ function verified(checked: Checked, valid: boolean): Decoded {
   return { ok: true, record: checked.record, body: checked.body }
 }
 
+/**
+ * The author (`from`) a record's bytes name, read without any check: no
+ * schema, no signature. Only for attributing a message to the link it came
+ * over (rate limits); undefined for anything that names nobody. Never throws.
+ */
+export function namedAuthor(bytes: Uint8Array): string | undefined {
+  try {
+    const json = JSON.parse(utf8.decode(bytes.subarray(HEADER_BYTES))) as { from?: unknown } | null
+    return typeof json?.from === 'string' ? json.from : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** Synchronous decode (pure-JS Ed25519 unless told otherwise): usable as a GossipSub topic validator. */
 export function decodeRecord(bytes: Uint8Array, context: DecodeContext = {}): Decoded {
   const checked = check(bytes, context)

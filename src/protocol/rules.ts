@@ -46,8 +46,6 @@ export const CAPABILITY_GAP_AFTER_MS = 60_000
 
 /** Presence beats: who is alive, and the leases on the tasks they hold. */
 export const PRESENCE_INTERVAL_MS = 5_000
-/** A peer not heard for three beats is taken for gone. */
-export const PRESENCE_TTL_MS = 3 * PRESENCE_INTERVAL_MS + 1_000
 /**
  * An idle peer (holding nothing) beats only as a keepalive, every
  * KEEPALIVE_PER_PEER_MS × (peers it knows, itself included), never more often

@@ -9,7 +9,7 @@
  *   messages that arrive in one task go to the worker in one postMessage (a
  *   sync or a burst of gossip brings dozens), and come back in one.
  */
-import { decodeRecord, WIRE_HEADER_BYTES, type Ed25519Verify } from '../protocol/codec'
+import { decodeRecord, namedAuthor, type Ed25519Verify } from '../protocol/codec'
 import type { WireRecord } from '../protocol/records'
 import { openRecord, type RecordKey } from '../protocol/room-key'
 
@@ -44,14 +44,7 @@ export function openSealed(
  */
 export function authorNamed(room: RecordKey, sealed: Uint8Array): string | undefined {
   const opened = openRecord(room, sealed)
-  if (!opened.ok) return undefined
-  try {
-    const body = new TextDecoder().decode(opened.plain.subarray(WIRE_HEADER_BYTES))
-    const from = (JSON.parse(body) as { from?: unknown } | null)?.from
-    return typeof from === 'string' ? from : undefined
-  } catch {
-    return undefined
-  }
+  return opened.ok ? namedAuthor(opened.plain) : undefined
 }
 
 /** Main thread → worker. */

@@ -293,30 +293,40 @@ test('an executor closed just after it wins a claim: another executor finishes t
     const roles: Role[] = ['decomposer', 'scorer', 'scorer', 'executor', 'executor']
     const pages = []
     for (const role of roles) pages.push(await peer(context, served, room, role))
-    const [first, second] = [pages[3]!, pages[4]!]
+    const executors = [pages[3]!, pages[4]!]
     const observer = pages[0]! // any peer sees the whole plan
     // settle first: the mesh forming is what keeps tabs busiest
     await waitForMesh(pages)
-    for (const executor of [first, second]) {
+    for (const executor of executors) {
       await useModel(
         executor,
         { provider: 'OpenAI-compatible server', model: 'mock-model', baseUrl: `${mock.url}/v1` },
         ACTION_TIMEOUT_MS,
       )
     }
-    const firstId = await peerIdOf(first)
-
-    // no executor's call returns until `first` is gone: it is surely mid-call when closed
+    // no executor's call returns until the first to start one is gone: it is
+    // surely mid-call when closed. Whichever executor that is (claims go by
+    // rendezvous rank, so a fixed one may never be first)
     const release = mock.hold()
     await submitGoal(pages[0]!, GOAL, 2)
-    const running = await first.waitForFunction(
-      () =>
-        window.murmuration!.activity().work.find((w) => w.kind === 'execute' && w.started)?.id ??
-        null,
-      undefined,
-      { timeout: PLAN_TIMEOUT_MS, polling: 100 },
-    )
-    const task = ((await running.jsonValue()) as string).split(':')[1]!
+    const startedExecute = () =>
+      window.murmuration!.activity().work.find((w) => w.kind === 'execute' && w.started)?.id ?? null
+    const firstStarted = async (): Promise<{ index: number; id: string }> => {
+      const deadline = Date.now() + PLAN_TIMEOUT_MS
+      for (;;) {
+        for (const [index, page] of executors.entries()) {
+          const id = await page.evaluate(startedExecute)
+          if (id !== null) return { index, id }
+        }
+        if (Date.now() > deadline) throw new Error('no executor started an execute call')
+        await new Promise((r) => setTimeout(r, 100))
+      }
+    }
+    const running = await firstStarted()
+    const first = executors[running.index]!
+    const second = executors[1 - running.index]!
+    const firstId = await peerIdOf(first)
+    const task = running.id.split(':')[1]!
     await first.close()
     release()
 

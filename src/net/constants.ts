@@ -126,6 +126,16 @@ export const SURPLUS_LINK_GRACE_MS = 15_000
 export const DIAL_TIMEOUT_MS = 10_000
 
 /**
+ * A Node peer that meets a peer it has never identified opens a relayed link
+ * first and waits this long for identify on it to announce the peer's
+ * addresses: TCP or WebSocket ones (another Node peer) are dialed directly,
+ * none (a tab) means WebRTC. Identify takes one round trip through the relay
+ * (milliseconds; a second or two in a busy room); a peer that has not
+ * answered by then is dialed over WebRTC, which needs nothing from identify.
+ */
+export const IDENTIFY_WAIT_MS = 3_000
+
+/**
  * Once a peer is linked directly, the relayed link that carried the WebRTC
  * signalling is closed after this grace period (both sides have finished
  * with it well before), so the relay does not keep it open for nothing.

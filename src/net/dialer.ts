@@ -2,7 +2,9 @@
  * Links us directly to our neighbours in the room (everyone in a room of up
  * to DIRECT_LINKS + 1 peers; see topology.ts). libp2p does not dial
  * discovered peers by itself, so this does, over WebRTC signalled through the
- * relay (`<relay>/p2p-circuit/webrtc/p2p/<peer>`):
+ * relay (`<relay>/p2p-circuit/webrtc/p2p/<peer>`), or, between Node peers
+ * that can reach each other (`direct`), over the TCP or WebSocket address
+ * the other announced:
  * - one dialer per pair: the lower PeerId (string order); the higher one
  *   dials too only if the pair is still unlinked DIAL_FALLBACK_AFTER_MS after
  *   it first saw the lower one;
@@ -10,14 +12,16 @@
  * - tick() re-checks everything (call it periodically and on events:
  *   peer:discovery does not fire again for known peers).
  */
-import type { Libp2p } from '@libp2p/interface'
-import { multiaddr } from '@multiformats/multiaddr'
+import type { Connection, Libp2p } from '@libp2p/interface'
+import { peerIdFromString } from '@libp2p/peer-id'
+import { multiaddr, type Multiaddr } from '@multiformats/multiaddr'
 import {
   DIAL_BACKOFF_INITIAL_MS,
   DIAL_BACKOFF_MAX_MS,
   DIAL_FALLBACK_AFTER_MS,
   DIAL_TIMEOUT_MS,
   DIRECT_LINKS,
+  IDENTIFY_WAIT_MS,
   RELAYED_LINK_GRACE_MS,
   SURPLUS_LINK_GRACE_MS,
 } from './constants'
@@ -33,9 +37,15 @@ export interface DialerInit {
   /** peers we must not dial (banned) */
   isBanned: (peerId: string) => boolean
   onChange: () => void
+  /**
+   * Try a peer's announced TCP or WebSocket addresses before WebRTC: for
+   * Node peers, which can dial them. Default: false (tabs cannot).
+   */
+  direct?: boolean
   /** for tests; defaults from constants.ts */
   fallbackAfterMs?: number
   surplusGraceMs?: number
+  identifyWaitMs?: number
 }
 
 interface Candidate {
@@ -45,6 +55,8 @@ interface Candidate {
   failures: number
   nextDialAt: number
   dialing: boolean
+  /** a dial to the peer's announced direct addresses failed: use WebRTC from now on */
+  directFailed: boolean
 }
 
 export class Dialer {
@@ -52,6 +64,7 @@ export class Dialer {
   private readonly self: string
   private readonly fallbackAfterMs: number
   private readonly surplusGraceMs: number
+  private readonly identifyWaitMs: number
   /** direct links to peers off our ring: since when each has been unwanted */
   private readonly unwantedSince = new Map<string, number>()
 
@@ -59,6 +72,7 @@ export class Dialer {
     this.self = init.libp2p.peerId.toString()
     this.fallbackAfterMs = init.fallbackAfterMs ?? DIAL_FALLBACK_AFTER_MS
     this.surplusGraceMs = init.surplusGraceMs ?? SURPLUS_LINK_GRACE_MS
+    this.identifyWaitMs = init.identifyWaitMs ?? IDENTIFY_WAIT_MS
   }
 
   /** Peers of the room known through any relay. */
@@ -76,7 +90,14 @@ export class Dialer {
     for (const id of listed) {
       let c = this.peers.get(id)
       if (c === undefined) {
-        c = { via: new Map(), firstSeen: Date.now(), failures: 0, nextDialAt: 0, dialing: false }
+        c = {
+          via: new Map(),
+          firstSeen: Date.now(),
+          failures: 0,
+          nextDialAt: 0,
+          dialing: false,
+          directFailed: false,
+        }
         this.peers.set(id, c)
       }
       c.via.set(relay.peerId, relay.addr.toString())
@@ -171,13 +192,28 @@ export class Dialer {
   private async dial(peerId: string, c: Candidate): Promise<void> {
     const relayAddr = [...c.via.values()][c.failures % c.via.size]
     if (relayAddr === undefined) return
-    const target = multiaddr(`${relayAddr}/p2p-circuit/webrtc/p2p/${peerId}`)
     c.dialing = true
     const started = Date.now()
+    const signal = AbortSignal.any([this.init.signal, AbortSignal.timeout(DIAL_TIMEOUT_MS)])
     try {
-      const conn = await this.init.libp2p.dial(target, {
-        signal: AbortSignal.any([this.init.signal, AbortSignal.timeout(DIAL_TIMEOUT_MS)]),
-      })
+      let conn: Connection | null = null
+      if (this.init.direct === true && !c.directFailed) {
+        const direct = await this.announcedDirect(peerId, relayAddr, signal)
+        if (direct.length > 0) {
+          conn = await this.init.libp2p.dial(direct, { signal }).catch((err: unknown) => {
+            c.directFailed = true
+            this.init.logger.info('direct address unreachable; using WebRTC', {
+              peer: peerId,
+              error: errMsg(err),
+            })
+            return null
+          })
+        }
+      }
+      conn ??= await this.init.libp2p.dial(
+        multiaddr(`${relayAddr}/p2p-circuit/webrtc/p2p/${peerId}`),
+        { signal },
+      )
       c.failures = 0
       this.init.logger.info('direct link up', {
         peer: peerId,
@@ -199,4 +235,54 @@ export class Dialer {
       this.init.onChange()
     }
   }
+
+  /**
+   * The TCP and WebSocket addresses the peer announced (identify), ready to
+   * dial; empty when it announced none (a tab) or we could not learn them in
+   * time. A peer we have never identified is introduced first: a relayed
+   * link (the one WebRTC signalling would open anyway), on which identify
+   * runs at once.
+   */
+  private async announcedDirect(
+    peerId: string,
+    relayAddr: string,
+    signal: AbortSignal,
+  ): Promise<Multiaddr[]> {
+    const id = peerIdFromString(peerId)
+    const known = await this.init.libp2p.peerStore.get(id).catch(() => null)
+    if (known !== null && known.protocols.length > 0) return directAddrs(peerId, known.addresses)
+    const identified = new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer)
+        this.init.libp2p.removeEventListener('peer:identify', onIdentify)
+        resolve()
+      }
+      const onIdentify = (event: CustomEvent<{ peerId: { toString(): string } }>): void => {
+        if (event.detail.peerId.toString() === peerId) done()
+      }
+      const timer = setTimeout(done, this.identifyWaitMs)
+      this.init.libp2p.addEventListener('peer:identify', onIdentify)
+    })
+    const relayed = this.init.libp2p
+      .getConnections(id)
+      .some((conn) => conn.status === 'open' && conn.limits != null)
+    if (!relayed) {
+      await this.init.libp2p.dial(multiaddr(`${relayAddr}/p2p-circuit/p2p/${peerId}`), { signal })
+    }
+    await identified
+    const after = await this.init.libp2p.peerStore.get(id).catch(() => null)
+    return after === null ? [] : directAddrs(peerId, after.addresses)
+  }
+}
+
+/** Of a peer's known addresses, those over TCP (plain or WebSocket) with no relay or WebRTC in them. */
+export function directAddrs(peerId: string, addresses: { multiaddr: Multiaddr }[]): Multiaddr[] {
+  const direct: Multiaddr[] = []
+  for (const { multiaddr: addr } of addresses) {
+    const names = addr.getComponents().map((c) => c.name)
+    if (!names.includes('tcp')) continue
+    if (names.some((n) => n === 'p2p-circuit' || n === 'webrtc' || n === 'webrtc-direct')) continue
+    direct.push(names.includes('p2p') ? addr : addr.encapsulate(`/p2p/${peerId}`))
+  }
+  return direct
 }

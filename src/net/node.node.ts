@@ -34,6 +34,14 @@ export interface NodeSwarmNodeInit extends SwarmNodeInitBase {
    * every interface. Tests pass 127.0.0.1 to stay on loopback.
    */
   rtcBindAddress?: string
+  /**
+   * Link to other Node peers over the TCP or WebSocket addresses they
+   * announce, and use WebRTC only with tabs and with peers those addresses
+   * do not reach: TCP costs a fraction of the CPU of a WebRTC link (no DTLS,
+   * SCTP or ICE) and needs no signalling. Default: true. Tests of WebRTC
+   * between Node peers turn it off.
+   */
+  directLinks?: boolean
 }
 
 export const DEFAULT_NODE_LISTEN = ['/ip4/127.0.0.1/tcp/0', '/p2p-circuit', '/webrtc']
@@ -53,6 +61,7 @@ export async function createSwarmNode(init: NodeSwarmNodeInit): Promise<SwarmNod
   return createSwarm(init, {
     privateKey: await nodeKey(init),
     listen: init.listen ?? DEFAULT_NODE_LISTEN,
+    direct: init.directLinks ?? true,
     transports: [
       tcp(),
       webSockets(),

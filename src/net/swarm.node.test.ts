@@ -9,7 +9,7 @@ import { createSwarmNode, type NodeSwarmNodeInit } from './node.node.js'
 import { silentLogger, type NetLogger } from './log'
 import { MemoryStore, recordIdOf, testValidate } from './testing/memory-store'
 import { RecordRejectedError } from './errors'
-import type { SwarmNode, SyncReport } from './types'
+import type { LinkKind, SwarmNode, SyncReport } from './types'
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import { RELAY_V2_HOP_CODEC } from '@libp2p/circuit-relay-v2'
 import {
@@ -52,6 +52,8 @@ async function peer(r: Relay, extra: Partial<NodeSwarmNodeInit> = {}): Promise<P
     store,
     logger: collectingLogger(logs),
     rtcBindAddress: '127.0.0.1',
+    // WebRTC between Node peers, as a Node peer links with tabs (TCP has its own test)
+    directLinks: false,
     ...extra,
   })
   running.push(node)
@@ -69,8 +71,8 @@ async function waitFor(cond: () => boolean, ms = 15_000, what = 'condition'): Pr
 const enc = (s: string) => new TextEncoder().encode(s)
 const dec = (b: Uint8Array) => new TextDecoder().decode(b)
 
-function linked(a: SwarmNode, b: SwarmNode): boolean {
-  return a.connections().peers.some((p) => p.peerId === b.peerId && p.kind === 'direct-webrtc')
+function linked(a: SwarmNode, b: SwarmNode, kind: LinkKind = 'direct-webrtc'): boolean {
+  return a.connections().peers.some((p) => p.peerId === b.peerId && p.kind === kind)
 }
 
 describe('swarm node (Node variant)', () => {
@@ -116,6 +118,37 @@ describe('swarm node (Node variant)', () => {
     await expect(a.node.publish('t', Uint8Array.of(0xff, 1))).rejects.toBeInstanceOf(
       RecordRejectedError,
     )
+  })
+
+  it('links two Node peers over TCP, and a Node peer with no TCP address over WebRTC', async () => {
+    const r = await relay()
+    const a = await peer(r, { directLinks: true })
+    const b = await peer(r, { directLinks: true })
+    await waitFor(
+      () => linked(a.node, b.node, 'other') && linked(b.node, a.node, 'other'),
+      15_000,
+      'TCP link',
+    )
+    const got: string[] = []
+    b.node.subscribe('t', (bytes) => got.push(new TextDecoder().decode(bytes)))
+    a.node.subscribe('t', () => {})
+    let n = 0
+    await waitFor(
+      () => {
+        void a.node.publish('t', enc(`over tcp ${n++}`))
+        return got.length > 0
+      },
+      10_000,
+      'gossip over TCP',
+    )
+    // like a tab, c neither announces nor dials TCP: a and b reach it over WebRTC
+    const c = await peer(r, { directLinks: false, listen: ['/p2p-circuit', '/webrtc'] })
+    await waitFor(
+      () => linked(a.node, c.node) && linked(b.node, c.node),
+      20_000,
+      'WebRTC links to the peer without TCP',
+    )
+    expect(linked(a.node, b.node, 'other')).toBe(true)
   })
 
   it('does not deliver what the receiver rejects (a peer with a laxer validator publishes junk)', async () => {

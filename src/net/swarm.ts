@@ -49,6 +49,8 @@ export interface PlatformParts {
   privateKey: PrivateKey
   transports: NonNullable<Libp2pOptions['transports']>
   listen: string[]
+  /** dial peers' announced TCP/WebSocket addresses before WebRTC (Node; see dialer.ts) */
+  direct?: boolean
   /** extra gater rules (the browser allows private/loopback dials) */
   gater?: Partial<ConnectionGater>
   /** runs after stop (e.g. release the identity lock) */
@@ -186,6 +188,7 @@ export async function createSwarm(
     signal: stopSignal,
     isBanned: (p) => strikes.isBanned(p),
     onChange: summaryChanged,
+    direct: platform.direct,
   })
 
   const relayClient = new RelayClient({

@@ -38,6 +38,8 @@ export interface PeerReport extends PeerInfo {
   traffic: TrafficStats
   /** direct links to other peers */
   links: number
+  /** of which WebRTC (the rest are TCP: Node peers link to each other over TCP) */
+  webrtcLinks: number
   /** a hash of the peer's plan tree: equal hashes mean the same tree */
   fingerprint: string
 }
@@ -180,6 +182,7 @@ export class LocalHost implements PeerHost {
         peerId: runtime.peerId,
         traffic: runtime.traffic(),
         links: c.direct + c.other,
+        webrtcLinks: c.direct,
         fingerprint: fingerprint(runtime.tree()),
       }
     })

@@ -95,6 +95,18 @@ describe('Dialer: surplus direct links', () => {
     expect(closed.sort()).toEqual([...surplus].sort())
   })
 
+  it('never closes the link to a relay (not a room peer), off the ring as it is', () => {
+    const room = ids.slice(0, 20)
+    const { dialer, link, closed, neighbours, others, tickAt } = setup(room)
+    for (const id of neighbours) link(id)
+    link(relay.peerId)
+    link(others[0]!)
+    dialer.setRoomPeers(relay, room)
+    tickAt(0)
+    tickAt(10 * GRACE)
+    expect(closed).toEqual([others[0]])
+  })
+
   it('keeps surplus links while fewer than all ring neighbours but two are linked', () => {
     const room = ids.slice(0, 20)
     const { dialer, link, closed, dialed, neighbours, others, tickAt } = setup(room)

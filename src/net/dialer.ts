@@ -126,7 +126,8 @@ export class Dialer {
 
   /**
    * Closes direct links to peers that have been off our ring for the grace
-   * period (SURPLUS_LINK_GRACE_MS), but only in a room bigger than a full
+   * period (SURPLUS_LINK_GRACE_MS), and only links to room peers (never a
+   * relay's), only in a room bigger than a full
    * mesh, and only while we hold a direct link to every ring neighbour but
    * two: a peer whose neighbours are slow to link keeps the links it has, and
    * so does one whose relay went away (its room list is empty, not smaller).
@@ -145,7 +146,8 @@ export class Dialer {
     }
     for (const c of direct) {
       const id = c.remotePeer.toString()
-      if (wanted.has(id)) continue
+      // only room peers: a relay's connection is direct too, and is not ours to close
+      if (wanted.has(id) || !this.peers.has(id)) continue
       const since = this.unwantedSince.get(id)
       if (since === undefined) this.unwantedSince.set(id, now)
       else if (now - since >= this.surplusGraceMs && wantedLinked >= wanted.size - 2) {

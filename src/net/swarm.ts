@@ -34,6 +34,7 @@ import { peerIdOf } from './multiaddr'
 import { RelayClient } from './relay-client'
 import { Strikes } from './strikes'
 import { Syncer } from './sync'
+import { firstEnough } from './enough'
 import type {
   ConnectionSummary,
   LinkKind,
@@ -250,12 +251,13 @@ export async function createSwarm(
       )
   }
 
-  async function syncNow(): Promise<SyncReport[]> {
+  async function syncNow(options: { enough?: number } = {}): Promise<SyncReport[]> {
     if (stopSignal.aborted) throw new NodeStoppedError('node stopped')
     // one session per peer, even if a peer has two direct connections
     const byPeer = new Map<string, Connection>()
     for (const c of directConnections()) byPeer.set(c.remotePeer.toString(), c)
-    return Promise.all([...byPeer.values()].map((c) => syncer.syncWith(c)))
+    const sessions = [...byPeer.values()].map((c) => syncer.syncWith(c))
+    return firstEnough(sessions, options.enough ?? sessions.length, (r) => r.error === undefined)
   }
 
   function summary(): ConnectionSummary {

@@ -13,6 +13,7 @@ import type { NetLogger, SwarmNode, SwarmNodeInitBase, Verdict } from '../net/ty
 import { encodeRecord, MAX_WIRE_BYTES, type Ed25519Verify, type Signer } from '../protocol/codec'
 import { newCancel, newGoal, type PlanRecord, type WireRecord } from '../protocol/records'
 import { DEFAULT_MAX_DEPTH } from '../protocol/limits'
+import { SYNC_CHECK_PEERS } from '../protocol/rules'
 import { roomTopics } from '../protocol/topics'
 import { SEAL_OVERHEAD, sealRecord } from '../protocol/room-key'
 import { validateRecord } from '../protocol/validate'
@@ -199,12 +200,13 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   deliver = (record) => queueInput({ type: 'record', record })
 
   // The core's check with its neighbours before a contested claim starts:
-  // one anti-entropy round with every linked peer, then 'synced', queued
-  // behind the records the round brought so the core sees them first.
+  // anti-entropy with every linked peer, 'synced' once SYNC_CHECK_PEERS of
+  // them have answered, queued behind the records they brought so the core
+  // sees them first.
   const checkSync = () => {
     const done = () => queueInput({ type: 'synced' })
     if (!node) return done()
-    node.syncNow().then(done, (err: Error) => {
+    node.syncNow({ enough: SYNC_CHECK_PEERS }).then(done, (err: Error) => {
       log(`anti-entropy before a contested claim failed: ${err.message}`)
       done()
     })

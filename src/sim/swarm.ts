@@ -14,6 +14,7 @@ import type { SwarmOptions } from './options'
 import { EventQueue } from './queue'
 import { oracleSync, realSyncFor, reconcileSync } from './sync'
 import { createRng, type Rng } from './rng'
+import { SYNC_CHECK_PEERS } from '../protocol/rules'
 import { SimWire, simKey } from './wire'
 
 export { DEFAULT_SWARM, type SwarmMakeup, type SwarmOptions } from './options'
@@ -284,8 +285,9 @@ export class Swarm {
 
   /**
    * The round a peer asks for before a contested claim starts: anti-entropy
-   * with every live peer it can reach (its neighbours: all of them, in a
-   * room this small), then 'synced', after the records that round brought.
+   * with SYNC_CHECK_PEERS live peers it can reach (the first neighbours to
+   * answer, which here are any), then 'synced', after the records that round
+   * brought.
    */
   private syncRound(peer: SimPeer): void {
     if (!peer.state) return
@@ -297,9 +299,10 @@ export class Swarm {
         if (input) into.push(input)
       }
     }
-    for (const other of this.alive()) {
-      if (other === peer) continue
-      if (this.reaches(other, peer)) missing(other.state!.plan, peer.state.plan, inputs)
+    const others = this.alive().filter((other) => other !== peer && this.reaches(other, peer))
+    while (others.length > SYNC_CHECK_PEERS) others.splice(this.rng.int(0, others.length - 1), 1)
+    for (const other of others) {
+      missing(other.state!.plan, peer.state.plan, inputs)
       const theirs: PeerInput[] = []
       if (this.reaches(peer, other)) missing(peer.state.plan, other.state!.plan, theirs)
       if (theirs.length)

@@ -85,15 +85,23 @@ function decideIncomplete(goal: DerivedGoal | undefined): boolean {
   return goal.slots.some((slot) => !slot.node && !slot.classifyFailure)
 }
 
-function scoreProposals(peer: PeerState, fx: Effects, goal: DerivedGoal, now: number): void {
+interface ScoreCandidate {
+  goal: DerivedGoal
+  proposal: DerivedGoal['proposals'][number]
+  /** this peer's rendezvous rank among the proposal's scorers */
+  rank: number
+  seenAt: number
+}
+
+/** The proposals of `goal` this peer should score now (it is ranked for them, or steps in). */
+function scoreCandidates(peer: PeerState, goal: DerivedGoal, now: number): ScoreCandidate[] {
   const me = peer.config.peerId
-  if (!mayWorkOn(peer.config.consent, goal)) return
+  if (!mayWorkOn(peer.config.consent, goal)) return []
+  const found: ScoreCandidate[] = []
   let expected: Outlook | null = null // computed once, when first needed
   for (const proposal of goal.proposals) {
-    if (freeSlots(peer) <= 0) return
-    const requestId = `score:${proposal.id}`
     const votes = goal.votes.get(proposal.id) ?? []
-    if (peer.work.has(requestId) || votes.some((vote) => vote.from === me)) continue
+    if (peer.work.has(`score:${proposal.id}`) || votes.some((vote) => vote.from === me)) continue
     if (!mayTry(peer, proposal.id, 'score', now)) continue
     const eligible = eligiblePeers(
       peer.view,
@@ -110,8 +118,28 @@ function scoreProposals(peer: PeerState, fx: Effects, goal: DerivedGoal, now: nu
       (now - seenAt >= FALLBACK_AFTER_MS ||
         pendingVotes(proposal.id, votes, (expected ??= outlook(peer, goal, now))) === 0)
     if (rank < 0 || (rank >= MAX_SCORES_PER_PROPOSAL && !fallback)) continue
+    found.push({ goal, proposal, rank, seenAt })
+  }
+  return found
+}
+
+/**
+ * Start score calls while slots are free, in order of this peer's rank for
+ * the proposal, then of arrival: the two best-ranked scorers of a proposal
+ * both put it first, so its QUORUM_VOTES votes come in one call's time even
+ * when slots are scarce, and a third vote waits for a slot nobody needs.
+ */
+function scoreProposals(
+  peer: PeerState,
+  fx: Effects,
+  candidates: ScoreCandidate[],
+  now: number,
+): void {
+  candidates.sort((a, b) => a.rank - b.rank || a.seenAt - b.seenAt)
+  for (const { goal, proposal } of candidates) {
+    if (freeSlots(peer) <= 0) return
     const work: Work = {
-      requestId,
+      requestId: `score:${proposal.id}`,
       kind: 'score',
       subject: proposal.id,
       since: now,
@@ -299,10 +327,12 @@ export const scorer: RoleLogic = {
       if (goal?.cancelled || goal?.accept)
         abortWork(peer, fx, work, 'the goal was cancelled or decided')
     }
+    const toScore: ScoreCandidate[] = []
     for (const goal of plan.goals.values()) {
       if (goal.cancelled) continue
       if (!goal.accept) {
-        if (warm && peer.healthy) scoreProposals(peer, fx, goal, now)
+        if (warm && peer.healthy && freeSlots(peer) > 0)
+          toScore.push(...scoreCandidates(peer, goal, now))
         if (candidate(peer, goal, now)) {
           maybeClaim(peer, fx, goal.decide, { role: 'scorer' }, now)
         }
@@ -318,6 +348,7 @@ export const scorer: RoleLogic = {
         if (readyToRollUp(goal)) watchUnclaimed(peer, fx, goal.rollup, now)
       }
     }
+    scoreProposals(peer, fx, toScore, now)
     reviewClaims(
       peer,
       fx,

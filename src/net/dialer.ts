@@ -126,8 +126,7 @@ export class Dialer {
 
   /**
    * Closes direct links to peers that have been off our ring for the grace
-   * period (SURPLUS_LINK_GRACE_MS), and only links to room peers (never a
-   * relay's), only in a room bigger than a full
+   * period (SURPLUS_LINK_GRACE_MS), but only in a room bigger than a full
    * mesh, and only while we hold a direct link to every ring neighbour but
    * two: a peer whose neighbours are slow to link keeps the links it has, and
    * so does one whose relay went away (its room list is empty, not smaller).
@@ -146,8 +145,7 @@ export class Dialer {
     }
     for (const c of direct) {
       const id = c.remotePeer.toString()
-      // only room peers: a relay's connection is direct too, and is not ours to close
-      if (wanted.has(id) || !this.peers.has(id)) continue
+      if (wanted.has(id)) continue
       const since = this.unwantedSince.get(id)
       if (since === undefined) this.unwantedSince.set(id, now)
       else if (now - since >= this.surplusGraceMs && wantedLinked >= wanted.size - 2) {
@@ -186,9 +184,17 @@ export class Dialer {
     return this.directLinks().some((c) => c.remotePeer.toString() === peerId)
   }
 
-  /** Open connections that are not relayed (a relayed one carries limits). */
+  /**
+   * Open connections to room peers that are not relayed (a relayed one
+   * carries limits). A relay's own connection is direct too, but it is no
+   * link of ours: never counted, never closed as surplus.
+   */
   private directLinks() {
-    return this.init.libp2p.getConnections().filter((c) => c.status === 'open' && c.limits == null)
+    return this.init.libp2p
+      .getConnections()
+      .filter(
+        (c) => c.status === 'open' && c.limits == null && this.peers.has(c.remotePeer.toString()),
+      )
   }
 
   private async dial(peerId: string, c: Candidate): Promise<void> {

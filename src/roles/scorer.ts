@@ -85,6 +85,8 @@ function decideIncomplete(goal: DerivedGoal | undefined): boolean {
   return goal.slots.some((slot) => !slot.node && !slot.classifyFailure)
 }
 
+const scoreRequestId = (proposal: string) => `score:${proposal}`
+
 interface ScoreCandidate {
   goal: DerivedGoal
   proposal: DerivedGoal['proposals'][number]
@@ -101,7 +103,8 @@ function scoreCandidates(peer: PeerState, goal: DerivedGoal, now: number): Score
   let expected: Outlook | null = null // computed once, when first needed
   for (const proposal of goal.proposals) {
     const votes = goal.votes.get(proposal.id) ?? []
-    if (peer.work.has(`score:${proposal.id}`) || votes.some((vote) => vote.from === me)) continue
+    if (peer.work.has(scoreRequestId(proposal.id)) || votes.some((vote) => vote.from === me))
+      continue
     if (!mayTry(peer, proposal.id, 'score', now)) continue
     const eligible = eligiblePeers(
       peer.view,
@@ -139,7 +142,7 @@ function scoreProposals(
   for (const { goal, proposal } of candidates) {
     if (freeSlots(peer) <= 0) return
     const work: Work = {
-      requestId: `score:${proposal.id}`,
+      requestId: scoreRequestId(proposal.id),
       kind: 'score',
       subject: proposal.id,
       since: now,

@@ -29,6 +29,11 @@ export interface BenchOptions {
    * 'realistic' (spread, some under 0.6, scorers that disagree)
    */
   scores: 'fixed' | 'realistic'
+  /**
+   * Chromium tabs added to the Node peers (bench/tabs.ts); in a sweep, to its
+   * largest size only
+   */
+  tabs: number
 }
 
 export const DEFAULTS: BenchOptions = {
@@ -48,6 +53,7 @@ export const DEFAULTS: BenchOptions = {
   dump: undefined,
   joinBatch: undefined,
   scores: 'fixed',
+  tabs: 0,
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -65,6 +71,10 @@ export const USAGE = `npm run bench -- [options]
   --scores S       the mock's scores: fixed (every proposal 0.8, quorum at once;
                    the default) or realistic (spread, some under 0.6, scorers
                    that disagree)
+  --tabs T         add T Chromium tabs to the N Node peers (Debian's Chromium via
+                   Playwright, the built app, the mock LLM picked in the page);
+                   roles are split over N + T; in a sweep, only its largest size
+                   gets the tabs (default 0)
   --sweep          run 4, 8, 16, 32 and 64 peers (or --sizes a,b,c), then
                    --peers with realistic scores
   --sizes LIST     sizes for --sweep, comma-separated
@@ -124,6 +134,9 @@ export function parseArgs(argv: readonly string[]): BenchOptions | 'help' {
         break
       case '--join-batch':
         options.joinBatch = int('--join-batch', value(), 1)
+        break
+      case '--tabs':
+        options.tabs = int('--tabs', value(), 0, 32)
         break
       case '--sweep':
         options.sweep = true

@@ -12,7 +12,7 @@ import {
 } from './central'
 import { Pool } from './pool'
 import { realisticScore } from '../test/mock-llm/answers'
-import { splitRoles } from './split'
+import { roleList, splitRoles, tabPeers } from './split'
 
 const usage = { provider: 'fake', model: 'fake', inputTokens: 0, outputTokens: 0, offline: true }
 
@@ -182,5 +182,21 @@ describe('bench options', () => {
     expect(procsFor(64, undefined)).toBe(2)
     expect(procsFor(4, undefined)).toBe(0)
     expect(procsFor(11, 0)).toBe(0)
+    expect(parseArgs(['--peers', '64', '--tabs', '8'])).toMatchObject({ peers: 64, tabs: 8 })
+    expect(() => parseArgs(['--tabs', '-1'])).toThrow(/--tabs/)
+  })
+
+  it('spreads tabs over the workers, never the submitter or the watched observer', () => {
+    const roles = roleList(splitRoles(72))
+    const tabs = tabPeers(72, 8)
+    expect(tabs).toHaveLength(8)
+    expect(new Set(tabs).size).toBe(8)
+    expect(tabs.every((i) => i >= 1 && i <= 70)).toBe(true)
+    // a mix of roles, as the swarm's split has them
+    expect(new Set(tabs.map((i) => roles[i]))).toEqual(
+      new Set(['decomposer', 'scorer', 'executor']),
+    )
+    expect(tabPeers(10, 0)).toEqual([])
+    expect(() => tabPeers(10, 9)).toThrow(/at most 8/)
   })
 })

@@ -305,25 +305,29 @@ async function runVirtual(
 
 async function runSize(
   options: BenchOptions,
-  size: number,
+  nodePeers: number,
+  tabs: number,
   mock: MockProcess,
   log: (line: string) => void,
   dump: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
+  // tabs are peers like any other: the roles and the central's pools count them
+  const size = nodePeers + tabs
   const goals = goalTexts(options.goals)
-  const procs = procsFor(size, options.procs)
+  const procs = procsFor(nodePeers, options.procs)
   const capacity = options.capacity ?? DEFAULT_CAPACITY
   const split = splitRoles(size)
   const load = loadavg()[0]!
   const critical = (criticalPathCalls(options.depth) * options.latencyMs) / 1000
   log(
-    `=== ${size} peers (${split.decomposer} decomposers, ${split.scorer} scorers, ${split.executor} executors, ` +
+    `=== ${size} peers${tabs > 0 ? ` (${nodePeers} Node peers, ${tabs} Chromium tabs)` : ''} (${split.decomposer} decomposers, ${split.scorer} scorers, ${split.executor} executors, ` +
       `${split.observer} observer), ${goals.length} goal(s), branching ${options.branching}, depth ${options.depth}, ` +
       `latency ${options.latencyMs} ms, capacity ${capacity}, ${options.scores} scores; LLM critical path ${critical} s; ` +
       `load average ${load.toFixed(2)}`,
   )
   const common = {
     peers: size,
+    tabs,
     roles: { ...split },
     goals: goals.length,
     branching: options.branching,
@@ -349,6 +353,7 @@ async function runSize(
     capacity: options.capacity,
     procs,
     joinBatch: joinBatchFor(size, options.joinBatch),
+    tabs,
     timeoutMs: options.timeoutS * 1000,
     log,
   })
@@ -474,10 +479,13 @@ function sweepTable(results: ReadonlyArray<Record<string, unknown>>): string[] {
       )
       continue
     }
+    const peers = r.tabs
+      ? `${Number(r.peers) - Number(r.tabs)}+${String(r.tabs)}t`
+      : String(r.peers)
     const calls = r.llm_calls as Record<string, { total: number }>
     const tokens = r.tokens as Record<string, { total: number }> | undefined
     lines.push(
-      `sweep: ${String(r.peers).padStart(5)} ${String(r.scores).padEnd(10)} ${String(r.T_swarm_s).padStart(7)} ` +
+      `sweep: ${peers.padStart(5)} ${String(r.scores).padEnd(10)} ${String(r.T_swarm_s).padStart(7)} ` +
         `${String(r.T_central_s).padStart(9)} ${String(r.ratio).padStart(6)} ${String(r.T_plain_s).padStart(8)} ` +
         `${String(r.ratio_to_plain ?? '-').padStart(11)}  ${calls.swarm?.total}/${calls.central?.total}/${calls.plain?.total ?? '-'}` +
         `${tokens ? `  ${tokens.swarm!.total}/${tokens.central!.total}/${tokens.plain!.total}` : ''}`,
@@ -502,14 +510,19 @@ async function main(): Promise<number> {
   const log = opts.jsonOnly ? () => {} : (line: string) => console.log(line)
   const startedAt = Date.now()
   // the sweep: every size with the chosen scores, then the default size with realistic ones
-  const runs: Array<{ size: number; options: BenchOptions }> = opts.sweep
+  const largest = Math.max(...opts.sweepSizes)
+  const runs: Array<{ size: number; tabs: number; options: BenchOptions }> = opts.sweep
     ? [
-        ...opts.sweepSizes.map((size) => ({ size, options: opts })),
+        ...opts.sweepSizes.map((size) => ({
+          size,
+          tabs: size === largest ? opts.tabs : 0,
+          options: opts,
+        })),
         ...(opts.scores === 'realistic'
           ? []
-          : [{ size: opts.peers, options: { ...opts, scores: 'realistic' as const } }]),
+          : [{ size: opts.peers, tabs: 0, options: { ...opts, scores: 'realistic' as const } }]),
       ]
-    : [{ size: opts.peers, options: opts }]
+    : [{ size: opts.peers, tabs: opts.tabs, options: opts }]
   const results: Array<Record<string, unknown>> = []
   const dump: Record<string, unknown> = {}
   let failed = false
@@ -523,9 +536,9 @@ async function main(): Promise<number> {
       scores,
     })
     try {
-      for (const { size, options } of mine) {
+      for (const { size, tabs, options } of mine) {
         try {
-          results.push(await runSize(options, size, mock, log, dump))
+          results.push(await runSize(options, size, tabs, mock, log, dump))
         } catch (error) {
           failed = true
           const message = (error as Error).message

@@ -45,3 +45,17 @@ export function roleList(split: RoleSplit): Role[] {
     ...Array<Role>(split.observer).fill('observer'),
   ]
 }
+
+/**
+ * Which of `count` peers run as tabs: `tabs` indices spread evenly over the
+ * workers between the first (it submits the goals) and the last (the
+ * observer whose tree is watched), so tabs get a mix of roles.
+ */
+export function tabPeers(count: number, tabs: number): number[] {
+  const first = 1
+  const last = count - 2
+  const span = last - first + 1
+  if (tabs <= 0) return []
+  if (tabs > span) throw new Error(`at most ${Math.max(0, span)} of ${count} peers can be tabs`)
+  return Array.from({ length: tabs }, (_, k) => first + Math.floor(((k + 0.5) * span) / tabs))
+}

@@ -1,14 +1,16 @@
 /**
  * The swarm side of the benchmark: a real relay, N real peers (libp2p over
- * loopback: TCP to the relay, WebRTC between peers signalled through it,
- * GossipSub with StrictSign, record validation, anti-entropy sync), the same
- * role code as the tabs, every LLM call over HTTP to the mock LLM.
+ * loopback: WebSocket to the relay; Node peers link to each other over TCP,
+ * tabs over WebRTC signalled through the relay; GossipSub without its own
+ * envelope signature, record signatures and validation, anti-entropy sync),
+ * the same role code as the tabs, every LLM call over HTTP to the mock LLM.
+ * With --tabs, some of the peers are Chromium tabs running the built app
+ * (tabs.ts).
  *
  * Timeline: start the peers → wait for a full mesh and for presence to
  * settle (not measured) → submit the root goals → the witness (the observer)
  * sees every root done: that is T_swarm. Then a fresh observer joins and
- * catches up (late join), and everything is stopped.
- */
+ * catches up (late join), and everything is stopped. */
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import { createRelay } from '../relay/relay'
 import { linkDegree } from '../src/net/topology'
@@ -21,7 +23,8 @@ import type { PlanTree, TrafficStats } from '../src/runtime/types'
 import { describeCalls, type LlmCall } from './calls'
 import { LocalHost, type LoopDelay, type PeerHost, type PeerInfo, type PeerReport } from './host'
 import { RemoteHost } from './remote'
-import { roleList, splitRoles, type RoleSplit } from './split'
+import type { TabHost } from './tabs'
+import { roleList, splitRoles, tabPeers, type RoleSplit } from './split'
 
 export interface SwarmOptions {
   peers: number
@@ -34,6 +37,8 @@ export interface SwarmOptions {
   procs: number
   /** peers join this many at a time (0: all at once) */
   joinBatch: number
+  /** of the `peers`, how many run as Chromium tabs (tabs.ts) instead of Node peers */
+  tabs: number
   /** how long the goals may take before the run is called failed */
   timeoutMs: number
   log: (line: string) => void
@@ -123,19 +128,34 @@ export async function runSwarm(options: SwarmOptions): Promise<SwarmRun> {
   const hosts: PeerHost[] = []
   const remote: RemoteHost[] = []
   const hostOf = new Map<number, PeerHost>()
+  let tabHost: TabHost | null = null
   try {
+    const nodeHosts: PeerHost[] = []
     if (options.procs <= 0) {
-      hosts.push(new LocalHost(hostInit))
+      nodeHosts.push(new LocalHost(hostInit))
     } else {
       for (let i = 0; i < options.procs; i++) {
         const host = await RemoteHost.create(hostInit)
-        hosts.push(host)
+        nodeHosts.push(host)
         remote.push(host)
       }
     }
-    // spread roles evenly: peer i goes to host i mod hosts
-    const hostIndex = (index: number) => index % hosts.length
-    roles.forEach((_, index) => hostOf.set(index, hosts[hostIndex(index)]!))
+    hosts.push(...nodeHosts)
+    const tabIndices = new Set(tabPeers(roles.length, options.tabs))
+    if (tabIndices.size > 0) {
+      // loaded only when asked for: it builds the app and starts Chromium
+      const { TabHost } = await import('./tabs')
+      tabHost = await TabHost.create({ ...hostInit, relayPeerId: relay.peerId }, log)
+      hosts.push(tabHost)
+    }
+    // spread the Node peers' roles evenly: the i-th of them goes to host i mod hosts
+    let nodePeers = 0
+    roles.forEach((_, index) =>
+      hostOf.set(
+        index,
+        tabIndices.has(index) ? tabHost! : nodeHosts[nodePeers++ % nodeHosts.length]!,
+      ),
+    )
     const startedAt = Date.now()
     const infos: PeerInfo[] = []
     let meshLinks: number[] = []
@@ -146,9 +166,9 @@ export async function runSwarm(options: SwarmOptions): Promise<SwarmRun> {
     for (let first = 0; first < roles.length; first += batch) {
       const indices = roles.map((_, i) => i).slice(first, first + batch)
       const started = await Promise.all(
-        hosts.map((host, h) => {
+        hosts.map((host) => {
           const mine = indices
-            .filter((i) => hostIndex(i) === h)
+            .filter((i) => hostOf.get(i) === host)
             .map((i) => ({ index: i, role: roles[i]! }))
           return mine.length ? host.start(mine) : Promise.resolve([])
         }),
@@ -161,6 +181,7 @@ export async function runSwarm(options: SwarmOptions): Promise<SwarmRun> {
       `swarm: ${options.peers} peers (${split.decomposer} decomposers, ${split.scorer} scorers, ` +
         `${split.executor} executors, ${split.observer} observer) in ` +
         `${options.procs <= 0 ? 'this process' : `${options.procs} child processes`}` +
+        `${tabIndices.size > 0 ? `, ${tabIndices.size} of them Chromium tabs (${[...tabIndices].map((i) => roles[i]).join(', ')})` : ''}` +
         `${batch < roles.length ? `, joining ${batch} at a time` : ''}`,
     )
     const meshSeconds = (Date.now() - startedAt) / 1000
@@ -181,7 +202,7 @@ export async function runSwarm(options: SwarmOptions): Promise<SwarmRun> {
     const before = new Map(settled.map((r) => [r.index, r.traffic]))
     await Promise.all(hosts.map((h) => h.takeCalls())) // nothing should be there; start clean
     await Promise.all(hosts.map((h) => h.loopDelay(true)))
-    const cpuBefore = await cpuTotal(remote)
+    const cpuBefore = await cpuTotal(remote, tabHost)
     const workers = roles.filter((role) => role !== 'observer').length
     const witness = split.observer > 0 ? roles.length - 1 : 0
     const submittedAt = Date.now()
@@ -212,7 +233,7 @@ export async function runSwarm(options: SwarmOptions): Promise<SwarmRun> {
     } finally {
       clearInterval(progress)
     }
-    const cpuAfter = await cpuTotal(remote)
+    const cpuAfter = await cpuTotal(remote, tabHost)
     const delays = await Promise.all(hosts.map((h) => h.loopDelay(false)))
     const loopDelay = delays.reduce((worst, d) => (d.p99 > worst.p99 ? d : worst))
     const seconds = (doneAt - submittedAt) / 1000
@@ -323,10 +344,13 @@ async function waitForMesh(
   }
 }
 
-/** CPU used so far by this process and the child processes. */
-async function cpuTotal(remote: RemoteHost[]): Promise<{ cpuMicros: number; at: number }> {
+/** CPU used so far by this process, the child processes and Chromium. */
+async function cpuTotal(
+  remote: RemoteHost[],
+  tabs: TabHost | null,
+): Promise<{ cpuMicros: number; at: number }> {
   const own = process.cpuUsage()
-  const children = await Promise.all(remote.map((h) => h.cpu()))
+  const children = await Promise.all([...remote, ...(tabs ? [tabs] : [])].map((h) => h.cpu()))
   return {
     cpuMicros: own.user + own.system + children.reduce((sum, c) => sum + c.cpuMicros, 0),
     at: Date.now(),

@@ -19,7 +19,7 @@ import { noise } from '@libp2p/noise'
 import { yamux } from '@libp2p/yamux'
 import { webSockets } from '@libp2p/websockets'
 import type { Libp2p, PrivateKey } from '@libp2p/interface'
-import { DISCOVER_PROTOCOL } from '../src/net/constants'
+import { DISCOVER_PROTOCOL, LINK_PING_MIN_TIMEOUT_MS } from '../src/net/constants'
 import { loadOrCreateKeyFile } from '../src/net/identity.node.js'
 import { consoleLogger, errMsg, type NetLogger } from '../src/net/log'
 import { DiscoveryServer } from './discover'
@@ -133,6 +133,8 @@ export async function createRelay(init: RelayInit = {}): Promise<Relay> {
       inboundConnectionThreshold: RELAY_INBOUND_CONNECTION_THRESHOLD,
       maxIncomingPendingConnections: RELAY_MAX_PENDING_CONNECTIONS,
     },
+    // a busy peer machine answers pings late: do not drop its reservation for it
+    connectionMonitor: { pingTimeout: { minTimeout: LINK_PING_MIN_TIMEOUT_MS } },
     services: {
       identify: identify(),
       relay: circuitRelayServer({

@@ -120,6 +120,18 @@ export const BIG_ROOM_LINKS = 6
 export const SURPLUS_LINK_GRACE_MS = 15_000
 
 /**
+ * libp2p pings every link every 10 s and aborts a link whose ping is not
+ * answered in time (adaptive, at least 5 s by default). A busy machine (many
+ * peers, or tabs, sharing two cores) can answer that late on a healthy link;
+ * each abort then costs a redial and a sync, which load the machine more,
+ * until most links of a big room were down at once in the 64-peer-plus-tabs
+ * bench. A link that is really gone is closed by its transport (TCP, or
+ * WebRTC's consent checks) anyway; the ping only has to catch a peer that
+ * hangs, and 20 s still does.
+ */
+export const LINK_PING_MIN_TIMEOUT_MS = 20_000
+
+/**
  * A WebRTC dial through the relay normally completes in under 2 s on a LAN;
  * @libp2p/webrtc's own default is longer. A hung dial would block retries.
  */
@@ -130,10 +142,14 @@ export const DIAL_TIMEOUT_MS = 10_000
  * first and waits this long for identify on it to announce the peer's
  * addresses: TCP or WebSocket ones (another Node peer) are dialed directly,
  * none (a tab) means WebRTC. Identify takes one round trip through the relay
- * (milliseconds; a second or two in a busy room); a peer that has not
- * answered by then is dialed over WebRTC, which needs nothing from identify.
+ * (milliseconds when the machines are idle). Every peer of ours answers it,
+ * so waiting long costs nothing but on a busy machine, where it can take
+ * seconds: giving up early there made Node peers link over WebRTC, which
+ * costs both sides far more CPU than TCP and made the machine busier still.
+ * A peer that never answers (another implementation, without identify) is
+ * dialed over WebRTC after this.
  */
-export const IDENTIFY_WAIT_MS = 3_000
+export const IDENTIFY_WAIT_MS = 8_000
 
 /**
  * Once a peer is linked directly, the relayed link that carried the WebRTC

@@ -37,6 +37,8 @@ function setup(init: {
   reachable: (target: string) => boolean
   onRelayed?: Known
   identifyMs?: number
+  /** the TCP dial hangs until its signal aborts, then fails as a slow Noise handshake does */
+  slowHandshake?: boolean
 }) {
   const dialed: string[] = []
   let known = init.known
@@ -59,9 +61,15 @@ function setup(init: {
     },
     addEventListener: (_: string, fn: (event: CustomEvent) => void) => listeners.add(fn),
     removeEventListener: (_: string, fn: (event: CustomEvent) => void) => listeners.delete(fn),
-    dial: async (target: Multiaddr | Multiaddr[]) => {
+    dial: async (target: Multiaddr | Multiaddr[], options: { signal: AbortSignal }) => {
       const text = (Array.isArray(target) ? target : [target]).map(String).join(' ')
       dialed.push(text)
+      if (init.slowHandshake === true && text.includes('/tcp/40123')) {
+        await new Promise((resolve) => options.signal.addEventListener('abort', resolve))
+        throw Object.assign(new Error(String(options.signal.reason)), {
+          name: 'EncryptionFailedError',
+        })
+      }
       if (!init.reachable(text)) throw new Error(`unreachable: ${text}`)
       const relayed = text.includes('/p2p-circuit/p2p/')
       conns.push({
@@ -91,6 +99,7 @@ function setup(init: {
     direct: init.direct,
     fallbackAfterMs: 0,
     identifyWaitMs: 200,
+    dialTimeoutMs: 100,
   })
   const settled = async (dials: number) => {
     const end = Date.now() + 2_000
@@ -162,6 +171,25 @@ describe('Dialer: which route', () => {
     dialer.setRoomPeers(relay, [other])
     await settled(1)
     expect(dialed).toEqual([tcpTarget(), webrtcTarget()])
+  })
+
+  it('retries TCP, not WebRTC, when the peer answered but its handshake timed out (a busy machine)', async () => {
+    const known = { protocols: ['/meshsub/1.1.0'], addresses: [{ multiaddr: tcp() }] }
+    const { dialer, dialed, settled } = setup({
+      direct: true,
+      known,
+      reachable: () => true,
+      slowHandshake: true,
+    })
+    dialer.setRoomPeers(relay, [other])
+    await settled(1)
+    expect(dialed).toEqual([tcpTarget()])
+    expect(dialer.known).toBe(1)
+    // the next attempt, after its backoff, goes to the TCP address again
+    await new Promise((resolve) => setTimeout(resolve, 1_200))
+    dialer.tick()
+    await settled(2)
+    expect(dialed.filter((d) => d === webrtcTarget())).toEqual([])
   })
 })
 

@@ -46,6 +46,7 @@ export interface DialerInit {
   fallbackAfterMs?: number
   surplusGraceMs?: number
   identifyWaitMs?: number
+  dialTimeoutMs?: number
 }
 
 interface Candidate {
@@ -65,6 +66,7 @@ export class Dialer {
   private readonly fallbackAfterMs: number
   private readonly surplusGraceMs: number
   private readonly identifyWaitMs: number
+  private readonly dialTimeoutMs: number
   /** direct links to peers off our ring: since when each has been unwanted */
   private readonly unwantedSince = new Map<string, number>()
 
@@ -73,6 +75,7 @@ export class Dialer {
     this.fallbackAfterMs = init.fallbackAfterMs ?? DIAL_FALLBACK_AFTER_MS
     this.surplusGraceMs = init.surplusGraceMs ?? SURPLUS_LINK_GRACE_MS
     this.identifyWaitMs = init.identifyWaitMs ?? IDENTIFY_WAIT_MS
+    this.dialTimeoutMs = init.dialTimeoutMs ?? DIAL_TIMEOUT_MS
   }
 
   /** Peers of the room known through any relay. */
@@ -202,13 +205,19 @@ export class Dialer {
     if (relayAddr === undefined) return
     c.dialing = true
     const started = Date.now()
-    const signal = AbortSignal.any([this.init.signal, AbortSignal.timeout(DIAL_TIMEOUT_MS)])
+    // each step gets its own time: on a loaded machine the introduction and
+    // identify may use up most of one, and the dial after it must not inherit the rest
+    const step = () => AbortSignal.any([this.init.signal, AbortSignal.timeout(this.dialTimeoutMs)])
     try {
       let conn: Connection | null = null
       if (this.init.direct === true && !c.directFailed) {
-        const direct = await this.announcedDirect(peerId, relayAddr, signal)
+        const direct = await this.announcedDirect(peerId, relayAddr, step())
         if (direct.length > 0) {
+          const signal = step()
           conn = await this.init.libp2p.dial(direct, { signal }).catch((err: unknown) => {
+            // the peer answered but was too slow to finish the handshake (a
+            // busy machine): it is reachable, so retry the same way later
+            if (signal.aborted && isUpgradeError(err)) throw err
             c.directFailed = true
             this.init.logger.info('direct address unreachable; using WebRTC', {
               peer: peerId,
@@ -220,7 +229,7 @@ export class Dialer {
       }
       conn ??= await this.init.libp2p.dial(
         multiaddr(`${relayAddr}/p2p-circuit/webrtc/p2p/${peerId}`),
-        { signal },
+        { signal: step() },
       )
       c.failures = 0
       this.init.logger.info('direct link up', {
@@ -281,6 +290,17 @@ export class Dialer {
     const after = await this.init.libp2p.peerStore.get(id).catch(() => null)
     return after === null ? [] : directAddrs(peerId, after.addresses)
   }
+}
+
+/**
+ * A dial that reached the peer and failed while upgrading the connection
+ * (the Noise handshake, the muxer): libp2p names these errors so.
+ */
+function isUpgradeError(err: unknown): boolean {
+  const e = err as { name?: unknown; errors?: unknown } | null
+  // a dial to several addresses fails with all their errors
+  if (Array.isArray(e?.errors)) return e.errors.some(isUpgradeError)
+  return e?.name === 'EncryptionFailedError' || e?.name === 'MuxerUnavailableError'
 }
 
 /** Of a peer's known addresses, those over TCP (plain or WebSocket) with no relay or WebRTC in them. */

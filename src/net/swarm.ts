@@ -16,6 +16,7 @@ import {
   DEFAULT_ROOM,
   DIAL_RECHECK_MS,
   INBOUND_CONNECTION_THRESHOLD,
+  LINK_PING_MIN_TIMEOUT_MS,
   MAX_RECORD_BYTES,
   SYNC_MAX_INBOUND_STREAMS,
   SYNC_MAX_RETRIES,
@@ -125,6 +126,7 @@ export async function createSwarm(
       denyInboundEncryptedConnection: banned,
     },
     connectionManager: { inboundConnectionThreshold: INBOUND_CONNECTION_THRESHOLD },
+    connectionMonitor: { pingTimeout: { minTimeout: LINK_PING_MIN_TIMEOUT_MS } },
     services: {
       identify: identify(),
       pubsub: swarmGossipsub({

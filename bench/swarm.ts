@@ -10,7 +10,8 @@
  * Timeline: start the peers → wait for a full mesh and for presence to
  * settle (not measured) → submit the root goals → the witness (the observer)
  * sees every root done: that is T_swarm. Then a fresh observer joins and
- * catches up (late join), and everything is stopped. */
+ * catches up (late join), and everything is stopped.
+ */
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import { createRelay } from '../relay/relay'
 import { linkDegree } from '../src/net/topology'

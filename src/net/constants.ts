@@ -142,12 +142,12 @@ export const DIAL_TIMEOUT_MS = 10_000
  * first and waits this long for identify on it to announce the peer's
  * addresses: TCP or WebSocket ones (another Node peer) are dialed directly,
  * none (a tab) means WebRTC. Identify takes one round trip through the relay
- * (milliseconds when the machines are idle). Every peer of ours answers it,
- * so waiting long costs nothing but on a busy machine, where it can take
- * seconds: giving up early there made Node peers link over WebRTC, which
- * costs both sides far more CPU than TCP and made the machine busier still.
- * A peer that never answers (another implementation, without identify) is
- * dialed over WebRTC after this.
+ * (milliseconds on an idle machine). Every peer of ours answers it, so the
+ * wait only runs long on a busy machine, where identify can take seconds;
+ * giving up early there made Node peers link over WebRTC, which costs both
+ * ends far more CPU than TCP and made the machine busier still. A peer that
+ * never answers (another implementation, without identify) is dialed over
+ * WebRTC after this.
  */
 export const IDENTIFY_WAIT_MS = 8_000
 

@@ -142,14 +142,13 @@ export const DIAL_TIMEOUT_MS = 10_000
  * first and waits this long for identify on it to announce the peer's
  * addresses: TCP or WebSocket ones (another Node peer) are dialed directly,
  * none (a tab) means WebRTC. Identify takes one round trip through the relay
- * (milliseconds on an idle machine). Every peer of ours answers it, so the
- * wait only runs long on a busy machine, where identify can take seconds;
- * giving up early there made Node peers link over WebRTC, which costs both
- * ends far more CPU than TCP and made the machine busier still. A peer that
- * never answers (another implementation, without identify) is dialed over
- * WebRTC after this.
+ * (milliseconds; a second or two in a busy room); a peer that has not
+ * answered by then is dialed over WebRTC, which needs nothing from identify.
+ * (8 s was tried for very busy machines: it made no difference to the
+ * 64-peer-plus-tabs bench and cost every Node-to-tab link 5 s more, since a
+ * tab's answer does not arrive in time: docs/PERFORMANCE.md.)
  */
-export const IDENTIFY_WAIT_MS = 8_000
+export const IDENTIFY_WAIT_MS = 3_000
 
 /**
  * Once a peer is linked directly, the relayed link that carried the WebRTC

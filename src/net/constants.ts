@@ -144,9 +144,9 @@ export const DIAL_TIMEOUT_MS = 10_000
  * none (a tab) means WebRTC. Identify takes one round trip through the relay
  * (milliseconds; a second or two in a busy room); a peer that has not
  * answered by then is dialed over WebRTC, which needs nothing from identify.
- * (8 s was tried for very busy machines: it made no difference to the
- * 64-peer-plus-tabs bench and cost every Node-to-tab link 5 s more, since a
- * tab's answer does not arrive in time: docs/PERFORMANCE.md.)
+ * (8 s was tried for very busy machines: it did not speed up the
+ * 64-peer-plus-tabs bench and seemed to slow Node-to-tab links;
+ * docs/PERFORMANCE.md.)
  */
 export const IDENTIFY_WAIT_MS = 3_000
 

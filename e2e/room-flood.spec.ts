@@ -82,6 +82,10 @@ test('a member flooding goals costs the tabs at most what the limits allow; the 
     await member.waitFor(() => (member.summary()?.direct ?? 0) > 0, 60_000, 'a link to a tab')
 
     await submitGoal(decomposer, GOAL, 1)
+    // the honest goal reaching the member by gossip shows a tab's subscription
+    // reached it too (sent first on the same stream): a link alone does not,
+    // and a flood published before it would reach no one
+    await member.waitFor(() => member.messages.length > 0, 30_000, 'the honest goal, by gossip')
     const now = Date.now()
     const flood = [
       ...Array.from({ length: BACKDATED }, (_, i) => ({

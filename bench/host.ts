@@ -83,8 +83,43 @@ export interface PeerHost {
 
 export const WATCH_POLL_MS = 20
 
-function fingerprint(tree: PlanTree): string {
+/** A hash of a plan tree: equal hashes mean the same tree. */
+export function fingerprint(tree: PlanTree): string {
   return contentId(tree as unknown as never)
+}
+
+/**
+ * Polls a peer's tree until every goal in `goals` is done; resolves with the
+ * local time it first saw that. Rejects when one of them failed or was
+ * cancelled, on timeout, or once `stopped()`.
+ */
+export async function watchDone(
+  tree: () => PlanTree | Promise<PlanTree>,
+  goals: string[],
+  timeoutMs: number,
+  stopped: () => boolean,
+  pollMs = WATCH_POLL_MS,
+): Promise<number> {
+  const want = new Set(goals)
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    if (stopped()) throw new Error('host stopped')
+    const current = await tree()
+    const done = current.goals.filter((goal) => want.has(goal.id) && goal.status === 'done')
+    if (done.length === want.size) return Date.now()
+    const failed = current.goals.find(
+      (goal) => want.has(goal.id) && (goal.status === 'failed' || goal.status === 'cancelled'),
+    )
+    if (failed) throw new Error(`goal ${failed.id.slice(0, 12)} ended ${failed.status}`)
+    if (Date.now() > deadline) {
+      const p = current.progress
+      throw new Error(
+        `timed out after ${timeoutMs} ms: ${done.length}/${want.size} goals done, ` +
+          `${p.leavesDone}/${p.leaves} leaves done, ${p.goals} goals known`,
+      )
+    }
+    await new Promise((resolve) => setTimeout(resolve, pollMs))
+  }
 }
 
 export class LocalHost implements PeerHost {
@@ -145,32 +180,12 @@ export class LocalHost implements PeerHost {
 
   watchDone(index: number, goals: string[], timeoutMs: number): Promise<number> {
     const runtime = this.peer(index)
-    const want = new Set(goals)
-    const deadline = Date.now() + timeoutMs
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        if (this.stopped) return reject(new Error('host stopped'))
-        const tree = runtime.tree()
-        const done = tree.goals.filter((goal) => want.has(goal.id) && goal.status === 'done')
-        if (done.length === want.size) return resolve(Date.now())
-        const failed = tree.goals.find(
-          (goal) => want.has(goal.id) && (goal.status === 'failed' || goal.status === 'cancelled'),
-        )
-        if (failed)
-          return reject(new Error(`goal ${failed.id.slice(0, 12)} ended ${failed.status}`))
-        if (Date.now() > deadline) {
-          const p = tree.progress
-          return reject(
-            new Error(
-              `timed out after ${timeoutMs} ms: ${done.length}/${want.size} goals done, ` +
-                `${p.leavesDone}/${p.leaves} leaves done, ${p.goals} goals known`,
-            ),
-          )
-        }
-        setTimeout(check, WATCH_POLL_MS)
-      }
-      check()
-    })
+    return watchDone(
+      () => runtime.tree(),
+      goals,
+      timeoutMs,
+      () => this.stopped,
+    )
   }
 
   async reports(): Promise<PeerReport[]> {

@@ -23,12 +23,13 @@ import {
 import { serveApp, type AppServer } from '../relay/app-server'
 import { useModel } from '../e2e/fixtures/ui-steps'
 import { APP_DIST, buildApp } from '../e2e/fixtures/serve'
-import { contentId } from '../src/protocol/hash'
 import type { PlanRecord } from '../src/protocol/records'
 import { inviteLink, roomFromFragment } from '../src/protocol/invite'
 import type { PlanTree } from '../src/runtime/types'
 import type { RawCall } from './calls'
 import {
+  fingerprint,
+  watchDone,
   WATCH_POLL_MS,
   type CpuSample,
   type HostInit,
@@ -206,16 +207,15 @@ export class TabHost implements PeerHost {
     return Promise.reject(new Error('the bench submits goals from Node peers, not tabs'))
   }
 
-  async watchDone(index: number, goals: string[], timeoutMs: number): Promise<number> {
-    const deadline = Date.now() + timeoutMs
-    for (;;) {
-      if (this.stopped) throw new Error('host stopped')
-      const tree = await this.tree(index)
-      const done = tree.goals.filter((g) => goals.includes(g.id) && g.status === 'done')
-      if (done.length === goals.length) return Date.now()
-      if (Date.now() > deadline) throw new Error(`tab ${index}: timed out after ${timeoutMs} ms`)
-      await new Promise((resolve) => setTimeout(resolve, WATCH_POLL_MS * 10))
-    }
+  /** Polls less often than a Node host: each look is a round trip into the page. */
+  watchDone(index: number, goals: string[], timeoutMs: number): Promise<number> {
+    return watchDone(
+      () => this.tree(index),
+      goals,
+      timeoutMs,
+      () => this.stopped,
+      WATCH_POLL_MS * 10,
+    )
   }
 
   async reports(): Promise<PeerReport[]> {
@@ -237,7 +237,7 @@ export class TabHost implements PeerHost {
           traffic,
           links: links.all,
           webrtcLinks: links.webrtc,
-          fingerprint: contentId(tree as unknown as never),
+          fingerprint: fingerprint(tree),
         }
       }),
     )

@@ -127,7 +127,10 @@ export const SURPLUS_LINK_GRACE_MS = 15_000
  * until most links of a big room were down at once in the 64-peer-plus-tabs
  * bench. A link that is really gone is closed by its transport (TCP, or
  * WebRTC's consent checks) anyway; the ping only has to catch a peer that
- * hangs, and 20 s still does.
+ * hangs, and 20 s still does. For Node peers and the relay only: a tab keeps
+ * libp2p's 5 s, because tabs reload often and a reloaded tab's old links
+ * linger on the other tabs until a ping catches them (with 20 s, the reloaded
+ * executor of an end-to-end test redid finished work once in five runs).
  */
 export const LINK_PING_MIN_TIMEOUT_MS = 20_000
 

@@ -12,7 +12,7 @@ import type { PrivateKey } from '@libp2p/interface'
 import { tcp } from '@libp2p/tcp'
 import { webRTC } from '@libp2p/webrtc'
 import { webSockets } from '@libp2p/websockets'
-import { RELAY_RESERVATION_TIMEOUT_MS } from './constants'
+import { LINK_PING_MIN_TIMEOUT_MS, RELAY_RESERVATION_TIMEOUT_MS } from './constants'
 import { loadOrCreateKeyFile } from './identity.node.js'
 import { createSwarm } from './swarm'
 import type { SwarmNode, SwarmNodeInitBase } from './types'
@@ -62,6 +62,7 @@ export async function createSwarmNode(init: NodeSwarmNodeInit): Promise<SwarmNod
     privateKey: await nodeKey(init),
     listen: init.listen ?? DEFAULT_NODE_LISTEN,
     direct: init.directLinks ?? true,
+    pingMinTimeoutMs: LINK_PING_MIN_TIMEOUT_MS,
     transports: [
       tcp(),
       webSockets(),

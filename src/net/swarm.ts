@@ -16,7 +16,6 @@ import {
   DEFAULT_ROOM,
   DIAL_RECHECK_MS,
   INBOUND_CONNECTION_THRESHOLD,
-  LINK_PING_MIN_TIMEOUT_MS,
   MAX_RECORD_BYTES,
   SYNC_MAX_INBOUND_STREAMS,
   SYNC_MAX_RETRIES,
@@ -55,6 +54,11 @@ export interface PlatformParts {
   direct?: boolean
   /** extra gater rules (the browser allows private/loopback dials) */
   gater?: Partial<ConnectionGater>
+  /**
+   * the least time a link's ping may take before the link is aborted;
+   * default libp2p's (5 s, adaptive). Node peers: LINK_PING_MIN_TIMEOUT_MS
+   */
+  pingMinTimeoutMs?: number
   /** runs after stop (e.g. release the identity lock) */
   onStopped?: () => void
 }
@@ -126,7 +130,9 @@ export async function createSwarm(
       denyInboundEncryptedConnection: banned,
     },
     connectionManager: { inboundConnectionThreshold: INBOUND_CONNECTION_THRESHOLD },
-    connectionMonitor: { pingTimeout: { minTimeout: LINK_PING_MIN_TIMEOUT_MS } },
+    ...(platform.pingMinTimeoutMs !== undefined
+      ? { connectionMonitor: { pingTimeout: { minTimeout: platform.pingMinTimeoutMs } } }
+      : {}),
     services: {
       identify: identify(),
       pubsub: swarmGossipsub({

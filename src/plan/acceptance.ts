@@ -129,14 +129,19 @@ export function settled(goal: Ballot, outlook: Outlook): boolean {
 /**
  * The acceptance rule, applied to this peer's view of the votes: quorum at
  * once; the best mean once the outcome is settled (when an outlook is
- * given) or the deadline has passed.
+ * given) or the deadline has passed. `prefer`: a proposal the decider has
+ * already begun to classify; it is taken while it has a quorum, even when
+ * votes that came since give another one a quorum too (any proposal with
+ * a quorum may be accepted; switching would throw the calls away).
  */
 export function acceptCandidate(
   goal: Ballot,
   deadlinePassed: boolean,
   outlook?: Outlook,
+  prefer?: string,
 ): Candidate | null {
-  const quorum = bestCandidate(goal, deadlinePassed)
+  const preferred = prefer === undefined ? null : quorumOf(goal, prefer)
+  const quorum = preferred ?? bestCandidate(goal, deadlinePassed)
   if (quorum || deadlinePassed || !outlook || !settled(goal, outlook)) return quorum
   const best = bestCandidate(goal, true)
   return best && { ...best, basis: 'settled' }
@@ -163,6 +168,14 @@ function bestCandidate(goal: Ballot, deadlinePassed: boolean): Candidate | null 
     basis: best.quorum ? 'quorum' : 'deadline',
     votes: best.votes.map((vote) => vote.id).slice(0, MAX_VOTES),
   }
+}
+
+/** `proposal` as a quorum candidate, or null when it has no quorum. */
+function quorumOf(goal: Ballot, proposal: string): Candidate | null {
+  const votes = goal.votes.get(proposal) ?? []
+  const qualifying = votes.filter((vote) => vote.score >= QUORUM_SCORE)
+  if (qualifying.length < QUORUM_VOTES) return null
+  return { proposal, basis: 'quorum', votes: votes.map((vote) => vote.id).slice(0, MAX_VOTES) }
 }
 
 /** Does an accept's evidence hold: cited votes present, for its proposal, from distinct scorers? */

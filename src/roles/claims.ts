@@ -15,12 +15,15 @@
  * - A holder that sees a better claim, a later epoch, or the task already
  *   done, stops.
  * - A contested claimant (not the first choice, a takeover, a resumed
- *   claim, any decide claim) checks with its neighbours before it starts: it asks for an
- *   anti-entropy round at once and starts only once that round has ended
- *   (it then holds every claim and result its neighbours hold, which gossip
- *   may have lost) and no live peer whose claim it lacks lists the task in
- *   its beats. The first choice of a fresh task starts at once: it is the
- *   common case and the check would sit on the critical path.
+ *   claim, any decide claim) checks with its neighbours before it starts:
+ *   it asks for an anti-entropy round at once (a decider a moment later,
+ *   DECIDE_CHECK_DELAY_MS, and classifies meanwhile without publishing:
+ *   the `prepare` hook) and starts only once that round has ended (it then
+ *   holds every claim and result its neighbours hold, which gossip may have
+ *   lost) and no live peer whose claim it lacks lists the task in its
+ *   beats. The first choice of a fresh execute or rollup task starts at
+ *   once: it is the common case and the check would sit on the critical
+ *   path.
  */
 import type { LlmTaskKind } from './llm-contract'
 import { MAX_EPOCH } from '../protocol/limits'
@@ -28,6 +31,7 @@ import type { TaskType } from '../protocol/records'
 import type { ClaimRecord } from '../protocol/records'
 import {
   CLAIM_WINDOW_MS,
+  DECIDE_CHECK_DELAY_MS,
   LEASE_TIMEOUT_MS,
   ORPHAN_GRACE_MS,
   STAGGER_MS,
@@ -148,7 +152,8 @@ export function maybeClaim(
   // first choice from a view of the swarm still filling in. The check costs
   // one sync round trip, once per goal.
   const contested = rank > 0 || epoch > 0 || task.type === 'decide'
-  if (contested) requestSync(peer, fx, now)
+  const checkFrom = task.type === 'decide' ? now + DECIDE_CHECK_DELAY_MS : now
+  if (contested && checkFrom === now) requestSync(peer, fx, now)
   peer.work.set(claimRequestId(task.id, epoch), {
     requestId: claimRequestId(task.id, epoch),
     kind: WORK_KIND[task.type],
@@ -158,7 +163,7 @@ export function maybeClaim(
     since: rank === 0 ? -Infinity : now,
     started: false,
     llm: null,
-    ...(contested ? { checkFrom: now } : {}),
+    ...(contested ? { checkFrom } : {}),
   })
   fx.events.push({ type: 'claimed', task: task.id, epoch, designated: rank === 0 })
   // say so in a beat too: a second chance for peers that miss the claim
@@ -195,8 +200,18 @@ function heldByOther(peer: PeerState, task: string, now: number): boolean {
  * peer is at work on a claim (or a result) that has not reached us. A
  * co-claimant whose claim we hold does not block: it stops on seeing ours.
  */
-function checkedWithNeighbours(peer: PeerState, work: Work, task: TaskState, now: number): boolean {
+function checkedWithNeighbours(
+  peer: PeerState,
+  fx: Effects,
+  work: Work,
+  task: TaskState,
+  now: number,
+): boolean {
   if (work.checkFrom === undefined) return true
+  if (now < work.checkFrom) return false
+  // a round asked for later than the claim (DECIDE_CHECK_DELAY_MS): ask for it now
+  const asked = peer.syncs.askedAt ?? peer.syncs.doneAt
+  if (asked < work.checkFrom) requestSync(peer, fx, now)
   const timedOut = now - work.checkFrom >= SYNC_CHECK_TIMEOUT_MS
   if (!syncedSince(peer, work.checkFrom) && !timedOut) return false
   for (const [other, sighting] of peer.view.peers) {
@@ -220,7 +235,8 @@ export function hasWork(peer: PeerState, task: string): boolean {
 /**
  * Review this peer's claims and running task work:
  * - claims whose window has passed (or first choices) and that still win are
- *   handed to `begin`;
+ *   handed to `begin`; while such a claim still waits for its check with the
+ *   neighbours, to `prepare` (work that may start but must not publish yet);
  * - work on a task this peer no longer holds, or that is done, is dropped.
  * Also resumes tasks this peer holds but has no work for (after a restart).
  */
@@ -230,6 +246,7 @@ export function reviewClaims(
   now: number,
   begin: (claim: Work, task: TaskState) => void,
   stillWanted: (task: TaskState) => boolean,
+  prepare?: (claim: Work, task: TaskState) => void,
 ): void {
   const tasks = derived(peer).tasks
   for (const work of [...peer.work.values()]) {
@@ -239,13 +256,13 @@ export function reviewClaims(
       abortWork(peer, fx, work, 'no longer the holder, or the task is settled')
       continue
     }
-    if (
-      !work.started &&
-      now - work.since >= CLAIM_WINDOW_MS &&
-      checkedWithNeighbours(peer, work, task, now)
-    ) {
-      peer.work.delete(work.requestId)
-      begin(work, task)
+    if (!work.started && now - work.since >= CLAIM_WINDOW_MS) {
+      if (checkedWithNeighbours(peer, fx, work, task, now)) {
+        peer.work.delete(work.requestId)
+        begin(work, task)
+      } else {
+        prepare?.(work, task)
+      }
     }
   }
   // after a restart, hear the swarm and sync first: the task may have been taken over meanwhile

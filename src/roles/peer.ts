@@ -7,7 +7,7 @@
  * depends on the order in which inputs arrived, and a duplicate input is a
  * no-op, so reordering and duplication by gossip cannot change an outcome.
  */
-import type { LlmTask, LlmTaskKind } from './llm-contract'
+import type { LlmOutcome, LlmTask, LlmTaskKind } from './llm-contract'
 import { taskId } from '../protocol/ids'
 import {
   stamp,
@@ -41,12 +41,21 @@ export interface Work {
   /** false while a claim waits out its window before the call starts */
   started: boolean
   /**
-   * a contested claim (not the first choice, a takeover, a resumed claim):
-   * local time of the claim; it starts only after a sync round with its
-   * neighbours asked for since then, so that it first hears whatever gossip
-   * lost (claims.ts)
+   * a contested claim (not the first choice, a takeover, a resumed claim,
+   * a decide claim): it starts only after a sync round with its neighbours
+   * asked for at or after this local time (the claim's; for a decide claim
+   * DECIDE_CHECK_DELAY_MS later), so that it first hears whatever gossip lost
+   * (claims.ts)
    */
   checkFrom?: number
+  /**
+   * classify: the proposal whose subgoal it classifies. A decider starts
+   * classifying while its claim's check runs (scorer.ts), before anything is
+   * accepted; the call is kept only if this proposal is the one accepted.
+   */
+  proposal?: string
+  /** classify: the answer, held back until the decide claim's check has ended */
+  outcome?: LlmOutcome
   llm: LlmTask | null
 }
 
@@ -193,7 +202,8 @@ export function abortWork(peer: PeerState, fx: Effects, work: Work, why: string)
   peer.work.delete(work.requestId)
   if (work.started) {
     peer.counters.aborted++
-    fx.abortLlm.push(work.requestId)
+    // a held-back answer's call has already ended: nothing to abort there
+    if (!work.outcome) fx.abortLlm.push(work.requestId)
     fx.events.push({ type: 'llm-aborted', request: work.requestId, kind: work.kind, why })
   }
 }

@@ -1,35 +1,31 @@
 /**
- * Scorer: rates competing splits, decides acceptance, classifies the
- * accepted split's subgoals, and watches for leaves nobody claims.
- *
- * Deciding a goal is an exclusive task (see claims.ts): one scorer at a time
- * holds it, so one accept and one classification per subgoal are published
- * however many scorers there are, and every child goal is created once.
+ * Scorer: rates competing splits, decides acceptance and classifies the
+ * accepted split's subgoals (decide.ts), and watches for leaves nobody
+ * claims.
  */
-import type { LlmOutcome } from './llm-contract'
-import type {
-  AcceptRecord,
-  FailureRecord,
-  NodeRecord,
-  ReannounceRecord,
-  ScoreRecord,
-} from '../protocol/records'
+import type { FailureRecord, ReannounceRecord, ScoreRecord } from '../protocol/records'
 import {
-  ACCEPT_DEADLINE_MS,
   CAPABILITY_GAP_AFTER_MS,
   FALLBACK_AFTER_MS,
-  MAX_PROPOSALS_PER_GOAL,
   MAX_SCORES_PER_PROPOSAL,
   QUORUM_VOTES,
   REANNOUNCE_AFTER_MS,
   STAGGER_MS,
 } from '../protocol/rules'
-import { acceptCandidate, pendingVotes, type Outlook } from '../plan/acceptance'
+import { pendingVotes, type Outlook } from '../plan/acceptance'
 import { readyToRollUp, type DerivedGoal } from '../plan/derive'
 import type { TaskState } from '../plan/tasks'
-import { isHolder, leaseExpired, maybeClaim, reviewClaims } from './claims'
+import { leaseExpired, maybeClaim, reviewClaims } from './claims'
 import { clip, failureFields, isPeerTrouble } from './text'
 import { mayWorkOn } from './consent'
+import {
+  beginDecide,
+  candidate,
+  decideIncomplete,
+  onClassified,
+  outlook,
+  prepareDecide,
+} from './decide'
 import {
   abortWork,
   derived,
@@ -45,45 +41,6 @@ import {
 } from './peer'
 import type { Effects } from './types'
 import { eligiblePeers, rankFor } from './view'
-
-function deadlinePassed(peer: PeerState, goal: DerivedGoal, now: number): boolean {
-  if (goal.proposals.length === 0) return false
-  return now - since(peer, `proposals:${goal.id}`, now) >= ACCEPT_DEADLINE_MS
-}
-
-/**
- * What this peer expects may still arrive for the goal (plan/acceptance.ts):
- * from its own view of who is alive, so it only decides when to accept.
- */
-function outlook(peer: PeerState, goal: DerivedGoal, now: number): Outlook {
-  const me = peer.config.peerId
-  const live = (role: 'scorer' | 'decomposer', self: boolean) =>
-    eligiblePeers(peer.view, { peerId: me, eligible: self }, { role }, now).length
-  const failed = (subject: string, stage: string) =>
-    new Set(
-      peer.plan
-        .failures(subject)
-        .filter((failure) => failure.stage === stage)
-        .map((failure) => failure.from),
-    )
-  return {
-    votesPerProposal: Math.min(MAX_SCORES_PER_PROPOSAL, live('scorer', peer.healthy)),
-    proposals: Math.min(MAX_PROPOSALS_PER_GOAL, live('decomposer', false)),
-    scoreFailures: new Map(goal.proposals.map((p) => [p.id, failed(p.id, 'score')])),
-    decomposeFailures: failed(goal.id, 'decompose'),
-  }
-}
-
-/** The acceptance rule as this peer can apply it now. */
-function candidate(peer: PeerState, goal: DerivedGoal, now: number) {
-  return acceptCandidate(goal, deadlinePassed(peer, goal, now), outlook(peer, goal, now))
-}
-
-function decideIncomplete(goal: DerivedGoal | undefined): boolean {
-  if (!goal || goal.cancelled) return false
-  if (!goal.accept) return true
-  return goal.slots.some((slot) => !slot.node && !slot.classifyFailure)
-}
 
 const scoreRequestId = (proposal: string) => `score:${proposal}`
 
@@ -156,104 +113,6 @@ function scoreProposals(
       rationale: proposal.rationale,
     })
   }
-}
-
-/** The decider's work: publish the accept if none counts yet, then classify every subgoal. */
-function beginDecide(
-  peer: PeerState,
-  fx: Effects,
-  claim: Work,
-  task: TaskState,
-  now: number,
-): void {
-  let goal = derived(peer).goals.get(task.subject)
-  if (!goal) return
-  if (!goal.accept) {
-    const chosen = candidate(peer, goal, now)
-    if (!chosen) {
-      peer.work.set(claim.requestId, claim) // keep holding; decide when the votes are in
-      return
-    }
-    emit<AcceptRecord>(peer, fx, {
-      kind: 'accept',
-      goal: goal.id,
-      ...chosen,
-      epoch: claim.epoch!,
-    })
-    goal = derived(peer).goals.get(task.subject)!
-  }
-  for (const slot of goal.slots) {
-    if (slot.node || slot.classifyFailure) continue
-    const requestId = `classify:${task.id}:${claim.epoch}:${slot.index}`
-    if (peer.work.has(requestId)) continue
-    const work: Work = {
-      requestId,
-      kind: 'classify',
-      subject: goal.id,
-      task: task.id,
-      epoch: claim.epoch!,
-      index: slot.index,
-      since: now,
-      started: false,
-      llm: null,
-    }
-    startLlm(peer, fx, work, {
-      kind: 'classify',
-      path: goal.path,
-      subgoal: slot.text,
-      siblings: goal.slots.filter((other) => other !== slot).map((other) => other.text),
-      depth: goal.depth + 1,
-      maxDepth: goal.maxDepth,
-    })
-  }
-}
-
-function onClassified(peer: PeerState, fx: Effects, work: Work, outcome: LlmOutcome): void {
-  const plan = derived(peer)
-  const task = plan.tasks.get(work.task!)
-  const goal = plan.goals.get(work.subject)
-  const slot = goal?.slots[work.index!]
-  if (!task || !goal || !slot || !isHolder(peer, task, work.epoch) || slot.node) {
-    fx.events.push({
-      type: 'output-dropped',
-      request: work.requestId,
-      kind: 'classify',
-      why: 'no longer deciding',
-    })
-    return
-  }
-  if (!outcome.ok || outcome.kind !== 'classify') {
-    // A peer's own trouble (key, network, quota) says nothing about the
-    // subgoal: give the decide task back (index -1) rather than fail it.
-    emit<FailureRecord>(peer, fx, {
-      kind: 'failure',
-      subject: task.id,
-      stage: 'classify',
-      epoch: work.epoch!,
-      index: isPeerTrouble(outcome) ? -1 : slot.index,
-      ...failureFields(outcome),
-      usage: outcome.usage,
-    })
-    return
-  }
-  const value = outcome.value as {
-    atomic: boolean
-    capability: NodeRecord['capability']
-    reason: string
-  }
-  const atCap = goal.depth + 1 >= goal.maxDepth
-  emit<NodeRecord>(peer, fx, {
-    kind: 'node',
-    goal: goal.id,
-    proposal: goal.accepted!.id,
-    index: slot.index,
-    atomic: atCap || value.atomic,
-    capped: atCap && !value.atomic,
-    capability: value.capability,
-    reason: clip(value.reason, 400),
-    epoch: work.epoch!,
-    usage: outcome.usage,
-  })
 }
 
 /**
@@ -358,6 +217,7 @@ export const scorer: RoleLogic = {
       now,
       (claim, task) => beginDecide(peer, fx, claim, task, now),
       (task) => task.type === 'decide' && decideIncomplete(derived(peer).goals.get(task.subject)),
+      (claim, task) => prepareDecide(peer, fx, claim, task, now),
     )
   },
 }

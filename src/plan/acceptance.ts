@@ -170,6 +170,14 @@ function bestCandidate(goal: Ballot, deadlinePassed: boolean): Candidate | null 
   }
 }
 
+/**
+ * Has some proposal a quorum? Then the goal's outcome is a quorum accept
+ * whatever votes still come, and further score calls for it are wasted.
+ */
+export function quorumReached(goal: Ballot): boolean {
+  return bestCandidate(goal, false) !== null
+}
+
 /** `proposal` as a quorum candidate, or null when it has no quorum. */
 function quorumOf(goal: Ballot, proposal: string): Candidate | null {
   const votes = goal.votes.get(proposal) ?? []

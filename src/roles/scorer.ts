@@ -12,7 +12,7 @@ import {
   REANNOUNCE_AFTER_MS,
   STAGGER_MS,
 } from '../protocol/rules'
-import { pendingVotes, type Outlook } from '../plan/acceptance'
+import { pendingVotes, quorumReached, type Outlook } from '../plan/acceptance'
 import { readyToRollUp, type DerivedGoal } from '../plan/derive'
 import type { TaskState } from '../plan/tasks'
 import { leaseExpired, maybeClaim, reviewClaims } from './claims'
@@ -55,7 +55,7 @@ interface ScoreCandidate {
 /** The proposals of `goal` this peer should score now (it is ranked for them, or steps in). */
 function scoreCandidates(peer: PeerState, goal: DerivedGoal, now: number): ScoreCandidate[] {
   const me = peer.config.peerId
-  if (!mayWorkOn(peer.config.consent, goal)) return []
+  if (!mayWorkOn(peer.config.consent, goal) || quorumReached(goal)) return []
   const found: ScoreCandidate[] = []
   let expected: Outlook | null = null // computed once, when first needed
   for (const proposal of goal.proposals) {
@@ -186,8 +186,9 @@ export const scorer: RoleLogic = {
     for (const work of [...peer.work.values()]) {
       if (work.kind !== 'score') continue
       const goal = plan.goals.get(peer.plan.proposals.get(work.subject)?.goal ?? '')
-      if (goal?.cancelled || goal?.accept)
-        abortWork(peer, fx, work, 'the goal was cancelled or decided')
+      // like an orchestrator, stop scoring once a quorum is in: the slot has better uses
+      if (goal?.cancelled || goal?.accept || (goal && quorumReached(goal)))
+        abortWork(peer, fx, work, 'the goal was cancelled or has its quorum')
     }
     const toScore: ScoreCandidate[] = []
     for (const goal of plan.goals.values()) {

@@ -44,7 +44,7 @@ export const DEFAULTS: BenchOptions = {
   latencyMs: 1000,
   capacity: undefined,
   sweep: false,
-  sweepSizes: [4, 8, 16, 32, 64],
+  sweepSizes: [4, 8, 11, 16, 32, 64],
   procs: undefined,
   jsonOnly: false,
   timeoutS: 240,
@@ -75,7 +75,7 @@ export const USAGE = `npm run bench -- [options]
                    Playwright, the built app, the mock LLM picked in the page);
                    roles are split over N + T; in a sweep, only its largest size
                    gets the tabs (default 0)
-  --sweep          run 4, 8, 16, 32 and 64 peers (or --sizes a,b,c), then
+  --sweep          run 4, 8, 11, 16, 32 and 64 peers (or --sizes a,b,c), then
                    --peers with realistic scores
   --sizes LIST     sizes for --sweep, comma-separated
   --timeout-s S    give up on a swarm run after S seconds (default 240)

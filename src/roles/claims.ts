@@ -150,7 +150,8 @@ export function maybeClaim(
   // Deciding always checks: two deciders would split a goal two ways, and
   // whole subtrees would be grown twice; a restarted scorer may think itself
   // first choice from a view of the swarm still filling in. The check costs
-  // one sync round trip, once per goal.
+  // one sync round trip, once per goal, which the decider's classification
+  // calls overlap (decide.ts).
   const contested = rank > 0 || epoch > 0 || task.type === 'decide'
   const checkFrom = task.type === 'decide' ? now + DECIDE_CHECK_DELAY_MS : now
   if (contested && checkFrom === now) requestSync(peer, fx, now)

@@ -165,7 +165,8 @@ export function beginDecide(
     })
     goal = derived(peer).goals.get(task.subject)!
   }
-  const accepted = goal.accepted!
+  const accepted = goal.accepted
+  if (!accepted) return // our accept was not kept (an invalid record is never published)
   // calls started while the check ran: drop those for another split, publish held answers
   for (const work of classifyCalls(peer, claim)) {
     if (work.proposal !== accepted.id) abortWork(peer, fx, work, 'another split was accepted')

@@ -50,7 +50,7 @@ export interface Work {
   checkFrom?: number
   /**
    * classify: the proposal whose subgoal it classifies. A decider starts
-   * classifying while its claim's check runs (scorer.ts), before anything is
+   * classifying while its claim's check runs (decide.ts), before anything is
    * accepted; the call is kept only if this proposal is the one accepted.
    */
   proposal?: string

@@ -169,7 +169,7 @@ describe('ranking itself as the others rank it', () => {
     expect(first.publish.some((r) => r.kind === 'claim')).toBe(false)
     const beat = first.publish.find((r): r is Presence => r.kind === 'presence')
     expect(beat?.load).toBe(0) // ... and the beat that says so goes out in this step
-    const second = step(peer, [{ type: 'tick' }], now + 250)
+    const second = step(peer, [{ type: 'tick' }], (now += 250))
     expect(second.publish.some((r) => r.kind === 'claim' && r.task === open.task)).toBe(true)
   })
 })

@@ -135,45 +135,6 @@ describe('a contested claimant checks with its neighbours before it starts', () 
   })
 })
 
-describe('ranking itself as the others rank it', () => {
-  it('counts a slot freed since its last beat only once a beat has said so', () => {
-    const plan = new PlanState()
-    plan.merge(open.plan)
-    const peer = createPeer(
-      {
-        peerId: fakePeerId(rng),
-        room: 'sim',
-        role: 'executor',
-        capabilities: [...ALL],
-        capacity: 1,
-        model: 'm',
-        offline: true,
-      },
-      T0,
-      plan,
-    )
-    // busy with other work through the warm-up: its beats say it is full
-    peer.work.set('other', {
-      requestId: 'other',
-      kind: 'execute',
-      subject: 'elsewhere',
-      since: T0,
-      started: true,
-      llm: null,
-    })
-    let now = T0
-    for (let i = 0; i < 12; i++) step(peer, [{ type: 'tick' }], (now += 250))
-    expect(peer.announcedFull).toBe(true)
-    peer.work.delete('other') // that work ended: a slot is free, no beat has said so yet
-    const first = step(peer, [{ type: 'tick' }], (now += 250))
-    expect(first.publish.some((r) => r.kind === 'claim')).toBe(false)
-    const beat = first.publish.find((r): r is Presence => r.kind === 'presence')
-    expect(beat?.load).toBe(0) // ... and the beat that says so goes out in this step
-    const second = step(peer, [{ type: 'tick' }], (now += 250))
-    expect(second.publish.some((r) => r.kind === 'claim' && r.task === open.task)).toBe(true)
-  })
-})
-
 describe('own records and epochs', () => {
   it('a record that fails the receivers checks is neither kept nor published', () => {
     const peer = createPeer(

@@ -132,10 +132,7 @@ export function maybeClaim(
   const readyAt = since(peer, `claimable:${task.id}:${epoch}`, now)
   const eligible = eligiblePeers(
     peer.view,
-    // by what the others know of it, as they rank it: a slot freed since its
-    // last beat counts once a beat has said so (at once, or MIN_BEAT_GAP_MS after
-    // the last one), else a peer that others still see as full claims beside them
-    { peerId: me, eligible: !(needsSlot && peer.announcedFull) },
+    { peerId: me, eligible: true },
     { ...want, exclude, free: needsSlot },
     now,
   )

@@ -82,8 +82,6 @@ export interface PeerState {
   lastEvery: number
   /** beatKey of the last beat: a beat is due when what it would say has changed */
   lastBeatKey: string
-  /** did the last beat say every slot was taken? (claims.ts ranks itself by it) */
-  announcedFull: boolean
   /** a beat was asked for (a claim, a change of health or settings) */
   beatDue: boolean
   /** a peer it did not know was heard since the last beat */
@@ -120,7 +118,6 @@ export function createPeer(config: PeerConfig, now: number, plan = new PlanState
     lastBeatAt: -Infinity,
     lastEvery: 0,
     lastBeatKey: '',
-    announcedFull: false,
     beatDue: true,
     newcomerHeard: false,
     healthy: true,
@@ -319,7 +316,6 @@ function maybeBeat(peer: PeerState, fx: Effects, now: number): void {
   peer.lastBeatAt = now
   peer.lastEvery = every
   peer.lastBeatKey = key
-  peer.announcedFull = peer.work.size >= peer.config.capacity
   peer.beatDue = false
   peer.newcomerHeard = false
   emit<Presence>(peer, fx, {

@@ -2,21 +2,15 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import type { LlmOutcome } from '../llm/types'
 import { MAX_EPOCH } from '../protocol/limits'
 import { rendezvousOrder } from '../protocol/hash'
-import {
-  stamp,
-  type ClaimRecord,
-  type FailureRecord,
-  type PlanRecord,
-  type Presence,
-} from '../protocol/records'
+import { stamp, type ClaimRecord, type FailureRecord, type Presence } from '../protocol/records'
 import { SYNC_CHECK_TIMEOUT_MS } from '../protocol/rules'
 import { deriveTask } from '../plan/tasks'
 import { PlanState } from '../plan/state'
-import { runSeed } from '../sim/run'
+import { openLeaf } from '../sim/finished.test-support'
 import { createRng } from '../sim/rng'
-import { DEFAULT_SWARM, fakePeerId, type Swarm } from '../sim/swarm'
+import { fakePeerId } from '../sim/swarm'
 import { createPeer, step, type Effects, type PeerInput } from './index'
-import { derived, emit } from './peer'
+import { emit } from './peer'
 import { failureFields } from './text'
 
 const rng = createRng('claims-test')
@@ -27,23 +21,8 @@ const T0 = 1_700_000_000_000
 let open: { plan: PlanState; task: string }
 
 beforeAll(() => {
-  let sim: Swarm | undefined
-  runSeed({ ...DEFAULT_SWARM, seed: 7, crashes: false, onStep: (s) => (sim = s) })
-  const records = [
-    ...sim!
-      .alive()
-      .find((p) => p.role === 'observer')!
-      .state!.plan.records(),
-  ]
-  const full = new PlanState()
-  for (const record of records) full.add(record)
-  const [task] = [...derived({ plan: full, derivedCache: null } as never).leaves.keys()]
-  const plan = new PlanState()
-  for (const record of records) {
-    const about = 'task' in record ? record.task : record.kind === 'failure' ? record.subject : ''
-    if (about !== task) plan.add(record as PlanRecord)
-  }
-  open = { plan, task: task! }
+  const { plan, task } = openLeaf(7)
+  open = { plan, task }
 })
 
 function beat(from: string, seq: number, holding: string[] = []): Presence {

@@ -4,10 +4,8 @@ import { WARMUP_MS } from '../protocol/rules'
 import { derivePlan } from '../plan/derive'
 import { PlanState } from '../plan/state'
 import { createRng } from '../sim/rng'
-import { runSeed } from '../sim/run'
-import { DEFAULT_SWARM, fakePeerId, type Swarm } from '../sim/swarm'
-import type { PlanRecord } from '../protocol/records'
-import { derived } from './peer'
+import { openLeaf } from '../sim/finished.test-support'
+import { fakePeerId } from '../sim/swarm'
 import { acceptsAuthor, mayWorkOn, OPEN_CONSENT, type Consent } from './consent'
 import { createPeer, step } from './index'
 import type { PeerConfig } from './types'
@@ -135,29 +133,13 @@ describe('a peer’s consent', () => {
 
 describe('an executor’s consent', () => {
   // every record of a finished simulated plan, less one leaf's claims and results: open again
-  function openLeaf() {
-    let sim: Swarm | undefined
-    runSeed({ ...DEFAULT_SWARM, seed: 5, crashes: false, onStep: (s) => (sim = s) })
-    const records = [
-      ...sim!
-        .alive()
-        .find((p) => p.role === 'observer')!
-        .state!.plan.records(),
-    ]
-    const full = new PlanState()
-    for (const record of records) full.add(record)
-    const view = derived({ plan: full, derivedCache: null } as never)
-    const [task, leaf] = [...view.leaves.entries()][0]!
-    const plan = new PlanState()
-    for (const record of records) {
-      const about = 'task' in record ? record.task : record.kind === 'failure' ? record.subject : ''
-      if (about !== task) plan.add(record as PlanRecord)
-    }
+  function openLeafOfAuthor() {
+    const { plan, task, leaf } = openLeaf(5)
     return { plan, task, author: leaf.goal.createdBy }
   }
 
   it('claims no leaf of another author’s goal; claims it when the author is accepted', () => {
-    const { plan, task, author } = openLeaf()
+    const { plan, task, author } = openLeafOfAuthor()
     const claims = (consent: Consent) => {
       const copy = new PlanState()
       copy.merge(plan)

@@ -5,16 +5,15 @@ import {
   type AcceptRecord,
   type ClaimRecord,
   type NodeRecord,
-  type PlanRecord,
   type ScoreRecord,
 } from '../protocol/records'
 import { acceptCandidate } from '../plan/acceptance'
 import { DECIDE_CHECK_DELAY_MS } from '../protocol/rules'
 import { rendezvousOrder } from '../protocol/hash'
 import { PlanState } from '../plan/state'
-import { runSeed } from '../sim/run'
+import { finishedRun, planWithout } from '../sim/finished.test-support'
 import { createRng } from '../sim/rng'
-import { DEFAULT_SWARM, fakePeerId, type Swarm } from '../sim/swarm'
+import { fakePeerId } from '../sim/swarm'
 import { createPeer, step, type Effects, type PeerInput } from './index'
 import { derived } from './peer'
 
@@ -25,27 +24,15 @@ const T0 = 1_700_000_000_000
 let undecided: { plan: PlanState; goal: string; decide: string }
 
 beforeAll(() => {
-  let sim: Swarm | undefined
-  runSeed({ ...DEFAULT_SWARM, seed: 7, crashes: false, onStep: (s) => (sim = s) })
-  const records = [
-    ...sim!
-      .alive()
-      .find((p) => p.role === 'observer')!
-      .state!.plan.records(),
-  ]
-  const full = new PlanState()
-  for (const record of records) full.add(record)
-  const root = [...derived({ plan: full, derivedCache: null } as never).goals.values()].find(
-    (goal) => goal.depth === 0,
-  )!
-  const plan = new PlanState()
-  for (const record of records) {
-    const decided =
+  const { records, view } = finishedRun(7)
+  const root = [...view.goals.values()].find((goal) => goal.depth === 0)!
+  const plan = planWithout(
+    records,
+    (record) =>
       ((record.kind === 'accept' || record.kind === 'node') && record.goal === root.id) ||
       (record.kind === 'claim' && record.task === root.decide.id) ||
-      (record.kind === 'failure' && record.subject === root.decide.id)
-    if (!decided) plan.add(record as PlanRecord)
-  }
+      (record.kind === 'failure' && record.subject === root.decide.id),
+  )
   undecided = { plan, goal: root.id, decide: root.decide.id }
 })
 

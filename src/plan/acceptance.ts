@@ -140,7 +140,10 @@ export function acceptCandidate(
   outlook?: Outlook,
   prefer?: string,
 ): Candidate | null {
-  const preferred = prefer === undefined ? null : quorumOf(goal, prefer)
+  const preferred =
+    prefer === undefined
+      ? null
+      : bestCandidate({ ...goal, proposals: goal.proposals.filter((p) => p.id === prefer) }, false)
   const quorum = preferred ?? bestCandidate(goal, deadlinePassed)
   if (quorum || deadlinePassed || !outlook || !settled(goal, outlook)) return quorum
   const best = bestCandidate(goal, true)
@@ -176,14 +179,6 @@ function bestCandidate(goal: Ballot, deadlinePassed: boolean): Candidate | null 
  */
 export function quorumReached(goal: Ballot): boolean {
   return bestCandidate(goal, false) !== null
-}
-
-/** `proposal` as a quorum candidate, or null when it has no quorum. */
-function quorumOf(goal: Ballot, proposal: string): Candidate | null {
-  const votes = goal.votes.get(proposal) ?? []
-  const qualifying = votes.filter((vote) => vote.score >= QUORUM_SCORE)
-  if (qualifying.length < QUORUM_VOTES) return null
-  return { proposal, basis: 'quorum', votes: votes.map((vote) => vote.id).slice(0, MAX_VOTES) }
 }
 
 /** Does an accept's evidence hold: cited votes present, for its proposal, from distinct scorers? */

@@ -153,8 +153,9 @@ export function maybeClaim(
   // one sync round trip, once per goal, which the decider's classification
   // calls overlap (decide.ts).
   const contested = rank > 0 || epoch > 0 || task.type === 'decide'
+  // the check's round is asked for by reviewClaims, in this same step (a
+  // decider's DECIDE_CHECK_DELAY_MS later)
   const checkFrom = task.type === 'decide' ? now + DECIDE_CHECK_DELAY_MS : now
-  if (contested && checkFrom === now) requestSync(peer, fx, now)
   peer.work.set(claimRequestId(task.id, epoch), {
     requestId: claimRequestId(task.id, epoch),
     kind: WORK_KIND[task.type],
@@ -195,24 +196,25 @@ function heldByOther(peer: PeerState, task: string, now: number): boolean {
 }
 
 /**
+ * A contested claim's check needs a sync round asked for at or after its
+ * `checkFrom`: ask for one once that time has come, unless one is asked.
+ */
+function askForCheck(peer: PeerState, fx: Effects, work: Work, now: number): void {
+  if (work.checkFrom === undefined || now < work.checkFrom) return
+  const asked = peer.syncs.askedAt ?? peer.syncs.doneAt
+  if (asked < work.checkFrom) requestSync(peer, fx, now)
+}
+
+/**
  * May a contested claim start? Once a sync round asked for since the claim
  * has ended (or the round timed out), and no live peer lists the task in its
  * beats without a claim of the current epoch that this peer holds: such a
  * peer is at work on a claim (or a result) that has not reached us. A
  * co-claimant whose claim we hold does not block: it stops on seeing ours.
  */
-function checkedWithNeighbours(
-  peer: PeerState,
-  fx: Effects,
-  work: Work,
-  task: TaskState,
-  now: number,
-): boolean {
+function checkedWithNeighbours(peer: PeerState, work: Work, task: TaskState, now: number): boolean {
   if (work.checkFrom === undefined) return true
   if (now < work.checkFrom) return false
-  // a round asked for later than the claim (DECIDE_CHECK_DELAY_MS): ask for it now
-  const asked = peer.syncs.askedAt ?? peer.syncs.doneAt
-  if (asked < work.checkFrom) requestSync(peer, fx, now)
   const timedOut = now - work.checkFrom >= SYNC_CHECK_TIMEOUT_MS
   if (!syncedSince(peer, work.checkFrom) && !timedOut) return false
   for (const [other, sighting] of peer.view.peers) {
@@ -257,8 +259,10 @@ export function reviewClaims(
       abortWork(peer, fx, work, 'no longer the holder, or the task is settled')
       continue
     }
-    if (!work.started && now - work.since >= CLAIM_WINDOW_MS) {
-      if (checkedWithNeighbours(peer, fx, work, task, now)) {
+    if (work.started) continue
+    askForCheck(peer, fx, work, now)
+    if (now - work.since >= CLAIM_WINDOW_MS) {
+      if (checkedWithNeighbours(peer, work, task, now)) {
         peer.work.delete(work.requestId)
         begin(work, task)
       } else {

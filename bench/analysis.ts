@@ -3,7 +3,7 @@
  * cut along the chain that decided its finish time.
  *
  * For each goal the chain is: known → decompose → first proposal → score
- * calls → two votes in (quorum, nominally) → classify → the subgoal that
+ * calls → two votes on one split (quorum, nominally) → classify → the subgoal that
  * settled last (recursively: its child goal, or its leaf's execute) → roll-up
  * → (root) the witness sees it. Consecutive segments share their ends, so
  * they add up exactly to the run's time. Each segment is either an LLM call
@@ -14,6 +14,7 @@
  */
 import type { ClaimRecord, PlanRecord } from '../src/protocol/records'
 import type { GoalView, PlanTree } from '../src/plan/tree'
+import { QUORUM_VOTES } from '../src/protocol/rules'
 import { KINDS, PATH_SEPARATOR, type KindCounts, type LlmCall, emptyCounts } from './calls'
 
 export interface Segment {
@@ -66,6 +67,18 @@ const okEnds = (calls: readonly LlmCall[] | undefined) =>
     .filter((c) => c.status === 'ok')
     .map((c) => c.end)
     .sort((a, b) => a - b)
+/** When some proposal had its QUORUM_VOTES-th vote (calls told apart by `item`, the rationale). */
+function quorumAt(scores: readonly LlmCall[]): number {
+  const byProposal = new Map<string, LlmCall[]>()
+  for (const call of scores) {
+    const key = call.item ?? ''
+    byProposal.set(key, [...(byProposal.get(key) ?? []), call])
+  }
+  const times = [...byProposal.values()]
+    .map((calls) => okEnds(calls)[QUORUM_VOTES - 1] ?? NaN)
+    .filter(Number.isFinite)
+  return times.length ? Math.min(...times) : NaN
+}
 const firstOkEnd = (calls: readonly LlmCall[] | undefined) => okEnds(calls)[0] ?? NaN
 
 /** Claim times of the swarm's exclusive tasks, by (task type, goal key, item). */
@@ -136,9 +149,9 @@ export function criticalChain(input: ChainInput): Segment[] {
     push(depth, 'goal known → decompose starts', false, knownAt, dStart)
     push(depth, 'decompose (LLM)', true, dStart, dEnd)
     const sStart = firstStart(g.score)
-    const quorum = okEnds(g.score)[1] ?? NaN
+    const quorum = quorumAt(g.score)
     push(depth, 'first proposal → score starts', false, dEnd, sStart)
-    push(depth, 'score (LLM) until 2 votes are in', true, sStart, quorum)
+    push(depth, 'score (LLM) until a split has 2 votes', true, sStart, quorum)
     const allClassify = [...g.classify.values()].flat()
     const cStart = firstStart(allClassify)
     const decideClaim = claimBefore(claims, claimKey('decide', key), cStart)

@@ -32,7 +32,7 @@ export interface LlmCall {
   goal: string
   /** depth of that goal (root = 0) */
   depth: number
-  /** for classify: the subgoal; for execute: the leaf's text */
+  /** for classify: the subgoal; for execute: the leaf's text; for score: the proposal's rationale */
   item: string | null
   start: number
   end: number
@@ -103,7 +103,14 @@ export function describeCall(raw: RawCall): LlmCall {
     ...(raw.tokens ? { tokens: raw.tokens } : {}),
   }
   if (!task) return { ...base, kind: 'unknown', goal: '', depth: -1, item: null }
-  const item = task.kind === 'classify' ? task.subgoal : task.kind === 'execute' ? task.task : null
+  const item =
+    task.kind === 'classify'
+      ? task.subgoal
+      : task.kind === 'execute'
+        ? task.task
+        : task.kind === 'score'
+          ? task.rationale
+          : null
   return {
     ...base,
     kind: task.kind,

@@ -93,11 +93,9 @@ export function shapeAnswer(task: LlmTask, shape: ShapeOptions, seed: string): u
           text: `Part ${i + 1} of ${n} (depth ${task.depth + 1}): ${clip(goal, 120)}`,
           dependsOn: [],
         })),
-        // realistic scores need proposals that differ: each decomposer's draft is its own
-        rationale:
-          shape.scores === 'realistic'
-            ? `Shape mode: ${n} equal parts (draft ${seed}).`
-            : `Shape mode: ${n} equal parts.`,
+        // each decomposer's draft is its own: realistic scores need proposals that
+        // differ, and the benchmark tells a goal's proposals apart by their rationale
+        rationale: `Shape mode: ${n} equal parts (draft ${seed}).`,
       }
     }
     case 'score':

@@ -78,6 +78,20 @@ export interface SwarmGossipsubInit {
   strikes: (peerId: string) => number
 }
 
+/**
+ * sha256 of a message's data, computed once: GossipSub asks for the fast id
+ * and then the id of every new message, of the same bytes.
+ */
+const digests = new WeakMap<Uint8Array, Uint8Array>()
+function digestOf(data: Uint8Array): Uint8Array {
+  let digest = digests.get(data)
+  if (digest === undefined) {
+    digest = sha256(data)
+    digests.set(data, digest)
+  }
+  return digest
+}
+
 /** The gossipsub service factory with this swarm's settings. */
 export function swarmGossipsub(
   init: SwarmGossipsubInit,
@@ -97,11 +111,11 @@ export function swarmGossipsubOptions(init: SwarmGossipsubInit): Partial<Gossips
     // the id is the content: the same record published twice (or by two
     // peers, or replayed) is one message, which matches the store's content
     // ids; replays within seenTTL are dropped unseen, later ones are known ids
-    msgIdFn: (msg: Message) => sha256(msg.data),
+    msgIdFn: (msg: Message) => digestOf(msg.data),
     // the same id, known before the signature check: a copy of a message we
     // already took (every neighbour in the mesh forwards it) costs a hash, not
     // an Ed25519 check
-    fastMsgIdFn: (msg) => bytesToHex(sha256(msg.data ?? new Uint8Array(0))),
+    fastMsgIdFn: (msg) => bytesToHex(digestOf(msg.data ?? new Uint8Array(0))),
     // a peer alone in the room still publishes (the message is lost, as it
     // would be anyway; sync delivers it to whoever joins later)
     allowPublishToZeroTopicPeers: true,

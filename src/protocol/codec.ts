@@ -121,10 +121,10 @@ function check(bytes: Uint8Array, context: DecodeContext): Checked | Rejection {
     } catch {
       return reject('not-json', 'body is not JSON')
     }
-    const valid = validateRecord(json, context)
+    // one canonical encoding per record: validateRecord compares it with the text
+    const valid = validateRecord(json, context, text)
     if (!valid.ok) return reject(valid.reason, valid.detail)
     const record = valid.record
-    if (canonicalJson(record) !== text) return reject('not-canonical', 'body is not canonical JSON')
     const publicKey = peerIdFromString(record.from).publicKey
     if (publicKey?.type !== 'Ed25519')
       return reject('bad-signature', 'PeerId carries no Ed25519 key')

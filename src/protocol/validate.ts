@@ -22,8 +22,16 @@ export interface ValidationContext {
   sender?: string
 }
 
-/** Validate a parsed JSON value as a record. Never throws. */
-export function validateRecord(value: unknown, context: ValidationContext = {}): Validated {
+/**
+ * Validate a parsed JSON value as a record. Never throws. `text`: the bytes
+ * the value was parsed from (a received record), which must be the record's
+ * canonical form; otherwise the value's own canonical form is the reference.
+ */
+export function validateRecord(
+  value: unknown,
+  context: ValidationContext = {},
+  text?: string,
+): Validated {
   const parsed = wireRecordSchema.safeParse(value)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
@@ -34,14 +42,19 @@ export function validateRecord(value: unknown, context: ValidationContext = {}):
     }
   }
   const record = parsed.data as WireRecord
-  // the schema must not have changed anything: what was signed is what is kept
+  // the schema must not have changed anything, and what was signed is what
+  // is kept: the record re-encodes to exactly the bytes received
   let same: boolean
   try {
-    same = canonicalJson(record) === canonicalJson(value)
+    same = canonicalJson(record) === (text ?? canonicalJson(value))
   } catch (err) {
     return { ok: false, reason: 'not-canonical', detail: (err as Error).message }
   }
-  if (!same) return { ok: false, reason: 'not-canonical', detail: 'the schema altered the record' }
+  if (!same) {
+    const detail =
+      text === undefined ? 'the schema altered the record' : 'body is not canonical JSON'
+    return { ok: false, reason: 'not-canonical', detail }
+  }
   if (recordId(record) !== record.id)
     return { ok: false, reason: 'bad-id', detail: `id ${record.id} does not match the content` }
   if (record.kind === 'claim' && record.task !== taskId(record.taskType, record.subject)) {

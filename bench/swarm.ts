@@ -14,7 +14,7 @@
  */
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import { createRelay } from '../relay/relay'
-import { linkDegree } from '../src/net/topology'
+import { linkGraph } from '../src/net/topology'
 import { silentLogger } from '../src/net/log'
 import type { PlanRecord } from '../src/protocol/records'
 import { inviteFragment } from '../src/protocol/invite'
@@ -175,7 +175,7 @@ export async function runSwarm(options: SwarmOptions): Promise<SwarmRun> {
         }),
       )
       infos.push(...started.flat())
-      meshLinks = await waitForMesh(hosts, infos.length, startedAt, options, log)
+      meshLinks = await waitForMesh(hosts, infos, startedAt, options, log)
     }
     infos.sort((a, b) => a.index - b.index)
     log(
@@ -286,26 +286,27 @@ export async function runSwarm(options: SwarmOptions): Promise<SwarmRun> {
 }
 
 /**
- * Direct links each peer should have before the goals go in: what the dialer
- * aims for (a full mesh up to DIRECT_LINKS + 1 peers, then linkDegree ring
- * neighbours; see src/net/topology.ts).
+ * Direct links each peer should have before the goals go in, by peer index:
+ * what the dialer aims for (src/net/topology.ts) in a room of these peers.
  */
-export function meshTarget(count: number): number {
-  return Math.min(count - 1, linkDegree(count))
+export function meshTargets(infos: readonly PeerInfo[]): Map<number, number> {
+  const graph = linkGraph(infos.map((info) => info.peerId))
+  return new Map(infos.map((info) => [info.index, graph.get(info.peerId)!.size]))
 }
 
 /** The least any peer may have when the mesh target is not met in time: the run goes on, with a warning. */
 const MIN_LINKS = 3
 
-/** Waits until each of the `count` peers started so far has meshTarget(count) direct links. */
+/** Waits until each of the peers started so far has its meshTargets links. */
 async function waitForMesh(
   hosts: PeerHost[],
-  count: number,
+  infos: readonly PeerInfo[],
   startedAt: number,
   options: SwarmOptions,
   log: (line: string) => void,
 ): Promise<number[]> {
-  const target = meshTarget(count)
+  const count = infos.length
+  const targets = meshTargets(infos)
   const deadline = Date.now() + 60_000 + 2_000 * count
   let lastLog = Date.now()
   for (;;) {
@@ -314,30 +315,34 @@ async function waitForMesh(
       number
     >
     const counts = Object.values(links)
-    const ready = counts.filter((n) => n >= target).length
+    const entries = Object.entries(links).map(([index, n]) => ({
+      n,
+      target: targets.get(Number(index)) ?? 0,
+    }))
+    const ready = entries.filter(({ n, target }) => n >= target).length
     // the whole room also waits for links made while it filled up to be
     // closed (the dialer's SURPLUS_LINK_GRACE_MS): a room that has been up a
-    // while holds its ring neighbours, and the run should see that room
-    const settled = count < options.peers || counts.every((n) => n <= target + 2)
+    // while holds only the links it wants, and the run should see that room
+    const settled = count < options.peers || entries.every(({ n, target }) => n <= target + 2)
     if (ready === count && settled) return counts
     const elapsed = ((Date.now() - startedAt) / 1000).toFixed(0)
     if (Date.now() > deadline) {
       const min = Math.min(...counts)
       if (min >= Math.min(count - 1, MIN_LINKS)) {
         log(
-          `swarm: warning: after ${elapsed} s ${ready}/${count} peers have ${target} links ` +
+          `swarm: warning: after ${elapsed} s ${ready}/${count} peers have their links ` +
             `(fewest: ${min}, most: ${Math.max(...counts)}); going on, the dialer keeps at it`,
         )
         return counts
       }
       throw new Error(
-        `no mesh after ${elapsed} s (${ready}/${count} peers with ${target} links, fewest ${min})`,
+        `no mesh after ${elapsed} s (${ready}/${count} peers with their links, fewest ${min})`,
       )
     }
     if (Date.now() - lastLog > 5_000) {
       lastLog = Date.now()
       log(
-        `swarm: ${elapsed} s: meshing… ${ready}/${count} peers with ${target} links, fewest ${Math.min(...counts)}` +
+        `swarm: ${elapsed} s: meshing… ${ready}/${count} peers with their links, fewest ${Math.min(...counts)}` +
           `${count < options.peers ? ` (${count} of ${options.peers} joined)` : ''}`,
       )
     }

@@ -19,7 +19,7 @@
 import type { LlmOutcome, LlmTask } from '../src/llm/types'
 import { newGoal, type WireRecord } from '../src/protocol/records'
 import { TICK_MS } from '../src/runtime/driver'
-import { linkDegree, linkTargets } from '../src/net/topology'
+import { linkGraph } from '../src/net/topology'
 import { createPeer, step, type Effects, type PeerInput, type PeerState } from '../src/roles/index'
 import { derived } from '../src/roles/peer'
 import { EventQueue } from '../src/sim/queue'
@@ -40,7 +40,7 @@ export interface VirtualOptions {
   /**
    * one gossip hop, in ms: a record reaches a peer after as many hops as the
    * shortest path to it over the real link topology (src/net/topology.ts,
-   * linkDegree(n) per peer; a full mesh up to DIRECT_LINKS + 1 peers)
+   * a full mesh up to DIRECT_LINKS + 1 peers)
    */
   gossipMs: number
   /** when the goals are submitted: after every peer heard every other */
@@ -68,14 +68,8 @@ export interface VirtualRun {
 /** Hops from every peer to every other over the link graph the real nodes build. */
 export function hopMatrix(peerIds: readonly string[]): Uint16Array[] {
   const index = new Map(peerIds.map((id, i) => [id, i]))
-  const links = peerIds.map(() => new Set<number>())
-  peerIds.forEach((id, i) => {
-    for (const target of linkTargets(id, peerIds, linkDegree(peerIds.length))) {
-      const j = index.get(target)!
-      links[i]!.add(j)
-      links[j]!.add(i)
-    }
-  })
+  const graph = linkGraph(peerIds)
+  const links = peerIds.map((id) => new Set([...graph.get(id)!].map((other) => index.get(other)!)))
   return peerIds.map((_, from) => {
     const hops = new Uint16Array(peerIds.length).fill(0xffff)
     hops[from] = 0

@@ -51,10 +51,10 @@ export const GOSSIP_HEARTBEAT_MS = 1_000
  * GossipSub mesh degree (D, with its bounds Dlo/Dhi and Dlazy, the peers sent
  * IHAVE gossip each heartbeat). Every peer receives each message about D
  * times (once per mesh neighbour), so D is what multiplies the per-message
- * CPU. Our links are a ring of DIRECT_LINKS neighbours, whose diameter keeps
- * paths short; a mesh of 4 of those 10 still reaches every peer in a few
- * hops, with anti-entropy (§7) repairing what gossip loses. The library's
- * 6/4/12/6 cost ~30% more CPU at 32 peers for no faster delivery.
+ * CPU. Our links (topology.ts) keep paths short; a mesh of 4 of them still
+ * reaches every peer in a few hops, with anti-entropy (§7) repairing what
+ * gossip loses. The library's 6/4/12/6 cost ~30% more CPU at 32 peers for
+ * no faster delivery.
  */
 export const GOSSIP_MESH = { D: 4, Dlo: 3, Dhi: 8, Dlazy: 3 } as const
 
@@ -89,27 +89,32 @@ export const DIAL_RECHECK_MS = 1_000
 export const DIAL_FALLBACK_AFTER_MS = 8_000
 
 /**
- * Direct links each peer aims for (see topology.ts). Ten keeps rooms of up
- * to eleven peers a full mesh (every test and most real rooms), is well
- * above GossipSub's mesh degree (D = 6), and bounds what one tab spends on
- * WebRTC links however big the room grows.
+ * Direct links each peer aims for in a room of up to BIG_ROOM_PEERS (see
+ * topology.ts). Ten keeps rooms of up to eleven peers a full mesh (every
+ * test and most real rooms), is well above GossipSub's mesh degree (D = 4),
+ * and bounds what one tab spends on WebRTC links.
  */
 export const DIRECT_LINKS = 10
 
 /**
- * Above this many peers (self included) a room's ring has BIG_ROOM_LINKS
- * neighbours per peer instead of DIRECT_LINKS. Every link end is a DTLS and
- * SCTP stack with GossipSub and anti-entropy on it: at 32 Node peers on two
- * cores, 10 links a peer kept the CPU saturated (ratio 4.6 to the
- * orchestrator, 131 CPU-s); 6 took it to 2.8 and 80 CPU-s. Six is still
- * above GossipSub's mesh degree (D = 4), and a ring of 6 neighbours spans
- * 64 peers in about 11 hops.
+ * Above this many peers (self included) a peer links to BIG_ROOM_RING ring
+ * neighbours on each side and BIG_ROOM_SHORTCUTS shortcuts of its own
+ * (topology.ts), about 6 links in all, instead of DIRECT_LINKS ring
+ * neighbours. Every link end is a DTLS and SCTP stack with GossipSub and
+ * anti-entropy on it: at 32 Node peers on two cores, 10 links a peer kept
+ * the CPU saturated (ratio 4.6 to the orchestrator, 131 CPU-s); 6 took it to
+ * 2.8 and 80 CPU-s. Six is still above GossipSub's mesh degree (D = 4).
+ * One ring neighbour a side keeps the graph connected whatever the
+ * shortcuts; two shortcuts a peer (and about two more that pick it) make
+ * it a small world: 2.5 hops on average at 64 peers, where a ring of 6
+ * neighbours needed 5.8.
  */
 export const BIG_ROOM_PEERS = 17
-export const BIG_ROOM_LINKS = 6
+export const BIG_ROOM_RING = 1
+export const BIG_ROOM_SHORTCUTS = 2
 
 /**
- * A direct link to a peer that is no longer one of our ring neighbours (the
+ * A direct link to a peer that is no longer one of our link targets (the
  * room grew, and the ring moved) is closed once it has been unwanted this
  * long. Without it, links made while a room was filling stayed forever: 32
  * peers held a median of 17 links each instead of 10, and the extra WebRTC

@@ -28,7 +28,7 @@ import {
 import { backoff } from './backoff'
 import { errMsg, type NetLogger } from './log'
 import type { RelayInfo } from './relay-client'
-import { linkDegree, linkTargets } from './topology'
+import { linkTargets } from './topology'
 
 export interface DialerInit {
   libp2p: Libp2p
@@ -112,7 +112,7 @@ export class Dialer {
     if (this.init.signal.aborted) return
     this.closeSpentRelayedLinks()
     const now = Date.now()
-    const wanted = linkTargets(this.self, this.peers.keys(), linkDegree(this.peers.size + 1))
+    const wanted = linkTargets(this.self, this.peers.keys())
     this.closeSurplusLinks(wanted, now)
     for (const [id, c] of this.peers) {
       if (c.dialing || !wanted.has(id)) continue

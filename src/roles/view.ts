@@ -68,6 +68,20 @@ export interface Eligibility {
    * wait out a stagger and a claim window for nothing
    */
   free?: boolean
+  /**
+   * with `free`: the tasks each peer holds by the plan (its claims that
+   * reached us, without a result or release yet). A beat may be up to
+   * MIN_BEAT_GAP_MS old, or lost; claims and results arrive as they are
+   * made. A peer's load is then what its beat showed besides the tasks it
+   * held, plus what it holds now.
+   */
+  held?: ReadonlyMap<string, number>
+}
+
+/** A peer's load as `want` can best tell it (see Eligibility.held). */
+function loadOf(presence: Presence, want: Eligibility, peer: string): number {
+  if (!want.held) return presence.load
+  return Math.max(0, presence.load - presence.holding.length) + (want.held.get(peer) ?? 0)
 }
 
 /** Live, healthy peers that could do a piece of work (this peer included when it qualifies). */
@@ -84,7 +98,7 @@ export function eligiblePeers(
     if (peer === self.peerId || !fresh(sighting, now)) continue
     if (presence.role !== want.role || !presence.healthy || want.exclude?.has(peer)) continue
     if (want.capability && !presence.capabilities.includes(want.capability)) continue
-    if (want.free && presence.load >= presence.capacity) continue
+    if (want.free && loadOf(presence, want, peer) >= presence.capacity) continue
     peers.push(peer)
   }
   return peers

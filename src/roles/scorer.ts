@@ -84,18 +84,31 @@ function scoreCandidates(peer: PeerState, goal: DerivedGoal, now: number): Score
 }
 
 /**
- * Start score calls while slots are free, in order of this peer's rank for
- * the proposal, then of arrival: the two best-ranked scorers of a proposal
- * both put it first, so its QUORUM_VOTES votes come in one call's time even
- * when slots are scarce, and a third vote waits for a slot nobody needs.
+ * The order a scorer takes proposals in while slots are scarce: first those
+ * for which it is one of the QUORUM_VOTES best-ranked scorers, in order of
+ * arrival, then the rest. The scorers whose votes make a proposal's quorum all take
+ * it at about the same place in their queues (proposals reach them in about
+ * the same order), as one queue would, so when slots are scarce a proposal's
+ * votes come in one call's time, and a third vote waits for a slot nobody
+ * needs. (By rank first, the second-ranked scorer took a proposal only after
+ * every proposal it ranked first for: at 11 peers the run took 0.65 s longer.)
  */
+export function scoreOrder(
+  a: Pick<ScoreCandidate, 'rank' | 'seenAt'>,
+  b: Pick<ScoreCandidate, 'rank' | 'seenAt'>,
+): number {
+  const extra = (c: { rank: number }) => Number(c.rank >= QUORUM_VOTES)
+  return extra(a) - extra(b) || a.seenAt - b.seenAt || a.rank - b.rank
+}
+
+/** Start score calls while slots are free, in scoreOrder. */
 function scoreProposals(
   peer: PeerState,
   fx: Effects,
   candidates: ScoreCandidate[],
   now: number,
 ): void {
-  candidates.sort((a, b) => a.rank - b.rank || a.seenAt - b.seenAt)
+  candidates.sort(scoreOrder)
   for (const { goal, proposal } of candidates) {
     if (freeSlots(peer) <= 0) return
     const work: Work = {

@@ -29,8 +29,9 @@ const HELP = `usage: npm run sim -- [options]
   --max-crashes N    up to N crashes (and restarts) per run (default 1)
   --partitions N     N times per run the swarm splits in two for 5-30 s, then heals
   --codec            every record signed, encoded and verified by the real codec
-  --strict           also fail on an unfinished plan, a duplicate child goal, an
-                     accept conflict, or wasted executions above 1% of leaves
+  --strict           also fail on an unfinished plan (unless it never could finish:
+                     a goal no live scorers can accept, run.ts), a duplicate child
+                     goal, an accept conflict, or wasted executions above 1% of leaves
   --suite NAME       run a named set of settings (ci: 1,000 seeds; sweep: 10,000);
                      implies --strict
   --skew-s S         clocks skewed up to S seconds either way (default 300)
@@ -124,8 +125,8 @@ function settingOptions(setting: SimSetting): Omit<SwarmOptions, 'seed'> {
 /** What a strict run does not accept, besides a seed that did not converge. */
 function strictProblems(summary: ReturnType<typeof summarise>, exclusive: boolean): string[] {
   const problems: string[] = []
-  if (summary.seeds_completed !== summary.seeds)
-    problems.push(`${summary.seeds - summary.seeds_completed} plans did not finish`)
+  const unfinished = summary.seeds - summary.seeds_completed - summary.seeds_unfinishable
+  if (unfinished > 0) problems.push(`${unfinished} plans did not finish`)
   if (!exclusive) return problems
   if (summary.duplicate_child_goals > 0)
     problems.push(`${summary.duplicate_child_goals} duplicate child goals`)
@@ -174,9 +175,14 @@ async function runSetting(
   const started = Date.now()
   const results = await runSeeds(base, seeds, args.workers)
   for (const result of results) {
-    if (args.verbose || result.violations.length > 0) {
+    if (args.verbose || result.violations.length > 0 || result.unfinishable) {
+      const verdict = result.violations.length
+        ? `FAILED ${result.violations.join('; ')}`
+        : result.unfinishable
+          ? `unfinishable (${result.unfinishable})`
+          : 'ok'
       console.log(
-        `seed ${result.seed}: ${result.violations.length ? `FAILED ${result.violations.join('; ')}` : 'ok'}` +
+        `seed ${result.seed}: ${verdict}` +
           ` goals=${result.goals} leaves=${result.leaves} results=${result.acceptedResults}` +
           ` wasted=${result.wastedExecutions} dupChildren=${result.duplicateChildren} conflicts=${result.acceptConflicts} t=${result.virtualSeconds}s`,
       )

@@ -6,6 +6,7 @@
 import { contentId } from '../protocol/hash'
 import type { DerivedPlan } from '../plan/derive'
 import { projectTree } from '../plan/tree'
+import { QUORUM_VOTES } from '../protocol/rules'
 import { derived } from '../roles/peer'
 import { ATTACK_EVERY_MS, attackRecords, hostileViolations } from './hostile'
 import { FLOODER_PEER, floodGoals, floodGoalsWorked, floodViolations } from './flood'
@@ -15,6 +16,11 @@ export interface SeedResult {
   seed: number
   converged: boolean
   completed: boolean
+  /**
+   * why an unfinished run could never have finished (undecidable), else null;
+   * a strict run does not count such a run as unfinished
+   */
+  unfinishable: string | null
   virtualSeconds: number
   goals: number
   acceptedSplits: number
@@ -58,6 +64,28 @@ function settled(plan: DerivedPlan, goals: number): boolean {
     const status = plan.goals.get(id)?.status
     return status === 'done' || status === 'failed' || status === 'cancelled'
   })
+}
+
+/**
+ * A goal no peer can ever accept: fewer than QUORUM_VOTES scorers are alive
+ * for good (scheduleCrashes keeps one of each role, and a crashed scorer may
+ * never come back), and no proposal has, or can still get, votes from
+ * QUORUM_VOTES distinct scorers. One vote never accepts (docs/PROTOCOL.md
+ * §5.2), so such a goal waits forever, by the protocol's rules.
+ */
+function undecidable(plan: DerivedPlan, liveScorers: readonly string[]): string | null {
+  if (liveScorers.length >= QUORUM_VOTES) return null
+  for (const goal of plan.goals.values()) {
+    if (goal.accept || goal.cancelled) continue
+    const reachable = goal.proposals.some(
+      (p) =>
+        new Set([...(goal.votes.get(p.id) ?? []).map((v) => v.from), ...liveScorers]).size >=
+        QUORUM_VOTES,
+    )
+    if (!reachable)
+      return `goal ${goal.id} cannot be accepted: ${liveScorers.length} live scorer(s)`
+  }
+  return null
 }
 
 /** Each possible crash happens with this chance, so runs see 0..maxCrashes crashes. */
@@ -165,10 +193,12 @@ export function runSeed(options: SwarmOptions): SeedResult {
   }, sim.now + CONVERGE_WITHIN_MS)
 
   const alive = sim.alive()
+  const liveScorers = alive.filter((p) => p.role === 'scorer').map((p) => p.peerId)
+  const unfinishable = completed ? null : undecidable(derived(reference()!.state!), liveScorers)
   if (!converged) violations.push('replicas differ after settling')
   if (new Set(alive.map(treeFingerprint)).size !== 1)
     violations.push('same records, different trees')
-  if (!completed) violations.push('the plan did not finish in time')
+  if (!completed && !unfinishable) violations.push('the plan did not finish in time')
   if (options.hostile) {
     for (const p of alive) violations.push(...hostileViolations(derived(p.state!)))
   }
@@ -215,8 +245,9 @@ export function runSeed(options: SwarmOptions): SeedResult {
 
   return {
     seed: options.seed,
-    converged: converged && violations.length === (completed ? 0 : 1),
+    converged: converged && violations.length === (completed || unfinishable ? 0 : 1),
     completed,
+    unfinishable,
     virtualSeconds: (settledAt - SUBMIT_AT_MS) / 1000,
     goals: plan.goals.size,
     acceptedSplits: [...plan.goals.values()].filter((goal) => goal.accept).length,

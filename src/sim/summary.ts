@@ -16,6 +16,8 @@ export function summarise(results: SeedResult[], wallSeconds: number) {
     seeds: results.length,
     seeds_converged: results.filter((r) => r.converged).length,
     seeds_completed: results.filter((r) => r.completed).length,
+    /** unfinished by the protocol's rules (run.ts, undecidable): not a failure */
+    seeds_unfinishable: results.filter((r) => r.unfinishable).length,
     failed_seeds: results.filter((r) => !r.converged).map((r) => r.seed),
     goals: sum(results, (r) => r.goals),
     accepted_splits: sum(results, (r) => r.acceptedSplits),

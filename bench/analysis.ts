@@ -275,14 +275,22 @@ export function summariseCalls(calls: readonly LlmCall[]): CallSummary {
 /** Per goal (by key): how many decompose and score calls the run made. */
 export function perGoalBudget(
   calls: readonly LlmCall[],
-): Map<string, { proposals: number; scores: number }> {
-  const budget = new Map<string, { proposals: number; scores: number }>()
+): Map<string, { proposals: number; scores: number[] }> {
+  const proposals = new Map<string, number>()
+  const scores = new Map<string, Map<string, number>>()
   for (const call of calls) {
-    if (call.kind !== 'decompose' && call.kind !== 'score') continue
-    const entry = budget.get(call.goal) ?? { proposals: 0, scores: 0 }
-    if (call.kind === 'decompose') entry.proposals++
-    else entry.scores++
-    budget.set(call.goal, entry)
+    if (call.kind === 'decompose') proposals.set(call.goal, (proposals.get(call.goal) ?? 0) + 1)
+    if (call.kind !== 'score') continue
+    const perProposal = scores.get(call.goal) ?? new Map<string, number>()
+    perProposal.set(call.item ?? '', (perProposal.get(call.item ?? '') ?? 0) + 1)
+    scores.set(call.goal, perProposal)
+  }
+  const budget = new Map<string, { proposals: number; scores: number[] }>()
+  for (const goal of new Set([...proposals.keys(), ...scores.keys()])) {
+    budget.set(goal, {
+      proposals: proposals.get(goal) ?? 0,
+      scores: [...(scores.get(goal)?.values() ?? [])].sort((a, b) => b - a),
+    })
   }
   return budget
 }

@@ -2,14 +2,9 @@
 import { describe, expect, it } from 'vitest'
 import type { LlmOutcome, LlmTask } from '../src/llm/types'
 import { parseArgs, procsFor } from './args'
-import {
-  bestByMean,
-  hasQuorum,
-  protocolBudget,
-  runCentral,
-  scoreShare,
-  type LlmRunner,
-} from './central'
+import { bestByMean, hasQuorum, protocolBudget, runCentral, type LlmRunner } from './central'
+import { perGoalBudget } from './analysis'
+import type { LlmCall } from './calls'
 import { Pool } from './pool'
 import { realisticScore } from '../test/mock-llm/answers'
 import { roleList, splitRoles, tabPeers } from './split'
@@ -135,7 +130,32 @@ describe('central orchestrator', () => {
     expect(bestByMean([{ votes: [0.5] }, { votes: [0.4, 0.5] }, { votes: [0.3, 0.3] }])).toEqual({
       votes: [0.4, 0.5],
     })
-    expect([0, 1, 2].map((k) => scoreShare(k, 3, 7))).toEqual([3, 2, 2])
+  })
+
+  it("gives the orchestrator the swarm's score calls per proposal, most first", () => {
+    const call = (kind: LlmCall['kind'], goal: string, item: string | null): LlmCall => ({
+      peer: 0,
+      kind,
+      goal,
+      depth: 0,
+      item,
+      start: 0,
+      end: 1,
+      status: 'ok',
+    })
+    // the swarm put both votes on one of G's three splits: the orchestrator must
+    // not spread them one to a split (no quorum, the goal would fail)
+    const budget = perGoalBudget([
+      ...['a', 'b', 'c'].map(() => call('decompose', 'G', null)),
+      call('score', 'G', 'draft b'),
+      call('score', 'G', 'draft b'),
+      call('score', 'H', 'draft a'),
+      call('score', 'H', 'draft c'),
+      call('score', 'H', 'draft c'),
+    ])
+    expect(budget.get('G')).toEqual({ proposals: 3, scores: [2] })
+    expect(budget.get('H')).toEqual({ proposals: 0, scores: [2, 1] })
+    expect(protocolBudget(3, 2).scores({ key: 'G', depth: 0 })).toEqual([2, 2, 2])
   })
 
   it('pools never run more than their size', async () => {

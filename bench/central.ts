@@ -16,8 +16,8 @@
  * starts its classify calls without waiting for a free slot (see
  * src/roles/claims.ts), classify calls never queue but do hold slots.
  *
- * How many proposals each goal gets and how many score calls are made for it
- * come from a budget: the benchmark fills it with what the swarm actually did,
+ * How many proposals each goal gets and how many score calls are made for
+ * each come from a budget: the benchmark fills it with what the swarm did,
  * so both sides make the same calls. Score calls still running when their
  * goal is decided are aborted, as the swarm's scorers abort theirs; score
  * calls of a decided goal that had not started yet are not made (the swarm's
@@ -39,8 +39,12 @@ export interface GoalRef {
 export interface CallBudget {
   /** decompose calls (proposals asked for) for this goal */
   proposals(goal: GoalRef): number
-  /** score calls for this goal, spread over its proposals in arrival order */
-  scores(goal: GoalRef): number
+  /**
+   * score calls for this goal, per proposal, most first: the k-th proposal
+   * to arrive gets the k-th count (the swarm's votes go mostly to the
+   * splits it saw first)
+   */
+  scores(goal: GoalRef): readonly number[]
 }
 
 export interface CentralInit {
@@ -66,14 +70,8 @@ export interface CentralGoalResult {
 export function protocolBudget(proposals: number, scoresPerProposal: number): CallBudget {
   return {
     proposals: () => proposals,
-    scores: () => proposals * scoresPerProposal,
+    scores: () => Array.from({ length: proposals }, () => scoresPerProposal),
   }
-}
-
-/** Proposal k (in arrival order) of `proposals` gets this many of `scores` score calls. */
-export function scoreShare(k: number, proposals: number, scores: number): number {
-  if (proposals <= 0) return 0
-  return Math.floor(scores / proposals) + (k < scores % proposals ? 1 : 0)
 }
 
 interface Proposal {
@@ -131,7 +129,7 @@ export async function runCentral(init: CentralInit): Promise<CentralGoalResult[]
     if (init.plain) return plan(path, depth, maxDepth)
     const ref: GoalRef = { key: path.join(PATH_SEPARATOR), depth }
     const wanted = budget.proposals(ref)
-    const scoreCalls = budget.scores(ref)
+    const shares = budget.scores(ref)
     const decided = new AbortController()
     const proposals: Proposal[] = []
     let accepted: Proposal | null = null
@@ -174,7 +172,7 @@ export async function runCentral(init: CentralInit): Promise<CentralGoalResult[]
             rationale: value.rationale,
             votes: [],
           }
-          const share = scoreShare(proposals.length, wanted, scoreCalls)
+          const share = shares[proposals.length] ?? 0
           proposals.push(proposal)
           for (let i = 0; i < share; i++) scoring.push(score(proposal))
         }),

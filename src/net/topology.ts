@@ -14,9 +14,9 @@
  *   room in about n / degree hops (11 at 64 peers with 6 links, 22 at 128),
  *   and every gossip hop is a wait on the plan's critical path. The
  *   shortcuts make the graph a small world with about as many links: on
- *   average 2.1 hops between two peers at 32, 2.5 at 64, 2.9 at 128,
- *   against 3.1, 5.8 and 11.1 on a ring of 6; 5.9 links a peer on average,
- *   at most about 13. A join moves about three links in the whole room, as
+ *   average 2.0 hops between two peers at 32, 2.5 at 64, 2.9 at 128,
+ *   against 3.1, 5.8 and 11.1 on a ring of 6; 6 links a peer on average,
+ *   at most 10 to 12. A join moves about three links in the whole room, as
  *   on the ring, because a shortcut depends only on the two peers' ids.
  *
  * A link is wanted when either end picks it. Every peer computes the whole
@@ -94,11 +94,13 @@ function shortcutWeight(peer: string, other: string): number {
 }
 
 /** Every peer's direct links in `room`: symmetric (a link is wanted by both ends or neither). */
-export function linkGraph(
-  room: Iterable<string>,
-  shape: LinkShape = linkShape(new Set(room).size),
-): Map<string, Set<string>> {
-  const ring = [...new Set(room)].sort(
+export function linkGraph(room: Iterable<string>, shape?: LinkShape): Map<string, Set<string>> {
+  const peers = [...new Set(room)]
+  return ringGraph(peers, shape ?? linkShape(peers.length))
+}
+
+function ringGraph(peers: string[], shape: LinkShape): Map<string, Set<string>> {
+  const ring = peers.sort(
     (a, b) => compareBytes(ringPosition(a), ringPosition(b)) || (a < b ? -1 : 1),
   )
   const key = `${shape.ring}/${shape.shortcuts}/${ring.join(',')}`

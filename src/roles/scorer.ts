@@ -86,9 +86,9 @@ function scoreCandidates(peer: PeerState, goal: DerivedGoal, now: number): Score
 /**
  * The order a scorer takes proposals in while slots are scarce: first those
  * for which it is one of the QUORUM_VOTES best-ranked scorers, in order of
- * arrival, then the rest. The scorers whose votes make a proposal's quorum all take
- * it at about the same place in their queues (proposals reach them in about
- * the same order), as one queue would, so when slots are scarce a proposal's
+ * arrival, then the rest. The scorers whose votes make a proposal's quorum
+ * all take it at about the same place in their queues (proposals reach them
+ * in about the same order), as one queue would, so when slots are scarce a proposal's
  * votes come in one call's time, and a third vote waits for a slot nobody
  * needs. (By rank first, the second-ranked scorer took a proposal only after
  * every proposal it ranked first for: at 11 peers the run took 0.65 s longer.)

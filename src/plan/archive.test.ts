@@ -9,7 +9,7 @@ import type { PlanState } from './state'
 
 const GOALS = ['Plan a two-week trip to Japan', 'Write a birthday speech', 'Set up a home lab']
 
-/** A finished simulated room of three root goals, as its observer holds it. */
+/** A finished simulated room of three root goals, as its observer holds it once in sync. */
 function finishedRoom(seed: number): PlanState {
   const sim = new Swarm({
     ...DEFAULT_SWARM,
@@ -26,6 +26,17 @@ function finishedRoom(seed: number): PlanState {
     return plan.roots.length === GOALS.length && settledRoots(plan).length === GOALS.length
   }, 20 * 60_000)
   expect(done).toBe(true)
+  // records of a branch that lost (a subgoal classified twice) may still be on
+  // their way by anti-entropy, a claim ahead of its node: wait until the
+  // observer holds every record the room made
+  const synced = sim.runUntil(
+    () =>
+      sim.peers.every((peer) =>
+        [...peer.state!.plan.ids()].every((id) => observer.state!.plan.has(id)),
+      ),
+    sim.now + 5 * 60_000,
+  )
+  expect(synced).toBe(true)
   return observer.state!.plan
 }
 

@@ -93,6 +93,8 @@ export interface DerivedPlan {
   tasks: Map<string, TaskState>
   /** execute task id → its leaf */
   leaves: Map<string, { goal: DerivedGoal; slot: DerivedSlot }>
+  /** per peer: the tasks it holds now (claimed in the current epoch, not finished or given back) */
+  holdings: Map<string, number>
 }
 
 /** One vote per scorer per proposal: if a scorer scored twice, its lowest-id score counts. */
@@ -152,6 +154,11 @@ export function derivePlan(plan: PlanState): DerivedPlan {
       leaves.set(slot.execute.id, { goal, slot })
     }
   }
+  const holdings = new Map<string, number>()
+  for (const task of orderedTasks.values()) {
+    if (task.status !== 'claimed' || !task.holder || task.released) continue
+    holdings.set(task.holder.from, (holdings.get(task.holder.from) ?? 0) + 1)
+  }
   return {
     version: plan.version,
     goals: ordered,
@@ -160,6 +167,7 @@ export function derivePlan(plan: PlanState): DerivedPlan {
     heldBy: new Map(held.map((root) => [root.id, root.from])),
     tasks: orderedTasks,
     leaves,
+    holdings,
   }
 }
 

@@ -38,7 +38,6 @@ import {
   SYNC_CHECK_TIMEOUT_MS,
 } from '../protocol/rules'
 import type { TaskState } from '../plan/tasks'
-import type { DerivedPlan } from '../plan/derive'
 import { holdingCounts } from '../plan/authority'
 import { goalOfTask, mayWorkOn } from './consent'
 import {
@@ -134,7 +133,7 @@ export function maybeClaim(
   const eligible = eligiblePeers(
     peer.view,
     { peerId: me, eligible: true },
-    { ...want, exclude, ...(needsSlot ? { free: true, held: heldByPeer(derived(peer)) } : {}) },
+    { ...want, exclude, ...(needsSlot ? { free: true, held: derived(peer).holdings } : {}) },
     now,
   )
   const rank = rankFor(task.id, me, eligible)
@@ -172,22 +171,6 @@ export function maybeClaim(
   // say so in a beat too: a second chance for peers that miss the claim
   peer.beatDue = true
   return true
-}
-
-const heldCache = new WeakMap<DerivedPlan, Map<string, number>>()
-
-/** How many tasks each peer holds by the plan: claimed in the current epoch, not finished or given back. */
-export function heldByPeer(plan: DerivedPlan): ReadonlyMap<string, number> {
-  let held = heldCache.get(plan)
-  if (!held) {
-    held = new Map()
-    for (const task of plan.tasks.values()) {
-      if (task.status !== 'claimed' || !task.holder || task.released) continue
-      held.set(task.holder.from, (held.get(task.holder.from) ?? 0) + 1)
-    }
-    heldCache.set(plan, held)
-  }
-  return held
 }
 
 function heldByOther(peer: PeerState, task: string, now: number): boolean {

@@ -3,9 +3,9 @@
  * cut along the chain that decided its finish time.
  *
  * For each goal the chain is: known → decompose → first proposal → score
- * calls → two votes on one split (quorum, nominally) → classify → the subgoal that
- * settled last (recursively: its child goal, or its leaf's execute) → roll-up
- * → (root) the witness sees it. Consecutive segments share their ends, so
+ * calls → two votes on one split (quorum, nominally) → classify → the
+ * subgoal that settled last (recursively: its child goal, or its leaf's
+ * execute) → roll-up → (root) the witness sees it. Consecutive segments share their ends, so
  * they add up exactly to the run's time. Each segment is either an LLM call
  * (nominally L) or a wait between calls (gossip, claims, staggers, queueing
  * for a free slot, event-loop lag). For the swarm, claim records split the
@@ -69,14 +69,16 @@ const okEnds = (calls: readonly LlmCall[] | undefined) =>
     .sort((a, b) => a - b)
 /** When some proposal had its QUORUM_VOTES-th vote (calls told apart by `item`, the rationale). */
 function quorumAt(scores: readonly LlmCall[]): number {
-  const byProposal = new Map<string, LlmCall[]>()
+  const ends = new Map<string, number[]>()
   for (const call of scores) {
-    const key = call.item ?? ''
-    byProposal.set(key, [...(byProposal.get(key) ?? []), call])
+    if (call.status !== 'ok') continue
+    const list = ends.get(call.item ?? '') ?? []
+    list.push(call.end)
+    ends.set(call.item ?? '', list)
   }
-  const times = [...byProposal.values()]
-    .map((calls) => okEnds(calls)[QUORUM_VOTES - 1] ?? NaN)
-    .filter(Number.isFinite)
+  const times = [...ends.values()]
+    .filter((list) => list.length >= QUORUM_VOTES)
+    .map((list) => list.sort((a, b) => a - b)[QUORUM_VOTES - 1]!)
   return times.length ? Math.min(...times) : NaN
 }
 const firstOkEnd = (calls: readonly LlmCall[] | undefined) => okEnds(calls)[0] ?? NaN
@@ -272,27 +274,24 @@ export function summariseCalls(calls: readonly LlmCall[]): CallSummary {
   return { made, answered, aborted, failed }
 }
 
-/** Per goal (by key): how many decompose and score calls the run made. */
+/** Per goal (by key): how many decompose calls the run made, and score calls per proposal, most first. */
 export function perGoalBudget(
   calls: readonly LlmCall[],
 ): Map<string, { proposals: number; scores: number[] }> {
-  const proposals = new Map<string, number>()
-  const scores = new Map<string, Map<string, number>>()
+  const goals = new Map<string, { proposals: number; scores: Map<string, number> }>()
   for (const call of calls) {
-    if (call.kind === 'decompose') proposals.set(call.goal, (proposals.get(call.goal) ?? 0) + 1)
-    if (call.kind !== 'score') continue
-    const perProposal = scores.get(call.goal) ?? new Map<string, number>()
-    perProposal.set(call.item ?? '', (perProposal.get(call.item ?? '') ?? 0) + 1)
-    scores.set(call.goal, perProposal)
+    if (call.kind !== 'decompose' && call.kind !== 'score') continue
+    const goal = goals.get(call.goal) ?? { proposals: 0, scores: new Map<string, number>() }
+    if (call.kind === 'decompose') goal.proposals++
+    else goal.scores.set(call.item ?? '', (goal.scores.get(call.item ?? '') ?? 0) + 1)
+    goals.set(call.goal, goal)
   }
-  const budget = new Map<string, { proposals: number; scores: number[] }>()
-  for (const goal of new Set([...proposals.keys(), ...scores.keys()])) {
-    budget.set(goal, {
-      proposals: proposals.get(goal) ?? 0,
-      scores: [...(scores.get(goal)?.values() ?? [])].sort((a, b) => b - a),
-    })
-  }
-  return budget
+  return new Map(
+    [...goals].map(([key, goal]) => [
+      key,
+      { proposals: goal.proposals, scores: [...goal.scores.values()].sort((a, b) => b - a) },
+    ]),
+  )
 }
 
 /** Per depth and kind: calls made, first start and last end relative to `t0`, in seconds. */

@@ -38,13 +38,10 @@ export async function forkMockLlm(init: MockLlmServerInit): Promise<MockProcess>
     execArgv: ['--import', PRELOAD, '--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })
-  // a remote LLM's latency does not depend on this machine's load: ahead of
-  // the peers for the CPU, the mock answers on time while they keep both
-  // cores busy (needs root or CAP_SYS_NICE; without, it competes as before)
   try {
     setPriority(child.pid!, MOCK_PRIORITY)
   } catch {
-    // not allowed: the figures then include the mock's own lag, as they did
+    // needs root or CAP_SYS_NICE: without, the mock's own lag is in the figures
   }
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   const url = await new Promise<string>((resolve, reject) => {

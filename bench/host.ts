@@ -3,6 +3,8 @@
  * process. The swarm runner drives hosts through the `PeerHost` interface;
  * a host in a child process (child.ts) is the same class behind IPC.
  */
+import { appendFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import type { ModelConfig } from '../src/llm/types'
 import { contentId } from '../src/protocol/hash'
@@ -228,6 +230,12 @@ export class LocalHost implements PeerHost {
       max: ms(this.delay.max),
     }
     if (reset) this.delay.reset()
+    // BENCH_CPU_PROF: mark the timed run in the profile's clock (µs, monotonic)
+    // so a profile can be cut to it (docs/PERFORMANCE.md)
+    if (process.env.BENCH_CPU_PROF) {
+      const mark = `${reset ? 'start' : 'end'} ${process.hrtime.bigint() / 1000n}\n`
+      appendFileSync(join(process.env.BENCH_CPU_PROF, `window.${process.pid}`), mark)
+    }
     return out
   }
 

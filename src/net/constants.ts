@@ -239,9 +239,10 @@ export const SYNC_MAX_RETRIES = 3
 
 /**
  * Sync: inbound sessions one connection may have open at once. One is the
- * normal case; a few more cover syncNow() racing the on-connect session.
+ * normal case; more cover syncNow() racing the on-connect session, and the
+ * check rounds a claimant may have in flight at once (SYNC_CHECK_ROUNDS, 3).
  */
-export const SYNC_MAX_INBOUND_STREAMS = 4
+export const SYNC_MAX_INBOUND_STREAMS = 6
 
 /**
  * Strikes: how many protocol violations (rejected gossip, junk in sync) a

@@ -13,7 +13,7 @@ import {
 } from '@libp2p/gossipsub'
 import type { GossipSubComponents } from '@libp2p/gossipsub'
 import type { PeerId } from '@libp2p/interface'
-import { sha256 } from '@noble/hashes/sha2.js'
+import { sha256 } from '../protocol/sha256'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import {
   FLOOD_LOG_INTERVAL_MS,

@@ -23,7 +23,7 @@
  * A link is wanted when either end picks it. Every peer computes the whole
  * room's picks from the same room list, so both ends of a pair agree.
  */
-import { sha256 } from '@noble/hashes/sha2.js'
+import { sha256 } from '../protocol/sha256'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { remember, rendezvousOrder } from '../protocol/hash'
 import { BIG_ROOM_PEERS, BIG_ROOM_RING, BIG_ROOM_SHORTCUTS, DIRECT_LINKS } from './constants'

@@ -2,7 +2,7 @@
  * Content hashes. Every id in the protocol is the first ID_BYTES of a
  * SHA-256 over canonical JSON, written as lowercase hex.
  */
-import { sha256 } from '@noble/hashes/sha2.js'
+import { sha256 } from './sha256'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { canonicalBytes } from './canonical'
 

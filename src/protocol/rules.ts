@@ -61,6 +61,15 @@ export const DECIDE_CHECK_DELAY_MS = 250
  */
 export const SYNC_CHECK_PEERS = 2
 
+/**
+ * Check rounds one peer may have in flight at once. A scorer often decides
+ * two or three goals of a level within a second; with one round at a time,
+ * the second decide waited out the first one's round before its own began
+ * (1.6 s of a 32-peer run on two cores, where a round takes 1.5 to 2 s).
+ * The cap bounds the sessions a burst of claims opens.
+ */
+export const SYNC_CHECK_ROUNDS = 3
+
 /** A ready leaf unclaimed this long is re-announced once... */
 export const REANNOUNCE_AFTER_MS = 60_000
 /** ...and still unclaimed this long after the re-announce, it fails as a capability gap. */

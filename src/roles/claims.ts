@@ -51,7 +51,7 @@ import {
   type PeerState,
   type Work,
 } from './peer'
-import { requestSync, syncedSince } from './neighbours'
+import { askedSince, requestSync, syncedSince } from './neighbours'
 import type { Effects } from './types'
 import { eligiblePeers, isAlive, rankFor, type Eligibility } from './view'
 
@@ -197,12 +197,12 @@ function heldByOther(peer: PeerState, task: string, now: number): boolean {
 
 /**
  * A contested claim's check needs a sync round asked for at or after its
- * `checkFrom`: ask for one once that time has come, unless one is asked.
+ * `checkFrom`: ask for one once that time has come, unless one asked since is
+ * in flight (or has ended).
  */
 function askForCheck(peer: PeerState, fx: Effects, work: Work, now: number): void {
   if (work.checkFrom === undefined || now < work.checkFrom) return
-  const asked = peer.syncs.askedAt ?? peer.syncs.doneAt
-  if (asked < work.checkFrom) requestSync(peer, fx, now)
+  if (!askedSince(peer, work.checkFrom)) requestSync(peer, fx, now)
 }
 
 /**

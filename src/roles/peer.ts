@@ -19,7 +19,7 @@ import {
 import { MAX_TASK_ATTEMPTS, RETRY_FAILED_AFTER_MS, WARMUP_MS } from '../protocol/rules'
 import { beatEvery, beatKey, shouldBeat } from './presence'
 import { validateRecord } from '../protocol/validate'
-import { requestSync } from './neighbours'
+import { createSyncRounds, syncEnded, type SyncRounds } from './neighbours'
 import { derivePlan, type DerivedPlan } from '../plan/derive'
 import { PlanState } from '../plan/state'
 import { createView, hearPresence, liveCount, type SwarmView } from './view'
@@ -96,12 +96,8 @@ export interface PeerState {
   firstSeen: Map<string, number>
   counters: Counters
   derivedCache: DerivedPlan | null
-  /**
-   * anti-entropy rounds this peer asked for (Effects.sync): local time the
-   * round in flight was asked for, the ask time of the latest round that
-   * ended, and whether another round is wanted once this one ends
-   */
-  syncs: { askedAt: number | null; doneAt: number; again: boolean }
+  /** anti-entropy rounds this peer asked for (Effects.sync) */
+  syncs: SyncRounds
 }
 
 /** How long after an auth or network failure a peer tries its provider again. */
@@ -133,7 +129,7 @@ export function createPeer(config: PeerConfig, now: number, plan = new PlanState
       executed: [],
     },
     derivedCache: null,
-    syncs: { askedAt: null, doneAt: -Infinity, again: false },
+    syncs: createSyncRounds(),
   }
 }
 
@@ -387,13 +383,9 @@ export function stepPeer(
         break
       case 'tick':
         break
-      case 'synced': {
-        const syncs = peer.syncs
-        if (syncs.askedAt !== null) syncs.doneAt = Math.max(syncs.doneAt, syncs.askedAt)
-        syncs.askedAt = null
-        if (syncs.again) requestSync(peer, fx, now)
+      case 'synced':
+        syncEnded(peer, fx, now)
         break
-      }
     }
   }
   if (!peer.healthy && now - peer.unhealthySince >= HEALTH_RETRY_MS)

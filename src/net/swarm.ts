@@ -259,12 +259,19 @@ export async function createSwarm(
       )
   }
 
-  async function syncNow(options: { enough?: number } = {}): Promise<SyncReport[]> {
+  async function syncNow(options: { enough?: number; peers?: number } = {}): Promise<SyncReport[]> {
     if (stopSignal.aborted) throw new NodeStoppedError('node stopped')
     // one session per peer, even if a peer has two direct connections
     const byPeer = new Map<string, Connection>()
     for (const c of directConnections()) byPeer.set(c.remotePeer.toString(), c)
-    const sessions = [...byPeer.values()].map((c) => syncer.syncWith(c))
+    const links = [...byPeer.values()]
+    // a random few (Fisher–Yates, the first `peers` places)
+    const count = Math.min(options.peers ?? links.length, links.length)
+    for (let i = 0; i < count; i++) {
+      const j = i + Math.floor(Math.random() * (links.length - i))
+      ;[links[i], links[j]] = [links[j]!, links[i]!]
+    }
+    const sessions = links.slice(0, count).map((c) => syncer.syncWith(c))
     return firstEnough(sessions, options.enough ?? sessions.length, (r) => r.error === undefined)
   }
 

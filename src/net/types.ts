@@ -207,12 +207,13 @@ export interface SwarmNode {
   /** Listens to an event; returns the function that stops listening. */
   on<E extends keyof SwarmEvents>(event: E, cb: (detail: SwarmEvents[E]) => void): () => void
   /**
-   * Runs an anti-entropy session with every directly linked peer now. With
-   * `enough`, resolves as soon as that many sessions have ended without
-   * error (or once all have ended, if fewer succeed), with the reports so
-   * far; the others carry on.
+   * Runs an anti-entropy session with every directly linked peer now (with
+   * `peers`, with that many of them, picked at random). With `enough`,
+   * resolves as soon as that many sessions have ended without error (or
+   * once all have ended, if fewer succeed), with the reports so far; the
+   * others carry on.
    */
-  syncNow(options?: { enough?: number }): Promise<SyncReport[]>
+  syncNow(options?: { enough?: number; peers?: number }): Promise<SyncReport[]>
   /** Our listen addresses (with /p2p/<id>), e.g. for a Node peer's log. */
   multiaddrs(): string[]
   /** Stops the node; idempotent. */

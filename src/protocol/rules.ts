@@ -62,6 +62,14 @@ export const DECIDE_CHECK_DELAY_MS = 250
 export const SYNC_CHECK_PEERS = 2
 
 /**
+ * Sessions a check round opens: a random three of the peer's links, of
+ * which the first two to end well end the round. One spare covers a slow or
+ * failing neighbour; every link (up to 10 at 11 peers) cost each neighbour a
+ * session per claim, and a scorer claims every goal it decides.
+ */
+export const SYNC_CHECK_SESSIONS = 3
+
+/**
  * Check rounds one peer may have in flight at once. A scorer often decides
  * two or three goals of a level within a second; with one round at a time,
  * the second decide waited out the first one's round before its own began

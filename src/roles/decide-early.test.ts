@@ -5,6 +5,7 @@ import {
   type AcceptRecord,
   type ClaimRecord,
   type NodeRecord,
+  type PlanRecord,
   type ScoreRecord,
 } from '../protocol/records'
 import { acceptCandidate } from '../plan/acceptance'
@@ -15,13 +16,15 @@ import { finishedRun, planWithout } from '../sim/finished.test-support'
 import { createRng } from '../sim/rng'
 import { fakePeerId } from '../sim/swarm'
 import { createPeer, step, type Effects, type PeerInput } from './index'
-import { derived } from './peer'
+import { derived, freeSlots } from './peer'
 
 const rng = createRng('decide-early-test')
 const T0 = 1_700_000_000_000
 
 /** A finished run's records less everything its decider published for the root goal. */
 let undecided: { plan: PlanState; goal: string; decide: string }
+/** The same, less the root's votes too (kept in `votes`). */
+let unscored: { plan: PlanState; votes: ScoreRecord[] }
 
 beforeAll(() => {
   const { records, view } = finishedRun(7)
@@ -34,12 +37,17 @@ beforeAll(() => {
       (record.kind === 'failure' && record.subject === root.decide.id),
   )
   undecided = { plan, goal: root.id, decide: root.decide.id }
+  const isVote = (record: PlanRecord) => record.kind === 'score' && record.goal === root.id
+  unscored = {
+    plan: planWithout([...plan.records()], isVote),
+    votes: [...plan.records()].filter((r): r is ScoreRecord => isVote(r)),
+  }
 })
 
-/** The only scorer present: first choice for the root's decide task, which has its votes. */
-function decider() {
+/** The only scorer present: first choice for the root's decide task (which has its votes, by default). */
+function decider(records: PlanState = undecided.plan) {
   const plan = new PlanState()
-  plan.merge(undecided.plan)
+  plan.merge(records)
   const peer = createPeer(
     {
       peerId: fakePeerId(rng),
@@ -150,5 +158,29 @@ describe('a decider classifies while its claim is checked with the neighbours', 
     expect(derived(peer).tasks.get(undecided.decide)!.holder?.from).toBe(rival)
     expect(published().some((r) => r.kind === 'accept' || r.kind === 'node')).toBe(false)
     expect([...peer.work.keys()].filter((id) => id.startsWith('classify:'))).toEqual([])
+  })
+
+  it('claims once the goal has proposals, checks while the votes come, and decides at the quorum', () => {
+    const { peer, run, published, classifyCalls, claimAndAsk } = decider(unscored.plan)
+    const decided = () => published().some((r) => r.kind === 'accept' || r.kind === 'node')
+    claimAndAsk()
+    const claim = published().find((r): r is ClaimRecord => r.kind === 'claim')
+    expect(claim?.task).toBe(undecided.decide)
+    // the held claim takes no slot: the decider goes on scoring
+    const scoring = [...peer.work.values()].filter((work) => work.kind === 'score').length
+    expect(freeSlots(peer)).toBe(peer.config.capacity - scoring)
+    run([{ type: 'synced' }]) // the check passes before any vote is in
+    for (let i = 0; i < 8; i++) run()
+    expect(decided()).toBe(false)
+    expect(classifyCalls()).toEqual([])
+    // the votes arrive: the accept and the classification calls go out at once
+    run(unscored.votes.map((record) => ({ type: 'record' as const, record })))
+    const accept = published().find((r): r is AcceptRecord => r.kind === 'accept')
+    expect(accept?.basis).toBe('quorum')
+    const calls = classifyCalls()
+    expect(calls.length).toBe(3)
+    // and each answer is published as it comes: the check has long passed
+    run([{ type: 'llm', requestId: calls[0]!.id, outcome: classified }])
+    expect(published().filter((r) => r.kind === 'node').length).toBe(1)
   })
 })

@@ -18,14 +18,7 @@ import type { TaskState } from '../plan/tasks'
 import { leaseExpired, maybeClaim, reviewClaims } from './claims'
 import { clip, failureFields, isPeerTrouble } from './text'
 import { mayWorkOn } from './consent'
-import {
-  beginDecide,
-  candidate,
-  decideIncomplete,
-  onClassified,
-  outlook,
-  prepareDecide,
-} from './decide'
+import { beginDecide, decideIncomplete, onClassified, outlook, prepareDecide } from './decide'
 import {
   abortWork,
   derived,
@@ -209,9 +202,12 @@ export const scorer: RoleLogic = {
       if (!goal.accept) {
         if (warm && peer.healthy && freeSlots(peer) > 0)
           toScore.push(...scoreCandidates(peer, goal, now))
-        if (candidate(peer, goal, now)) {
-          maybeClaim(peer, fx, goal.decide, { role: 'scorer' }, now)
-        }
+        // Claim as soon as there is something to decide: the claim's check
+        // with the neighbours then runs while the votes come in, not after
+        // the quorum, where it outlasted the classification calls and held
+        // the level's nodes back (beginDecide keeps holding until the
+        // acceptance rule gives an outcome)
+        if (goal.proposals.length > 0) maybeClaim(peer, fx, goal.decide, { role: 'scorer' }, now)
       } else if (decideIncomplete(goal)) {
         // the holder went silent mid-classification: take over
         maybeClaim(peer, fx, goal.decide, { role: 'scorer' }, now)

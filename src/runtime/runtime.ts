@@ -13,7 +13,7 @@ import type { NetLogger, SwarmNode, SwarmNodeInitBase, Verdict } from '../net/ty
 import { encodeRecord, MAX_WIRE_BYTES, type Ed25519Verify, type Signer } from '../protocol/codec'
 import { newCancel, newGoal, type PlanRecord, type WireRecord } from '../protocol/records'
 import { DEFAULT_MAX_DEPTH } from '../protocol/limits'
-import { SYNC_CHECK_PEERS } from '../protocol/rules'
+import { SYNC_CHECK_PEERS, SYNC_CHECK_SESSIONS } from '../protocol/rules'
 import { roomTopics } from '../protocol/topics'
 import { SEAL_OVERHEAD, sealRecord } from '../protocol/room-key'
 import { validateRecord } from '../protocol/validate'
@@ -200,13 +200,14 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   deliver = (record) => queueInput({ type: 'record', record })
 
   // The core's check with its neighbours before a contested claim starts:
-  // anti-entropy with every linked peer, 'synced' once SYNC_CHECK_PEERS of
-  // them have answered, queued behind the records they brought so the core
-  // sees them first.
+  // anti-entropy with SYNC_CHECK_SESSIONS linked peers, 'synced' once
+  // SYNC_CHECK_PEERS of them have answered, queued behind the records they
+  // brought so the core sees them first.
   const checkSync = () => {
     const done = () => queueInput({ type: 'synced' })
     if (!node) return done()
-    node.syncNow({ enough: SYNC_CHECK_PEERS }).then(done, (err: Error) => {
+    const round = { enough: SYNC_CHECK_PEERS, peers: SYNC_CHECK_SESSIONS }
+    node.syncNow(round).then(done, (err: Error) => {
       log(`anti-entropy before a contested claim failed: ${err.message}`)
       done()
     })

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { sha256, sha256Js } from './sha256'
+import { nativeSha256Available, sha256, sha256Js } from './sha256'
 
 describe('sha256', () => {
   it('is node:crypto on Node, and gives the same bytes as the pure-JS one', () => {
-    expect(sha256).not.toBe(sha256Js)
+    expect(nativeSha256Available).toBe(true)
     for (const size of [0, 1, 55, 56, 64, 800, 70_000]) {
       const data = Uint8Array.from({ length: size }, (_, i) => (i * 31 + size) & 0xff)
       const native = sha256(data)

@@ -3,8 +3,8 @@
  *
  * node:crypto's takes 2.4 µs for a record of 800 bytes where the pure-JS
  * one takes 8.4, and a Node peer hashes every copy of every gossip message
- * it receives (3.4 copies of each at 32 peers), every record's content id
- * and every sync fingerprint. Browsers have no synchronous native SHA-256
+ * it receives (3.4 copies of each at 32 peers) and every record's content
+ * id. Browsers have no synchronous native SHA-256
  * (WebCrypto's returns a promise), so tabs use @noble/hashes. Both give the
  * same bytes; `sha256.test.ts` checks that they agree.
  */
@@ -35,6 +35,9 @@ function nativeSha256(crypto: NodeCryptoLike): Sha256 {
 const crypto = nodeCrypto()
 
 export const sha256: Sha256 = crypto ? nativeSha256(crypto) : (data) => jsSha256(data)
+
+/** Whether `sha256` is the platform's own (true on Node). */
+export const nativeSha256Available = crypto !== undefined
 
 /** The pure-JS implementation, whatever the platform (for tests). */
 export const sha256Js: Sha256 = (data) => jsSha256(data)

@@ -69,16 +69,15 @@ const okEnds = (calls: readonly LlmCall[] | undefined) =>
     .sort((a, b) => a - b)
 /** When some proposal had its QUORUM_VOTES-th vote (calls told apart by `item`, the rationale). */
 function quorumAt(scores: readonly LlmCall[]): number {
-  const ends = new Map<string, number[]>()
+  const byProposal = new Map<string, LlmCall[]>()
   for (const call of scores) {
-    if (call.status !== 'ok') continue
-    const list = ends.get(call.item ?? '') ?? []
-    list.push(call.end)
-    ends.set(call.item ?? '', list)
+    const list = byProposal.get(call.item ?? '')
+    if (list) list.push(call)
+    else byProposal.set(call.item ?? '', [call])
   }
-  const times = [...ends.values()]
-    .filter((list) => list.length >= QUORUM_VOTES)
-    .map((list) => list.sort((a, b) => a - b)[QUORUM_VOTES - 1]!)
+  const times = [...byProposal.values()]
+    .map((calls) => okEnds(calls)[QUORUM_VOTES - 1] ?? NaN)
+    .filter(Number.isFinite)
   return times.length ? Math.min(...times) : NaN
 }
 const firstOkEnd = (calls: readonly LlmCall[] | undefined) => okEnds(calls)[0] ?? NaN

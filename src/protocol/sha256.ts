@@ -34,10 +34,10 @@ function nativeSha256(crypto: NodeCryptoLike): Sha256 {
 
 const crypto = nodeCrypto()
 
-export const sha256: Sha256 = crypto ? nativeSha256(crypto) : (data) => jsSha256(data)
+/** The pure-JS implementation, whatever the platform (for tests). */
+export const sha256Js: Sha256 = (data) => jsSha256(data)
+
+export const sha256: Sha256 = crypto ? nativeSha256(crypto) : sha256Js
 
 /** Whether `sha256` is the platform's own (true on Node). */
 export const nativeSha256Available = crypto !== undefined
-
-/** The pure-JS implementation, whatever the platform (for tests). */
-export const sha256Js: Sha256 = (data) => jsSha256(data)

@@ -205,15 +205,19 @@ export function abortWork(peer: PeerState, fx: Effects, work: Work, why: string)
 }
 
 /**
- * Slots left for LLM calls. A held decide claim takes none: it is no call
- * (its classification calls are work of their own), and a decider holds
- * the task from the goal's first proposal until the votes allow an accept,
- * while it should go on scoring.
+ * Slots in use (a beat's `load`). A held decide claim takes none: it is no
+ * call (its classification calls are work of their own), and a decider
+ * holds the task from the goal's first proposal until the votes allow an
+ * accept, while it should go on scoring.
  */
-export function freeSlots(peer: PeerState): number {
+function usedSlots(peer: PeerState): number {
   let used = 0
   for (const work of peer.work.values()) if (!isDecideClaim(work)) used++
-  return peer.config.capacity - used
+  return used
+}
+
+export function freeSlots(peer: PeerState): number {
+  return peer.config.capacity - usedSlots(peer)
 }
 
 /** The placeholder of a decide claim (claims.ts), not one of its classify calls. */
@@ -296,7 +300,7 @@ function heldTasks(peer: PeerState): string[] {
 
 function currentBeatKey(peer: PeerState): string {
   return beatKey({
-    load: peer.config.capacity - freeSlots(peer),
+    load: usedSlots(peer),
     capacity: peer.config.capacity,
     healthy: peer.healthy,
     capabilities: peer.config.role === 'executor' ? peer.config.capabilities : [],
@@ -332,7 +336,7 @@ function maybeBeat(peer: PeerState, fx: Effects, now: number): void {
     role: peer.config.role,
     capabilities: peer.config.role === 'executor' ? peer.config.capabilities : [],
     holding,
-    load: peer.config.capacity - freeSlots(peer),
+    load: usedSlots(peer),
     capacity: peer.config.capacity,
     healthy: peer.healthy && peer.config.consent?.paused !== true,
     model: peer.config.model,

@@ -3,7 +3,7 @@
  * process. The swarm runner drives hosts through the `PeerHost` interface;
  * a host in a child process (child.ts) is the same class behind IPC.
  */
-import { appendFileSync } from 'node:fs'
+import { appendFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import type { ModelConfig } from '../src/llm/types'
@@ -234,6 +234,8 @@ export class LocalHost implements PeerHost {
     // so a profile can be cut to it (docs/PERFORMANCE.md)
     if (process.env.BENCH_CPU_PROF) {
       const mark = `${reset ? 'start' : 'end'} ${process.hrtime.bigint() / 1000n}\n`
+      // node makes --cpu-prof-dir only when it writes the profile, at exit
+      mkdirSync(process.env.BENCH_CPU_PROF, { recursive: true })
       appendFileSync(join(process.env.BENCH_CPU_PROF, `window.${process.pid}`), mark)
     }
     return out

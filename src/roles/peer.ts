@@ -300,8 +300,6 @@ function heldTasks(peer: PeerState): string[] {
 
 function currentBeatKey(peer: PeerState): string {
   return beatKey({
-    load: usedSlots(peer),
-    capacity: peer.config.capacity,
     healthy: peer.healthy,
     capabilities: peer.config.role === 'executor' ? peer.config.capabilities : [],
     model: peer.config.model,

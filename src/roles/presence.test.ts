@@ -6,6 +6,11 @@ import {
   PRESENCE_INTERVAL_MS,
   presenceTtlMs,
 } from '../protocol/rules'
+import { newGoal } from '../protocol/records'
+import { createRng } from '../sim/rng'
+import { fakePeerId } from '../sim/swarm'
+import { createPeer, step, type Effects } from './index'
+import type { LlmOutcome } from './llm-contract'
 import { beatEvery, beatKey, shouldBeat, type BeatInput } from './presence'
 
 const idle: BeatInput = {
@@ -73,19 +78,63 @@ describe('presence beats (presence.ts)', () => {
     expect(presenceTtlMs(64_000)).toBe(193_000)
   })
 
-  it('counts only what others act on as a change: a full slot, health, settings', () => {
-    const base = {
-      load: 1,
-      capacity: 4,
-      healthy: true,
-      capabilities: ['can_write_text'],
-      model: 'm',
-      offline: false,
-    }
-    expect(beatKey({ ...base, load: 2 })).toBe(beatKey(base))
-    expect(beatKey({ ...base, load: 4 })).not.toBe(beatKey(base))
+  it('counts only what others act on as a change: health and settings', () => {
+    const base = { healthy: true, capabilities: ['can_write_text'], model: 'm', offline: false }
+    expect(beatKey({ ...base })).toBe(beatKey(base))
     expect(beatKey({ ...base, healthy: false })).not.toBe(beatKey(base))
     expect(beatKey({ ...base, capabilities: [] })).not.toBe(beatKey(base))
     expect(beatKey({ ...base, model: 'n' })).not.toBe(beatKey(base))
+    expect(beatKey({ ...base, offline: true })).not.toBe(beatKey(base))
   })
 })
+
+describe('a peer whose slots fill up and free again', () => {
+  // nobody ranks a decomposer by its free slots, and an executor's slots are
+  // the tasks it holds, which others count from claims and results (view.ts)
+  it('sends no beat for it', () => {
+    const peer = createPeer(
+      {
+        peerId: fakePeerId(createRng('presence-test')),
+        room: 'r',
+        role: 'decomposer',
+        capabilities: [],
+        capacity: 1,
+        model: 'm',
+        offline: true,
+      },
+      0,
+    )
+    const beats = (fx: Effects) => fx.publish.filter((record) => record.kind === 'presence')
+    expect(beats(step(peer, { type: 'tick' }, 0))).toHaveLength(1) // every peer beats at start
+    // alone, it has joined after 6 s and may work 1.5 s later; its next keepalive is due at 5 s
+    step(peer, { type: 'tick' }, 5_000)
+    step(peer, { type: 'tick' }, 8_000)
+    const submitted = step(
+      peer,
+      { type: 'record', record: newGoal('r', peer.config.peerId, 'g', 8_000, 2) },
+      8_000,
+    )
+    expect(submitted.startLlm).toHaveLength(1) // its one slot is now in use
+    expect(beats(submitted)).toHaveLength(0)
+    const proposed = step(
+      peer,
+      { type: 'llm', requestId: submitted.startLlm[0]!.id, outcome: decomposed },
+      9_000,
+    )
+    expect(proposed.publish.map((record) => record.kind)).toEqual(['proposal'])
+  })
+})
+
+const decomposed: LlmOutcome = {
+  ok: true,
+  kind: 'decompose',
+  value: {
+    subgoals: [
+      { text: 'a', dependsOn: [] },
+      { text: 'b', dependsOn: [] },
+    ],
+    rationale: 'r',
+  },
+  usage: { provider: 'sim', model: 'm', inputTokens: 1, outputTokens: 1, offline: true },
+  attempts: 1,
+}

@@ -10,9 +10,8 @@
  * - a holder beats every PRESENCE_INTERVAL_MS (its leases, LEASE_TIMEOUT_MS);
  * - an idle peer beats every keepaliveMs(peers it knows): the room as a
  *   whole sends about one keepalive a second, whatever its size;
- * - a change others act on (a new claim, a full or freed slot, health,
- *   capabilities, model: beatKey) is beaten at once, at most every
- *   MIN_BEAT_GAP_MS;
+ * - a change others act on (a new claim, health, capabilities, model:
+ *   beatKey) is beaten at once, at most every MIN_BEAT_GAP_MS;
  * - a newcomer is answered (so it learns who is here) at most every
  *   NEWCOMER_ANSWER_PER_PEER_MS × peers known: one beat answers every
  *   newcomer heard meanwhile.
@@ -62,25 +61,19 @@ export function shouldBeat(input: BeatInput): boolean {
 
 /**
  * What a beat says that others act on at once; two beats with the same key
- * need no change beat. Load matters to others only as "has a free slot or
- * not" (claim ranking, view.ts), so only crossing that line is a change. A
- * task newly held is beaten at once by the claim itself (beatDue); a task let
- * go needs no beat (its result or failure says so) and leaves the list at the
- * next beat.
+ * need no change beat. Load is not part of it: the only ranking that looks
+ * at free slots is for execute and roll-up tasks (view.ts), an executor's
+ * slots are exactly the tasks it holds, and those others count from the
+ * record set, where claims and results arrive as they are made. A task newly
+ * held is beaten at once by the claim itself (beatDue); a task let go needs
+ * no beat (its result or failure says so) and leaves the list at the next
+ * beat.
  */
 export function beatKey(parts: {
-  load: number
-  capacity: number
   healthy: boolean
   capabilities: readonly string[]
   model: string
   offline: boolean
 }): string {
-  return JSON.stringify([
-    parts.load >= parts.capacity,
-    parts.healthy,
-    parts.capabilities,
-    parts.model,
-    parts.offline,
-  ])
+  return JSON.stringify([parts.healthy, parts.capabilities, parts.model, parts.offline])
 }

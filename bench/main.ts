@@ -443,7 +443,8 @@ async function runSize(
     event_loop_delay_ms: swarm.loopDelay,
     mesh_s: round(swarm.meshSeconds, 1),
     mesh_links: swarm.links,
-    consistent: swarm.consistent,
+    consistent: swarm.convergedSeconds !== null,
+    converged_s: swarm.convergedSeconds === null ? null : round(swarm.convergedSeconds, 2),
     central_ok: central.ok,
     chain: { swarm: chainSummary(chains.swarmChain), central: chainSummary(chains.centralChain) },
     virtual: virtual.result,
@@ -456,7 +457,8 @@ async function runSize(
       `(${result.messages_per_peer_per_min}/min); mesh ${result.mesh_s} s; ` +
       `bytes/peer median ${result.bytes_per_peer.median} max ${result.bytes_per_peer.max}; ` +
       `late join ${result.late_join_s} s / ${result.late_join_bytes} B; CPU ${result.cpu_percent}% ` +
-      `(${result.cpu_seconds} CPU-s); event-loop delay p99 ${swarm.loopDelay.p99} ms`,
+      `(${result.cpu_seconds} CPU-s); event-loop delay p99 ${swarm.loopDelay.p99} ms; ` +
+      `all trees equal ${swarm.convergedSeconds === null ? 'not within 60 s' : `${result.converged_s} s after done`}`,
   )
   log(
     `result: ${size} peers, ${options.scores} scores: accepts ${accepts.quorum} quorum / ${accepts.settled} settled / ` +

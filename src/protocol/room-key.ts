@@ -22,10 +22,10 @@
  *     bytes 25..    XChaCha20-Poly1305(recordKey, nonce, signed record, aad)
  *                   aad = "murmuration/sealed/2\n" ‖ room id
  */
-import { xchacha20poly1305 } from '@noble/ciphers/chacha.js'
 import { hkdf } from '@noble/hashes/hkdf.js'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
+import { xchacha } from './xchacha'
 
 /**
  * Secret size. 128 bits is beyond any guessing or brute force of the room id
@@ -111,7 +111,7 @@ export function sealRecord(
   random: (n: number) => Uint8Array = randomBytes,
 ): Uint8Array {
   const nonce = random(NONCE_BYTES)
-  const cipher = xchacha20poly1305(key.recordKey, nonce, aad(key.id)).encrypt(plain)
+  const cipher = xchacha.seal(key.recordKey, nonce, aad(key.id), plain)
   const out = new Uint8Array(1 + NONCE_BYTES + cipher.length)
   out[0] = SEALED_FORMAT
   out.set(nonce, 1)
@@ -132,9 +132,7 @@ export function openRecord(key: RecordKey, sealed: Uint8Array): Opened {
   }
   try {
     const nonce = sealed.subarray(1, 1 + NONCE_BYTES)
-    const plain = xchacha20poly1305(key.recordKey, nonce, aad(key.id)).decrypt(
-      sealed.subarray(1 + NONCE_BYTES),
-    )
+    const plain = xchacha.open(key.recordKey, nonce, aad(key.id), sealed.subarray(1 + NONCE_BYTES))
     return { ok: true, plain }
   } catch {
     return { ok: false, reason: 'bad-seal' }

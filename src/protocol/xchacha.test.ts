@@ -16,6 +16,18 @@ describe('xchacha', () => {
     }
   })
 
+  it('takes Buffers, whose slice() does not copy, as the network hands them over', () => {
+    const [key, nonce, aad, plain] = [bytes(32, 1), bytes(24, 2), bytes(20, 3), bytes(100, 4)]
+    const sealed = xchachaJs.seal(key, nonce, aad, plain)
+    // small Buffers share one pooled ArrayBuffer; a frame holds the nonce at an offset
+    const frame = Buffer.concat([Buffer.from([0]), Buffer.from(nonce), Buffer.from(sealed)])
+    const inFrame = frame.subarray(1, 25)
+    expect(bytesToHex(xchacha.open(Buffer.from(key), inFrame, aad, frame.subarray(25)))).toBe(
+      bytesToHex(plain),
+    )
+    expect(bytesToHex(xchacha.seal(key, inFrame, aad, plain))).toBe(bytesToHex(sealed))
+  })
+
   it('matches the test vector of draft-irtf-cfrg-xchacha (A.3.1)', () => {
     const plain = utf8ToBytes(
       "Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the future, sunscreen would be it.",

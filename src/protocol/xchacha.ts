@@ -54,7 +54,12 @@ function nodeCrypto(): NodeCryptoLike | undefined {
 /** "expand 32-byte k" */
 const SIGMA = new Uint32Array([0x61707865, 0x3320646e, 0x79622d32, 0x6b206574])
 
-const words = (bytes: Uint8Array) => new Uint32Array(bytes.slice().buffer)
+/** Little-endian words of `bytes`, copied: a Buffer's slice() is a view of a shared pool. */
+function words(bytes: Uint8Array): Uint32Array {
+  const copy = new Uint8Array(bytes.length)
+  copy.set(bytes)
+  return new Uint32Array(copy.buffer)
+}
 
 /** The ChaCha20-Poly1305 key and nonce that XChaCha20-Poly1305 uses for (key, nonce). */
 function subkey(key: Uint8Array, nonce: Uint8Array): { key: Uint8Array; nonce: Uint8Array } {

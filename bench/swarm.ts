@@ -366,7 +366,6 @@ async function cpuTotal(
   }
 }
 
-/** Wait (a little) until every peer derives the same tree. */
 /**
  * How long the bench waits for every peer to derive the same tree after the
  * witness saw the goals done. Records still on their way then (a peer's last

@@ -9,22 +9,11 @@
  * same bytes; `sha256.test.ts` checks that they agree.
  */
 import { sha256 as jsSha256 } from '@noble/hashes/sha2.js'
+import { nodeCrypto, type NodeCrypto } from './node-crypto'
 
 type Sha256 = (data: Uint8Array) => Uint8Array
 
-interface NodeCryptoLike {
-  createHash(algorithm: 'sha256'): {
-    update(data: Uint8Array): { digest(): Uint8Array }
-  }
-}
-
-/** node:crypto when running on Node (20.16 and later have getBuiltinModule), else nothing. */
-function nodeCrypto(): NodeCryptoLike | undefined {
-  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
-  return proc?.getBuiltinModule?.('node:crypto') as NodeCryptoLike | undefined
-}
-
-function nativeSha256(crypto: NodeCryptoLike): Sha256 {
+function nativeSha256(crypto: NodeCrypto): Sha256 {
   return (data) => {
     const digest = crypto.createHash('sha256').update(data).digest()
     // a plain Uint8Array view: a Buffer's slice() would not copy, unlike the JS one's

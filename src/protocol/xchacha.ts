@@ -13,6 +13,8 @@
  * checks that they agree, and the draft's test vector.
  */
 import { hchacha, xchacha20poly1305 } from '@noble/ciphers/chacha.js'
+import { concatBytes } from '@noble/hashes/utils.js'
+import { nodeCrypto, type NodeCrypto } from './node-crypto'
 
 export interface Xchacha {
   seal(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, plain: Uint8Array): Uint8Array
@@ -22,33 +24,10 @@ export interface Xchacha {
 
 const TAG_BYTES = 16
 
-interface CipherLike {
-  setAAD(aad: Uint8Array, options: { plaintextLength: number }): void
-  update(data: Uint8Array): Uint8Array
-  final(): Uint8Array
-}
-interface NodeCryptoLike {
-  createCipheriv(
-    algorithm: 'chacha20-poly1305',
-    key: Uint8Array,
-    nonce: Uint8Array,
-    options: { authTagLength: number },
-  ): CipherLike & { getAuthTag(): Uint8Array }
-  createDecipheriv(
-    algorithm: 'chacha20-poly1305',
-    key: Uint8Array,
-    nonce: Uint8Array,
-    options: { authTagLength: number },
-  ): CipherLike & { setAuthTag(tag: Uint8Array): void }
-}
-
-/** node:crypto on a little-endian Node (HChaCha20 below reads words in host order), else nothing. */
-function nodeCrypto(): NodeCryptoLike | undefined {
+/** node:crypto on a little-endian host (HChaCha20 below reads words in host order), else nothing. */
+function nativeCrypto(): NodeCrypto | undefined {
   const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
-  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
-  return littleEndian
-    ? (proc?.getBuiltinModule?.('node:crypto') as NodeCryptoLike | undefined)
-    : undefined
+  return littleEndian ? nodeCrypto() : undefined
 }
 
 /** "expand 32-byte k" */
@@ -70,17 +49,7 @@ function subkey(key: Uint8Array, nonce: Uint8Array): { key: Uint8Array; nonce: U
   return { key: new Uint8Array(out.buffer), nonce: inner }
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0))
-  let at = 0
-  for (const part of parts) {
-    out.set(part, at)
-    at += part.length
-  }
-  return out
-}
-
-function nativeXchacha(crypto: NodeCryptoLike): Xchacha {
+function nativeXchacha(crypto: NodeCrypto): Xchacha {
   return {
     seal(key, nonce, aad, plain) {
       const sub = subkey(key, nonce)
@@ -88,7 +57,7 @@ function nativeXchacha(crypto: NodeCryptoLike): Xchacha {
         authTagLength: TAG_BYTES,
       })
       cipher.setAAD(aad, { plaintextLength: plain.length })
-      return concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()])
+      return concatBytes(cipher.update(plain), cipher.final(), cipher.getAuthTag())
     },
     open(key, nonce, aad, sealed) {
       if (sealed.length < TAG_BYTES) throw new Error('sealed data shorter than its tag')
@@ -100,7 +69,7 @@ function nativeXchacha(crypto: NodeCryptoLike): Xchacha {
       decipher.setAAD(aad, { plaintextLength: text.length })
       decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES))
       // final() throws when the tag does not match
-      return concat([decipher.update(text), decipher.final()])
+      return concatBytes(decipher.update(text), decipher.final())
     },
   }
 }
@@ -111,7 +80,7 @@ export const xchachaJs: Xchacha = {
   open: (key, nonce, aad, sealed) => xchacha20poly1305(key, nonce, aad).decrypt(sealed),
 }
 
-const crypto = nodeCrypto()
+const crypto = nativeCrypto()
 
 export const xchacha: Xchacha = crypto ? nativeXchacha(crypto) : xchachaJs
 

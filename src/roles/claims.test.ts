@@ -9,6 +9,7 @@ import { PlanState } from '../plan/state'
 import { openLeaf } from '../sim/finished.test-support'
 import { createRng } from '../sim/rng'
 import { fakePeerId } from '../sim/swarm'
+import { testBeat } from './beat.test-support'
 import { createPeer, step, type Effects, type PeerInput } from './index'
 import { emit } from './peer'
 import { failureFields } from './text'
@@ -26,22 +27,7 @@ beforeAll(() => {
 })
 
 function beat(from: string, seq: number, holding: string[] = []): Presence {
-  return stamp<Presence>({
-    kind: 'presence',
-    room: 'sim',
-    from,
-    role: 'executor',
-    capabilities: [...ALL],
-    holding,
-    load: 0,
-    capacity: 4,
-    healthy: true,
-    model: 'm',
-    offline: true,
-    boot: T0,
-    seq,
-    every: 5_000,
-  })
+  return testBeat({ from, role: 'executor', capabilities: [...ALL], holding, boot: T0, seq })
 }
 
 /** Executor `me` ranked second for the open leaf, `rival` first; both alive. */

@@ -5,7 +5,6 @@ import {
   newCancel,
   stamp,
   type FailureRecord,
-  type Presence,
   type GoalRecord,
   type ProposalRecord,
   type ScoreRecord,
@@ -17,6 +16,7 @@ import { DEFAULT_SWARM, Swarm, type SwarmOptions } from '../sim/swarm'
 import { createRng } from '../sim/rng'
 import { LOW_SCORES } from '../sim/suites'
 import { fakePeerId } from '../sim/swarm'
+import { testBeat } from './beat.test-support'
 import { WARMUP_MS } from '../protocol/rules'
 import { createPeer, step } from './index'
 import { derived } from './peer'
@@ -174,23 +174,7 @@ describe('settled acceptance: no vote still to come could change the outcome', (
 
 describe('fallback decomposers step in at once when no proposal is still coming', () => {
   const peers = [fakePeerId(rng), fakePeerId(rng), fakePeerId(rng), fakePeerId(rng)]
-  const beat = (from: string) =>
-    stamp<Presence>({
-      kind: 'presence',
-      room: 'r',
-      from,
-      role: 'decomposer',
-      capabilities: [],
-      holding: [],
-      load: 0,
-      capacity: 4,
-      healthy: true,
-      model: 'm',
-      offline: true,
-      boot: 1,
-      seq: 1,
-      every: 5_000,
-    })
+  const beat = (from: string) => testBeat({ room: 'r', from, role: 'decomposer', boot: 1 })
   // a goal for which the fourth decomposer is ranked last (a fallback)
   const goal = Array.from({ length: 50 }, (_, i) =>
     stamp<GoalRecord>({

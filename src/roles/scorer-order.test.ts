@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { QUORUM_VOTES } from '../protocol/rules'
-import { newGoal, stamp, type Presence, type ProposalRecord } from '../protocol/records'
+import { newGoal, stamp, type ProposalRecord } from '../protocol/records'
 import { createRng } from '../sim/rng'
 import { fakePeerId } from '../sim/swarm'
+import { testBeat } from './beat.test-support'
 import { createPeer, step, type PeerInput } from './index'
 import { scoreOrder } from './scorer'
 
@@ -50,23 +51,7 @@ describe('two scorers with one slot each, a goal with two proposals', () => {
       usage: { provider: 'sim', model: 'm', inputTokens: 1, outputTokens: 1, offline: true },
     })
   const [x, y] = [proposal('x'), proposal('y')]
-  const beat = (from: string): Presence =>
-    stamp<Presence>({
-      kind: 'presence',
-      room: 'r',
-      from,
-      role: 'scorer',
-      capabilities: [],
-      holding: [],
-      load: 0,
-      capacity: 1,
-      healthy: true,
-      model: 'm',
-      offline: true,
-      boot: 0,
-      seq: 1,
-      every: 5_000,
-    })
+  const beat = (from: string) => testBeat({ room: 'r', from, role: 'scorer', capacity: 1 })
 
   it('put their votes on the same one, whichever reached each first', () => {
     // in one step, as a burst of gossip lands in one step: both are candidates at once

@@ -1,28 +1,21 @@
 import { describe, expect, it } from 'vitest'
-import { stamp, type Presence } from '../protocol/records'
+import type { Presence } from '../protocol/records'
 import { createRng } from '../sim/rng'
 import { fakePeerId } from '../sim/swarm'
+import { testBeat } from './beat.test-support'
 import { createView, eligiblePeers, hearPresence } from './view'
 
 const rng = createRng('view-test')
 const T0 = 1_700_000_000_000
 
 function beat(from: string, load: number, holding: string[]): Presence {
-  return stamp<Presence>({
-    kind: 'presence',
-    room: 'sim',
+  return testBeat({
     from,
     role: 'executor',
     capabilities: ['can_write_text'],
     holding,
     load,
-    capacity: 4,
-    healthy: true,
-    model: 'm',
-    offline: true,
     boot: T0,
-    seq: 1,
-    every: 5_000,
   })
 }
 

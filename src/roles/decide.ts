@@ -54,7 +54,7 @@ export function outlook(peer: PeerState, goal: DerivedGoal, now: number): Outloo
 }
 
 /** The acceptance rule as this peer can apply it now (`prefer`: see acceptCandidate). */
-export function candidate(peer: PeerState, goal: DerivedGoal, now: number, prefer?: string) {
+function candidate(peer: PeerState, goal: DerivedGoal, now: number, prefer?: string) {
   return acceptCandidate(goal, deadlinePassed(peer, goal, now), outlook(peer, goal, now), prefer)
 }
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { canonicalJson, NonCanonicalValueError } from './canonical'
+import { canonicalJson, canonicalJsonWithout, NonCanonicalValueError } from './canonical'
 import { contentId, rendezvousOrder } from './hash'
 
 describe('canonical JSON', () => {
@@ -24,6 +24,23 @@ describe('canonical JSON', () => {
         expect(contentId(JSON.parse(text))).toBe(contentId(value))
       }),
     )
+  })
+
+  it('encodes an object with and without one key as canonicalJson does', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.constantFrom('a', 'id', 'z', 'ids'), fc.jsonValue()),
+        (value) => {
+          const { id: _id, ...rest } = value
+          expect(canonicalJsonWithout(value, 'id')).toEqual({
+            whole: canonicalJson(value),
+            without: canonicalJson(rest),
+          })
+        },
+      ),
+    )
+    // only the object's own key goes, not one of the same name deeper down
+    expect(canonicalJsonWithout({ id: 'x', a: { id: 'x' } }, 'id').without).toBe('{"a":{"id":"x"}}')
   })
 })
 

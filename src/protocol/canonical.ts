@@ -29,22 +29,40 @@ export function canonicalJson(value: unknown): string {
     case 'object': {
       if (value === null) return 'null'
       if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-      const proto = Object.getPrototypeOf(value)
-      if (proto !== Object.prototype && proto !== null) {
-        throw new NonCanonicalValueError('only plain objects can be encoded')
-      }
-      const entries = Object.keys(value)
-        .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-        .sort()
-        .map(
-          (key) =>
-            `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`,
-        )
-      return `{${entries.join(',')}}`
+      return `{${members(value)
+        .map(([, member]) => member)
+        .join(',')}}`
     }
     default:
       throw new NonCanonicalValueError(`cannot encode a ${typeof value}`)
   }
+}
+
+/** A plain object's members in canonical order, each encoded as `"key":value`. */
+function members(value: object): [string, string][] {
+  const proto = Object.getPrototypeOf(value)
+  if (proto !== Object.prototype && proto !== null) {
+    throw new NonCanonicalValueError('only plain objects can be encoded')
+  }
+  const record = value as Record<string, unknown>
+  return Object.keys(record)
+    .filter((key) => record[key] !== undefined)
+    .sort()
+    .map((key) => [key, `${JSON.stringify(key)}:${canonicalJson(record[key])}`])
+}
+
+/**
+ * The canonical JSON of a plain object, and of the same object without one
+ * of its keys, encoding each member once. A received record is checked
+ * against both: the whole is what was signed, the rest is what its id hashes.
+ */
+export function canonicalJsonWithout(
+  value: object,
+  key: string,
+): { whole: string; without: string } {
+  const all = members(value)
+  const join = (list: [string, string][]) => `{${list.map(([, member]) => member).join(',')}}`
+  return { whole: join(all), without: join(all.filter(([k]) => k !== key)) }
 }
 
 const encoder = new TextEncoder()

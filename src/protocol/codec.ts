@@ -13,6 +13,7 @@ import { ed25519 } from '@noble/curves/ed25519.js'
 import { publicKeyFromRaw } from '@libp2p/crypto/keys'
 import { peerIdFromString } from '@libp2p/peer-id'
 import { canonicalJson } from './canonical'
+import { remember } from './hash'
 import { MAX_RECORD_BYTES } from './limits'
 import type { WireRecord } from './records'
 import { validateRecord } from './validate'
@@ -125,21 +126,36 @@ function check(bytes: Uint8Array, context: DecodeContext): Checked | Rejection {
     const valid = validateRecord(json, context, text)
     if (!valid.ok) return reject(valid.reason, valid.detail)
     const record = valid.record
-    const publicKey = peerIdFromString(record.from).publicKey
-    if (publicKey?.type !== 'Ed25519')
-      return reject('bad-signature', 'PeerId carries no Ed25519 key')
+    const publicKey = authorKey(record.from)
+    if (publicKey === null) return reject('bad-signature', 'PeerId carries no Ed25519 key')
     return {
       ok: true,
       record,
       body: new Uint8Array(body),
       signature: bytes.slice(1, HEADER_BYTES),
-      publicKey: publicKey.raw,
+      publicKey,
     }
   } catch (err) {
     // nothing from the network may throw past this module
     return reject('schema', `unexpected: ${(err as Error).message}`)
   }
 }
+
+/**
+ * The raw Ed25519 key a PeerId names (null if it names none). A room has tens
+ * of authors and every record names one, so the base58 decode is done once
+ * per author, not once per record.
+ */
+function authorKey(from: string): Uint8Array | null {
+  let key = authorKeys.get(from)
+  if (key === undefined) {
+    const publicKey = peerIdFromString(from).publicKey
+    key = publicKey?.type === 'Ed25519' ? publicKey.raw : null
+    remember(authorKeys, from, key)
+  }
+  return key
+}
+const authorKeys = new Map<string, Uint8Array | null>()
 
 function verified(checked: Checked, valid: boolean): Decoded {
   if (!valid) return reject('bad-signature', `signature does not verify for ${checked.record.from}`)

@@ -4,7 +4,7 @@
  */
 import { sha256 } from './sha256'
 import { bytesToHex } from '@noble/hashes/utils.js'
-import { canonicalBytes } from './canonical'
+import { canonicalBytes, canonicalJson } from './canonical'
 
 /**
  * 16 bytes (128 bits): accidental collisions need ~2^64 records, far beyond
@@ -15,8 +15,14 @@ export const ID_HEX_LENGTH = ID_BYTES * 2
 
 /** The id of any JSON value: hex(sha256(canonical(value)))[0, 32). */
 export function contentId(value: unknown): string {
-  return bytesToHex(sha256(canonicalBytes(value)).subarray(0, ID_BYTES))
+  return canonicalId(canonicalJson(value))
 }
+
+/** The id of a value whose canonical JSON is already at hand. */
+export function canonicalId(canonical: string): string {
+  return bytesToHex(sha256(utf8.encode(canonical)).subarray(0, ID_BYTES))
+}
+const utf8 = new TextEncoder()
 
 /**
  * Rendezvous (highest-random-weight) weight of a peer for a subject: the

@@ -5,9 +5,10 @@
  * it stores or publishes them, so it never publishes what its peers would
  * reject (and strike it for).
  */
-import { canonicalJson } from './canonical'
+import { canonicalJson, canonicalJsonWithout } from './canonical'
+import { canonicalId } from './hash'
 import { taskId } from './ids'
-import { recordId, type WireRecord } from './records'
+import type { WireRecord } from './records'
 import { wireRecordSchema } from './schemas'
 
 export type ValidationReason = 'schema' | 'not-canonical' | 'bad-id' | 'wrong-room' | 'wrong-sender'
@@ -44,18 +45,19 @@ export function validateRecord(
   const record = parsed.data as WireRecord
   // the schema must not have changed anything, and what was signed is what
   // is kept: the record re-encodes to exactly the bytes received
-  let same: boolean
+  // (the record without its id, encoded on the way, is what the id hashes)
+  let encoded: { whole: string; without: string }
   try {
-    same = canonicalJson(record) === (text ?? canonicalJson(value))
+    encoded = canonicalJsonWithout(record, 'id')
+    if (encoded.whole !== (text ?? canonicalJson(value))) {
+      const detail =
+        text === undefined ? 'the schema altered the record' : 'body is not canonical JSON'
+      return { ok: false, reason: 'not-canonical', detail }
+    }
   } catch (err) {
     return { ok: false, reason: 'not-canonical', detail: (err as Error).message }
   }
-  if (!same) {
-    const detail =
-      text === undefined ? 'the schema altered the record' : 'body is not canonical JSON'
-    return { ok: false, reason: 'not-canonical', detail }
-  }
-  if (recordId(record) !== record.id)
+  if (canonicalId(encoded.without) !== record.id)
     return { ok: false, reason: 'bad-id', detail: `id ${record.id} does not match the content` }
   if (record.kind === 'claim' && record.task !== taskId(record.taskType, record.subject)) {
     return {

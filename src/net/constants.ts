@@ -140,6 +140,16 @@ export const SURPLUS_LINK_GRACE_MS = 15_000
 export const LINK_PING_MIN_TIMEOUT_MS = 20_000
 
 /**
+ * How long an older link to a peer that has just linked again gets to answer
+ * an identify before it is taken for dead and aborted (relink.ts). A reloaded
+ * tab's old link would otherwise hang until a ping catches it (above), and
+ * GossipSub keeps sending into it meanwhile. On a LAN an identify takes
+ * milliseconds; 3 s leaves room for a loaded machine, and wrongly aborting a
+ * live duplicate costs little (the newer link stays).
+ */
+export const RELINK_PROBE_TIMEOUT_MS = 3_000
+
+/**
  * A WebRTC dial through the relay normally completes in under 2 s on a LAN;
  * @libp2p/webrtc's own default is longer. A hung dial would block retries.
  */

@@ -28,6 +28,7 @@ import { Dialer } from './dialer'
 import { InvalidInitError, InvalidRoomError, NodeStoppedError } from './errors'
 import { GossipAdapter, guardInbound, swarmGossipsub } from './gossip'
 import { RateLimiter } from './rate-limit'
+import { watchRelinks } from './relink'
 import { roomTopics } from '../protocol/topics'
 import { consoleLogger, errMsg, type NetLogger } from './log'
 import { peerIdOf } from './multiaddr'
@@ -250,13 +251,13 @@ export async function createSwarm(
     },
   })
 
+  /** a link of ours: direct (not relayed), and not to a relay */
+  function isLink(c: Connection): boolean {
+    return c.limits == null && !relayClient.isRelay(c.remotePeer.toString())
+  }
+
   function directConnections(): Connection[] {
-    return libp2p
-      .getConnections()
-      .filter(
-        (c) =>
-          c.status === 'open' && c.limits == null && !relayClient.isRelay(c.remotePeer.toString()),
-      )
+    return libp2p.getConnections().filter((c) => c.status === 'open' && isLink(c))
   }
 
   async function syncNow(options: { enough?: number; peers?: number } = {}): Promise<SyncReport[]> {
@@ -306,6 +307,12 @@ export async function createSwarm(
     maxInboundStreams: SYNC_MAX_INBOUND_STREAMS,
   })
 
+  watchRelinks({
+    libp2p,
+    isLink,
+    logger,
+    signal: stopSignal,
+  })
   libp2p.addEventListener('connection:open', (evt) => {
     const conn = evt.detail
     summaryChanged()

@@ -140,14 +140,15 @@ export const SURPLUS_LINK_GRACE_MS = 15_000
 export const LINK_PING_MIN_TIMEOUT_MS = 20_000
 
 /**
- * How long an older link to a peer that has just linked again gets to answer
- * an identify before it is taken for dead and aborted (relink.ts). A reloaded
- * tab's old link would otherwise hang until a ping catches it (above), and
- * GossipSub keeps sending into it meanwhile. On a LAN an identify takes
- * milliseconds; 3 s leaves room for a loaded machine, and wrongly aborting a
- * live duplicate costs little (the newer link stays).
+ * A peer we have had a direct link to for this long, whose links carry no
+ * GossipSub stream one way or the other, is relinked afresh (relink.ts).
+ * GossipSub opens its streams once identify has run on a new link:
+ * milliseconds on a LAN, seconds on a machine loaded like the 64-peer bench.
+ * Longer than that, so that a new link is never taken for a deaf one; about
+ * one anti-entropy round, which is how long such a peer would otherwise wait
+ * for anything from us.
  */
-export const RELINK_PROBE_TIMEOUT_MS = 3_000
+export const DEAF_LINK_AFTER_MS = 20_000
 
 /**
  * A WebRTC dial through the relay normally completes in under 2 s on a LAN;

@@ -1,96 +1,101 @@
 /**
- * Links to a peer that came back under the same PeerId.
+ * Relinking a peer that GossipSub can no longer reach over a standing link.
  *
- * A tab that reloads, or an agent restarted with its key, dials the room
- * again under its old PeerId, while its old link may hang unclosed until a
- * ping catches it (LINK_PING_MIN_TIMEOUT_MS on Node, 5 s in tabs). GossipSub
- * cannot live with two links to one peer coming and going:
- * - it keeps one outbound stream per peer, on the first link it was told of,
- *   and never moves it, so what we publish goes into the hung link;
- * - when that link finally fails, its read error makes GossipSub drop the
- *   peer altogether, closing its streams on the new link too, and nothing
- *   brings them back while that link stays up: the peer hears from us only
- *   by anti-entropy (every 20 s), and we stop reading what it sends.
+ * libp2p allows two links to one peer: both ends dialled at once, or a peer
+ * came back under its PeerId (a reloaded tab, a restarted agent, a laptop
+ * back on the network) while its old link hangs until a ping catches it.
+ * GossipSub keeps one stream each way per peer, on the link it heard of
+ * first, and never moves them:
+ * - when that link closes cleanly, both ends lose their streams to each
+ *   other and open none on the link that stands (they open one only when
+ *   told of a new link);
+ * - when it fails, the read error makes GossipSub drop the peer altogether,
+ *   closing its streams on the other link too.
+ * Either way the peers stay linked but gossip nothing to each other; they
+ * hear each other only by anti-entropy (every 20 s).
  *
- * So, for direct links:
- * - a link that opens to a peer we have an older link to probes the older
- *   one (an identify exchange, at most RELINK_PROBE_TIMEOUT_MS) and aborts it
- *   if it does not answer;
- * - a link that closes while the peer keeps others closes those too: with no
- *   link left, GossipSub forgets the peer cleanly on both sides, and the
- *   dialer links to it afresh.
- *
- * A live duplicate (both ends dialled at once) answers the probe and stays.
- * One that answers too late on a loaded machine is closed for nothing, which
- * costs a redial.
+ * So a peer we have had a direct link to for DEAF_LINK_AFTER_MS, and whose
+ * links carry no GossipSub stream one way or the other, is relinked: its
+ * links are closed, GossipSub at both ends forgets it cleanly, and the
+ * dialer links to it afresh. The rule looks at the streams, not at which
+ * link closed how, so a link that closes without harm costs nothing.
  */
-import type { Identify } from '@libp2p/identify'
 import type { Connection, Libp2p } from '@libp2p/interface'
-import { RELINK_PROBE_TIMEOUT_MS } from './constants'
+import { DEAF_LINK_AFTER_MS } from './constants'
 import type { NetLogger } from './log'
 
-export interface RelinksInit {
-  libp2p: Libp2p<{ identify: Identify }>
-  /** is this a link of ours (direct, not to a relay)? whatever its status */
-  isLink(conn: Connection): boolean
-  logger: NetLogger
-  /** the node stopping */
-  signal: AbortSignal
-  /** default RELINK_PROBE_TIMEOUT_MS */
-  probeTimeoutMs?: number
+/** GossipSub's streams are on this protocol (any version) */
+const GOSSIP_PROTOCOL_PREFIX = '/meshsub/'
+
+export interface OpenLink {
+  peer: string
+  /** when the link opened (ms, the clock of `now`) */
+  openedAt: number
+  /** does it carry an open GossipSub stream we send on (outbound), one we read (inbound)? */
+  gossipOut: boolean
+  gossipIn: boolean
 }
 
-/** Watches links opening and closing, for as long as the node runs. */
-export function watchRelinks(init: RelinksInit): void {
-  const { libp2p, logger, signal } = init
-  const probeMs = init.probeTimeoutMs ?? RELINK_PROBE_TIMEOUT_MS
-
-  const otherLinks = (conn: Connection): Connection[] =>
-    libp2p
-      .getConnections(conn.remotePeer)
-      .filter((c) => c !== conn && c.status === 'open' && init.isLink(c))
-
-  const probe = (conn: Connection): Promise<unknown> =>
-    libp2p.services.identify.identify(conn, {
-      signal: AbortSignal.any([signal, AbortSignal.timeout(probeMs)]),
+/**
+ * Peers that have had a link for at least `afterMs` (their oldest open link
+ * counts) and whose links carry no GossipSub stream one way or the other.
+ * Younger links get the time a new link needs before GossipSub opens its
+ * streams on it (identify, then a stream each way).
+ */
+export function deafPeers(
+  links: readonly OpenLink[],
+  now: number,
+  afterMs = DEAF_LINK_AFTER_MS,
+): string[] {
+  const peers = new Map<string, { since: number; out: boolean; in: boolean }>()
+  for (const link of links) {
+    const p = peers.get(link.peer) ?? { since: Infinity, out: false, in: false }
+    peers.set(link.peer, {
+      since: Math.min(p.since, link.openedAt),
+      out: p.out || link.gossipOut,
+      in: p.in || link.gossipIn,
     })
-
-  const opened = (evt: CustomEvent<Connection>): void => {
-    const conn = evt.detail
-    if (!init.isLink(conn)) return
-    for (const older of otherLinks(conn)) {
-      if (older.timeline.open > conn.timeline.open) continue
-      probe(older).catch((err: unknown) => {
-        if (signal.aborted || older.status !== 'open') return
-        logger.info('older link to a peer that linked again does not answer; aborted', {
-          peer: conn.remotePeer.toString(),
-          error: (err as Error).message,
-        })
-        older.abort(new Error('older link to a peer that linked again did not answer'))
-      })
-    }
   }
+  return [...peers]
+    .filter(([, p]) => now - p.since >= afterMs && !(p.out && p.in))
+    .map(([peer]) => peer)
+}
 
-  const closed = (evt: CustomEvent<Connection>): void => {
-    const conn = evt.detail
-    if (signal.aborted || !init.isLink(conn)) return
-    const remaining = otherLinks(conn)
-    if (remaining.length === 0) return
-    logger.info('a link to a peer closed while others remain; closing those, to relink afresh', {
-      peer: conn.remotePeer.toString(),
-      links: remaining.length,
-    })
-    for (const other of remaining) other.abort(new Error('relinking afresh'))
-  }
-
-  libp2p.addEventListener('connection:open', opened)
-  libp2p.addEventListener('connection:close', closed)
-  signal.addEventListener(
-    'abort',
-    () => {
-      libp2p.removeEventListener('connection:open', opened)
-      libp2p.removeEventListener('connection:close', closed)
-    },
-    { once: true },
+/** A link as deafPeers sees it. */
+export function openLink(conn: Connection): OpenLink {
+  const gossip = conn.streams.filter(
+    (s) => s.status === 'open' && s.protocol?.startsWith(GOSSIP_PROTOCOL_PREFIX) === true,
   )
+  return {
+    peer: conn.remotePeer.toString(),
+    openedAt: conn.timeline.open,
+    gossipOut: gossip.some((s) => s.direction === 'outbound'),
+    gossipIn: gossip.some((s) => s.direction === 'inbound'),
+  }
+}
+
+export interface RelinkInit {
+  libp2p: Pick<Libp2p, 'getConnections'>
+  /** is this a link of ours (direct, not to a relay)? */
+  isLink(conn: Connection): boolean
+  logger: NetLogger
+  /** default DEAF_LINK_AFTER_MS */
+  afterMs?: number
+}
+
+/** Closes the links to every deaf peer (deafPeers); call it every few seconds. */
+export function relinkDeafPeers(init: RelinkInit, now = Date.now()): void {
+  const links = init.libp2p.getConnections().filter((c) => c.status === 'open' && init.isLink(c))
+  for (const peer of deafPeers(links.map(openLink), now, init.afterMs)) {
+    const theirs = links.filter((c) => c.remotePeer.toString() === peer)
+    init.logger.info('linked peer without GossipSub streams; relinking it afresh', {
+      peer,
+      links: theirs.length,
+      // which way GossipSub has a stream to it, if any
+      out: theirs.some((c) => openLink(c).gossipOut),
+      in: theirs.some((c) => openLink(c).gossipIn),
+    })
+    for (const c of theirs)
+      c.abort(new Error('no GossipSub streams on this link: relinking afresh'))
+  }
 }

@@ -28,7 +28,7 @@ import { Dialer } from './dialer'
 import { InvalidInitError, InvalidRoomError, NodeStoppedError } from './errors'
 import { GossipAdapter, guardInbound, swarmGossipsub } from './gossip'
 import { RateLimiter } from './rate-limit'
-import { watchRelinks } from './relink'
+import { relinkDeafPeers } from './relink'
 import { roomTopics } from '../protocol/topics'
 import { consoleLogger, errMsg, type NetLogger } from './log'
 import { peerIdOf } from './multiaddr'
@@ -307,12 +307,6 @@ export async function createSwarm(
     maxInboundStreams: SYNC_MAX_INBOUND_STREAMS,
   })
 
-  watchRelinks({
-    libp2p,
-    isLink,
-    logger,
-    signal: stopSignal,
-  })
   libp2p.addEventListener('connection:open', (evt) => {
     const conn = evt.detail
     summaryChanged()
@@ -343,6 +337,7 @@ export async function createSwarm(
 
   const ticker = setInterval(() => {
     relayClient.tick()
+    relinkDeafPeers({ libp2p, isLink, logger })
     dialer.tick()
     summaryChanged()
   }, DIAL_RECHECK_MS)

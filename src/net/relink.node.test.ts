@@ -25,7 +25,7 @@ type Node = Libp2p<{ identify: Identify; pubsub: GossipSub }>
 const TOPIC = 'relink-test'
 /** A pings its links this often, and aborts one unanswered for PING_TIMEOUT_MS */
 const PING_MS = 500
-const PING_TIMEOUT_MS = 500
+const PING_TIMEOUT_MS = 1_000
 /** how long a link stands before its peer may be taken for deaf (DEAF_LINK_AFTER_MS in the swarm) */
 const DEAF_AFTER_MS = 1_000
 /** long enough for the ping to catch the hung link, the relink, and a message */

@@ -149,6 +149,12 @@ export const LINK_PING_MIN_TIMEOUT_MS = 20_000
  * for anything from us.
  */
 export const DEAF_LINK_AFTER_MS = 20_000
+/**
+ * A peer relinked and deaf again waits twice as long each time before the
+ * next relink, up to this: a link that never gets its GossipSub streams (a
+ * peer too loaded to open them) costs a redial every 5 minutes at most.
+ */
+export const MAX_DEAF_LINK_AFTER_MS = 5 * 60_000
 
 /**
  * A WebRTC dial through the relay normally completes in under 2 s on a LAN;

@@ -19,7 +19,7 @@ import { yamux } from '@libp2p/yamux'
 import { multiaddr, type Multiaddr } from '@multiformats/multiaddr'
 import { swarmGossipsub } from './gossip'
 import { silentLogger } from './log'
-import { deafPeers, relinkDeafPeers } from './relink'
+import { createRelinker, deafPeers } from './relink'
 
 type Node = Libp2p<{ identify: Identify; pubsub: GossipSub }>
 const TOPIC = 'relink-test'
@@ -53,16 +53,13 @@ async function node(privateKey: PrivateKey, relinks: boolean, listen: boolean): 
     },
   })
   // the swarm's ticker, faster
-  const ticker = relinks
-    ? setInterval(() => {
-        relinkDeafPeers({
-          libp2p,
-          isLink: () => true,
-          logger: silentLogger,
-          afterMs: DEAF_AFTER_MS,
-        })
-      }, 200)
-    : undefined
+  const relinker = createRelinker({
+    libp2p,
+    isLink: () => true,
+    logger: silentLogger,
+    afterMs: DEAF_AFTER_MS,
+  })
+  const ticker = relinks ? setInterval(() => relinker.tick(), 200) : undefined
   libp2p.services.pubsub.subscribe(TOPIC)
   cleanups.push(async () => {
     clearInterval(ticker)
@@ -156,7 +153,62 @@ describe('deafPeers', () => {
       link('one-way', 30_000, true, false),
       link('young', 5_000, false, false),
     ]
-    expect(deafPeers(links, now, 20_000)).toEqual(['deaf', 'one-way'])
+    expect(deafPeers(links, now, () => 20_000)).toEqual(['deaf', 'one-way'])
+    // a peer relinked before waits longer
+    expect(deafPeers(links, now, (p) => (p === 'deaf' ? 40_000 : 20_000))).toEqual(['one-way'])
+  })
+})
+
+describe('createRelinker', () => {
+  /** a fake link to `peer` that opened at `openedAt`, with GossipSub streams or none */
+  function fakeLink(peer: string, openedAt: number, gossip: boolean) {
+    const link = {
+      remotePeer: { toString: () => peer },
+      status: 'open',
+      timeline: { open: openedAt },
+      streams: gossip
+        ? ['outbound', 'inbound'].map((direction) => ({
+            status: 'open',
+            protocol: '/meshsub/1.2.0',
+            direction,
+          }))
+        : [],
+      aborted: 0,
+      abort: () => void link.aborted++,
+    }
+    return link
+  }
+
+  it('relinks a deaf peer, then waits twice as long before relinking it again', () => {
+    let links = [fakeLink('p', 0, false)]
+    const relinker = createRelinker({
+      libp2p: { getConnections: () => links as never },
+      isLink: () => true,
+      logger: silentLogger,
+      afterMs: 1_000,
+      maxAfterMs: 3_000,
+    })
+    relinker.tick(999)
+    expect(links[0]!.aborted).toBe(0)
+    relinker.tick(1_000)
+    expect(links[0]!.aborted).toBe(1)
+    // linked again, deaf again: 2 s this time, then at most 3 s
+    links = [fakeLink('p', 10_000, false)]
+    relinker.tick(11_999)
+    expect(links[0]!.aborted).toBe(0)
+    relinker.tick(12_000)
+    expect(links[0]!.aborted).toBe(1)
+    links = [fakeLink('p', 20_000, false)]
+    relinker.tick(22_999)
+    expect(links[0]!.aborted).toBe(0)
+    relinker.tick(23_000)
+    expect(links[0]!.aborted).toBe(1)
+    // once seen with its streams, it starts from 1 s again
+    links = [fakeLink('p', 30_000, true)]
+    relinker.tick(40_000)
+    links = [fakeLink('p', 50_000, false)]
+    relinker.tick(51_000)
+    expect(links[0]!.aborted).toBe(1)
   })
 })
 

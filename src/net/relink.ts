@@ -18,10 +18,13 @@
  * links carry no GossipSub stream one way or the other, is relinked: its
  * links are closed, GossipSub at both ends forgets it cleanly, and the
  * dialer links to it afresh. The rule looks at the streams, not at which
- * link closed how, so a link that closes without harm costs nothing.
+ * link closed how, so a link that closes without harm costs nothing. A peer
+ * relinked and deaf again waits twice as long each time (up to
+ * MAX_DEAF_LINK_AFTER_MS), so a link that never gets its streams does not
+ * cost a redial every 20 s.
  */
 import type { Connection, Libp2p } from '@libp2p/interface'
-import { DEAF_LINK_AFTER_MS } from './constants'
+import { DEAF_LINK_AFTER_MS, MAX_DEAF_LINK_AFTER_MS } from './constants'
 import type { NetLogger } from './log'
 
 /** GossipSub's streams are on this protocol (any version) */
@@ -36,18 +39,15 @@ export interface OpenLink {
   gossipIn: boolean
 }
 
-/**
- * Peers that have had a link for at least `afterMs` (their oldest open link
- * counts) and whose links carry no GossipSub stream one way or the other.
- * Younger links get the time a new link needs before GossipSub opens its
- * streams on it (identify, then a stream each way).
- */
-export function deafPeers(
-  links: readonly OpenLink[],
-  now: number,
-  afterMs = DEAF_LINK_AFTER_MS,
-): string[] {
-  const peers = new Map<string, { since: number; out: boolean; in: boolean }>()
+/** A peer's links as one: since its oldest, and the GossipSub streams of all. */
+interface PeerLinks {
+  since: number
+  out: boolean
+  in: boolean
+}
+
+function byPeer(links: readonly OpenLink[]): Map<string, PeerLinks> {
+  const peers = new Map<string, PeerLinks>()
   for (const link of links) {
     const p = peers.get(link.peer) ?? { since: Infinity, out: false, in: false }
     peers.set(link.peer, {
@@ -56,8 +56,22 @@ export function deafPeers(
       in: p.in || link.gossipIn,
     })
   }
-  return [...peers]
-    .filter(([, p]) => now - p.since >= afterMs && !(p.out && p.in))
+  return peers
+}
+
+/**
+ * Peers whose links carry no GossipSub stream one way or the other, linked
+ * for at least `afterMs(peer)` (their oldest open link counts): younger links
+ * get the time a new link needs before GossipSub opens its streams on it
+ * (identify, then a stream each way).
+ */
+export function deafPeers(
+  links: readonly OpenLink[],
+  now: number,
+  afterMs: (peer: string) => number = () => DEAF_LINK_AFTER_MS,
+): string[] {
+  return [...byPeer(links)]
+    .filter(([peer, p]) => !(p.out && p.in) && now - p.since >= afterMs(peer))
     .map(([peer]) => peer)
 }
 
@@ -74,28 +88,54 @@ export function openLink(conn: Connection): OpenLink {
   }
 }
 
-export interface RelinkInit {
+export interface RelinkerInit {
   libp2p: Pick<Libp2p, 'getConnections'>
   /** is this a link of ours (direct, not to a relay)? */
   isLink(conn: Connection): boolean
   logger: NetLogger
   /** default DEAF_LINK_AFTER_MS */
   afterMs?: number
+  /** default MAX_DEAF_LINK_AFTER_MS */
+  maxAfterMs?: number
 }
 
-/** Closes the links to every deaf peer (deafPeers); call it every few seconds. */
-export function relinkDeafPeers(init: RelinkInit, now = Date.now()): void {
-  const links = init.libp2p.getConnections().filter((c) => c.status === 'open' && init.isLink(c))
-  for (const peer of deafPeers(links.map(openLink), now, init.afterMs)) {
-    const theirs = links.filter((c) => c.remotePeer.toString() === peer)
-    init.logger.info('linked peer without GossipSub streams; relinking it afresh', {
-      peer,
-      links: theirs.length,
-      // which way GossipSub has a stream to it, if any
-      out: theirs.some((c) => openLink(c).gossipOut),
-      in: theirs.some((c) => openLink(c).gossipIn),
-    })
-    for (const c of theirs)
-      c.abort(new Error('no GossipSub streams on this link: relinking afresh'))
+export interface Relinker {
+  /** closes the links to every deaf peer; call it every second or so */
+  tick(now?: number): void
+}
+
+export function createRelinker(init: RelinkerInit): Relinker {
+  const base = init.afterMs ?? DEAF_LINK_AFTER_MS
+  const max = init.maxAfterMs ?? MAX_DEAF_LINK_AFTER_MS
+  /** peers relinked and not yet seen with both streams since: how many times */
+  const relinked = new Map<string, number>()
+  // a room has tens of peers; a long-lived peer sees some leave while counted
+  const MAX_TRACKED = 1_024
+  const afterMs = (peer: string) => Math.min(max, base * 2 ** (relinked.get(peer) ?? 0))
+
+  return {
+    tick(now = Date.now()) {
+      const links = init.libp2p
+        .getConnections()
+        .filter((c) => c.status === 'open' && init.isLink(c))
+      const open = links.map(openLink)
+      for (const [peer, p] of byPeer(open)) if (p.out && p.in) relinked.delete(peer)
+      for (const peer of deafPeers(open, now, afterMs)) {
+        const theirs = links.filter((c) => c.remotePeer.toString() === peer)
+        const mine = open.filter((l) => l.peer === peer)
+        init.logger.info('linked peer without GossipSub streams; relinking it afresh', {
+          peer,
+          links: theirs.length,
+          // which way GossipSub has a stream to it, if any
+          out: mine.some((l) => l.gossipOut),
+          in: mine.some((l) => l.gossipIn),
+          times: (relinked.get(peer) ?? 0) + 1,
+        })
+        if (relinked.size >= MAX_TRACKED) relinked.clear()
+        relinked.set(peer, (relinked.get(peer) ?? 0) + 1)
+        for (const c of theirs)
+          c.abort(new Error('no GossipSub streams on this link: relinking afresh'))
+      }
+    },
   }
 }

@@ -28,7 +28,7 @@ import { Dialer } from './dialer'
 import { InvalidInitError, InvalidRoomError, NodeStoppedError } from './errors'
 import { GossipAdapter, guardInbound, swarmGossipsub } from './gossip'
 import { RateLimiter } from './rate-limit'
-import { relinkDeafPeers } from './relink'
+import { createRelinker } from './relink'
 import { roomTopics } from '../protocol/topics'
 import { consoleLogger, errMsg, type NetLogger } from './log'
 import { peerIdOf } from './multiaddr'
@@ -335,9 +335,10 @@ export async function createSwarm(
     summaryChanged()
   })
 
+  const relinker = createRelinker({ libp2p, isLink, logger })
   const ticker = setInterval(() => {
     relayClient.tick()
-    relinkDeafPeers({ libp2p, isLink, logger })
+    relinker.tick()
     dialer.tick()
     summaryChanged()
   }, DIAL_RECHECK_MS)

@@ -188,27 +188,21 @@ describe('createRelinker', () => {
       afterMs: 1_000,
       maxAfterMs: 3_000,
     })
-    relinker.tick(999)
-    expect(links[0]!.aborted).toBe(0)
-    relinker.tick(1_000)
-    expect(links[0]!.aborted).toBe(1)
-    // linked again, deaf again: 2 s this time, then at most 3 s
-    links = [fakeLink('p', 10_000, false)]
-    relinker.tick(11_999)
-    expect(links[0]!.aborted).toBe(0)
-    relinker.tick(12_000)
-    expect(links[0]!.aborted).toBe(1)
-    links = [fakeLink('p', 20_000, false)]
-    relinker.tick(22_999)
-    expect(links[0]!.aborted).toBe(0)
-    relinker.tick(23_000)
-    expect(links[0]!.aborted).toBe(1)
+    /** a fresh link at `at`, with or without streams; how long until it is relinked (ticks every ms) */
+    const relinkedAfter = (at: number, gossip = false): number | null => {
+      links = [fakeLink('p', at, gossip)]
+      for (let t = at; t <= at + 10_000; t++) {
+        relinker.tick(t)
+        if (links[0]!.aborted > 0) return t - at
+      }
+      return null
+    }
+    expect([relinkedAfter(0), relinkedAfter(20_000), relinkedAfter(40_000)]).toEqual([
+      1_000, 2_000, 3_000,
+    ])
     // once seen with its streams, it starts from 1 s again
-    links = [fakeLink('p', 30_000, true)]
-    relinker.tick(40_000)
-    links = [fakeLink('p', 50_000, false)]
-    relinker.tick(51_000)
-    expect(links[0]!.aborted).toBe(1)
+    expect(relinkedAfter(60_000, true)).toBeNull()
+    expect(relinkedAfter(80_000)).toBe(1_000)
   })
 })
 

@@ -122,13 +122,13 @@ export function createRelinker(init: RelinkerInit): Relinker {
       for (const [peer, p] of byPeer(open)) if (p.out && p.in) relinked.delete(peer)
       for (const peer of deafPeers(open, now, afterMs)) {
         const theirs = links.filter((c) => c.remotePeer.toString() === peer)
-        const mine = open.filter((l) => l.peer === peer)
+        const seen = open.filter((l) => l.peer === peer)
         init.logger.info('linked peer without GossipSub streams; relinking it afresh', {
           peer,
           links: theirs.length,
           // which way GossipSub has a stream to it, if any
-          out: mine.some((l) => l.gossipOut),
-          in: mine.some((l) => l.gossipIn),
+          out: seen.some((l) => l.gossipOut),
+          in: seen.some((l) => l.gossipIn),
           times: (relinked.get(peer) ?? 0) + 1,
         })
         if (relinked.size >= MAX_TRACKED) relinked.clear()

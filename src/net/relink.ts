@@ -60,18 +60,23 @@ function byPeer(links: readonly OpenLink[]): Map<string, PeerLinks> {
 }
 
 /**
- * Peers whose links carry no GossipSub stream one way or the other, linked
- * for at least `afterMs(peer)` (their oldest open link counts): younger links
- * get the time a new link needs before GossipSub opens its streams on it
- * (identify, then a stream each way).
+ * Is a peer deaf: its links carry no GossipSub stream one way or the other,
+ * and it has been linked for at least `afterMs` (its oldest open link
+ * counts)? Younger links get the time a new link needs before GossipSub
+ * opens its streams on it (identify, then a stream each way).
  */
+function isDeaf(p: PeerLinks, now: number, afterMs: number): boolean {
+  return !(p.out && p.in) && now - p.since >= afterMs
+}
+
+/** The deaf peers among those `links` go to (isDeaf). */
 export function deafPeers(
   links: readonly OpenLink[],
   now: number,
   afterMs: (peer: string) => number = () => DEAF_LINK_AFTER_MS,
 ): string[] {
   return [...byPeer(links)]
-    .filter(([peer, p]) => !(p.out && p.in) && now - p.since >= afterMs(peer))
+    .filter(([peer, p]) => isDeaf(p, now, afterMs(peer)))
     .map(([peer]) => peer)
 }
 
@@ -118,17 +123,16 @@ export function createRelinker(init: RelinkerInit): Relinker {
       const links = init.libp2p
         .getConnections()
         .filter((c) => c.status === 'open' && init.isLink(c))
-      const open = links.map(openLink)
-      for (const [peer, p] of byPeer(open)) if (p.out && p.in) relinked.delete(peer)
-      for (const peer of deafPeers(open, now, afterMs)) {
+      for (const [peer, p] of byPeer(links.map(openLink))) {
+        if (p.out && p.in) relinked.delete(peer)
+        if (!isDeaf(p, now, afterMs(peer))) continue
         const theirs = links.filter((c) => c.remotePeer.toString() === peer)
-        const seen = open.filter((l) => l.peer === peer)
         init.logger.info('linked peer without GossipSub streams; relinking it afresh', {
           peer,
           links: theirs.length,
           // which way GossipSub has a stream to it, if any
-          out: seen.some((l) => l.gossipOut),
-          in: seen.some((l) => l.gossipIn),
+          out: p.out,
+          in: p.in,
           times: (relinked.get(peer) ?? 0) + 1,
         })
         if (relinked.size >= MAX_TRACKED) relinked.clear()

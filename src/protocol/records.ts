@@ -3,7 +3,8 @@
  * that stamp a record with its content id.
  */
 import type { z } from 'zod'
-import { contentId } from './hash'
+import { canonicalJsonWithout } from './canonical'
+import { canonicalId } from './hash'
 import {
   PROTOCOL_VERSION,
   type acceptSchema,
@@ -52,10 +53,21 @@ export type Role = Presence['role']
 /** A record's fields before it is stamped: everything but v and id. */
 export type Draft<R extends WireRecord> = Omit<R, 'v' | 'id'>
 
+/**
+ * A record's canonical JSON and its content id (the hash of every field
+ * except `id` itself), from one encoding of its fields.
+ */
+export function canonicalRecord(record: Omit<WireRecord, 'id'> | WireRecord): {
+  canonical: string
+  id: string
+} {
+  const { whole, without } = canonicalJsonWithout(record, 'id')
+  return { canonical: whole, id: canonicalId(without) }
+}
+
 /** The content id of a record: the hash of every field except `id` itself. */
 export function recordId(record: Omit<WireRecord, 'id'> | WireRecord): string {
-  const { id: _id, ...body } = record as WireRecord
-  return contentId(body)
+  return canonicalRecord(record).id
 }
 
 /** Stamp a draft with the protocol version and its content id. */

@@ -5,10 +5,9 @@
  * it stores or publishes them, so it never publishes what its peers would
  * reject (and strike it for).
  */
-import { canonicalJson, canonicalJsonWithout } from './canonical'
-import { canonicalId } from './hash'
+import { canonicalJson } from './canonical'
 import { taskId } from './ids'
-import type { WireRecord } from './records'
+import { canonicalRecord, type WireRecord } from './records'
 import { wireRecordSchema } from './schemas'
 
 export type ValidationReason = 'schema' | 'not-canonical' | 'bad-id' | 'wrong-room' | 'wrong-sender'
@@ -45,11 +44,10 @@ export function validateRecord(
   const record = parsed.data as WireRecord
   // the schema must not have changed anything, and what was signed is what
   // is kept: the record re-encodes to exactly the bytes received
-  // (the record without its id, encoded on the way, is what the id hashes)
-  let encoded: { whole: string; without: string }
+  let encoded: ReturnType<typeof canonicalRecord>
   try {
-    encoded = canonicalJsonWithout(record, 'id')
-    if (encoded.whole !== (text ?? canonicalJson(value))) {
+    encoded = canonicalRecord(record)
+    if (encoded.canonical !== (text ?? canonicalJson(value))) {
       const detail =
         text === undefined ? 'the schema altered the record' : 'body is not canonical JSON'
       return { ok: false, reason: 'not-canonical', detail }
@@ -57,7 +55,7 @@ export function validateRecord(
   } catch (err) {
     return { ok: false, reason: 'not-canonical', detail: (err as Error).message }
   }
-  if (canonicalId(encoded.without) !== record.id)
+  if (encoded.id !== record.id)
     return { ok: false, reason: 'bad-id', detail: `id ${record.id} does not match the content` }
   if (record.kind === 'claim' && record.task !== taskId(record.taskType, record.subject)) {
     return {

@@ -257,12 +257,20 @@ test('an executor reloaded mid-run keeps its PeerId, and the run completes witho
       )
     })
   expect(await peerIdOf(executor)).toBe(before)
+  // the others may hold stale links to it; it links to each of them afresh
+  const back = Date.now()
+  const relinked = waitForMesh([executor, ...pages.filter((p) => p !== executor)]).then(() =>
+    console.log(
+      `the reloaded tab had links to all its peers ${(Date.now() - back) / 1000} s after it was back`,
+    ),
+  )
   // what the swarm had finished by the time the reloaded tab was back
   const resultsBefore = (await recordsOf(observer)).filter((r) => r.kind === 'result')
   const doneBefore = new Set(resultsBefore.map((r) => r.task))
   const seenBefore = new Set(resultsBefore.map((r) => r.id))
 
   await waitForRootDone(observer, GOAL)
+  await relinked
   // one accepted result per task, the same on every tab
   await expectSamePlan(pages, observer)
   const results = (await recordsOf(observer)).filter((r) => r.kind === 'result')

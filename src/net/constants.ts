@@ -87,6 +87,26 @@ export const DIAL_RECHECK_MS = 1_000
  * too.
  */
 export const DIAL_FALLBACK_AFTER_MS = 8_000
+/**
+ * A returning peer (a reloaded tab: returning.browser.ts) waits only this
+ * long for a lower peer to dial it while nothing from that peer is under
+ * way: no link of any kind, not even the relayed one that a WebRTC dial's
+ * signalling opens first, within half a second on a LAN. The lower peer
+ * most likely still holds its link to our previous page, which it takes
+ * for live until a ping catches it (up to 15 s), and so dials nobody; our
+ * dial shows it that link is stale (relink.ts). Only for a returning peer:
+ * in a room that is forming on a loaded machine, a lower peer often takes
+ * longer than this to begin, and every peer dialling after 3 s made the
+ * pairs linked twice four times as many in the 64-peer-plus-tabs bench
+ * (102 against 26 and 37).
+ */
+export const RETURNING_DIAL_AFTER_MS = 2_000
+/**
+ * A tab that was online in the room under its PeerId less than this long
+ * ago is returning: longer than any peer's ping timeout (15 s in a tab,
+ * 30 s on Node), after which nobody holds a stale link to it.
+ */
+export const RETURNING_WITHIN_MS = 60_000
 
 /**
  * Direct links each peer aims for in a room of up to BIG_ROOM_PEERS (see
@@ -149,6 +169,17 @@ export const LINK_PING_MIN_TIMEOUT_MS = 20_000
  * for anything from us.
  */
 export const DEAF_LINK_AFTER_MS = 20_000
+/**
+ * A new direct link to a peer makes its other direct links stale when they
+ * opened at least this long before it (relink.ts): the peer dialled us, or
+ * answered our dial, so its end of the old link is gone (a reloaded tab, a
+ * restarted agent, a laptop back from sleep), while our end could take a
+ * ping timeout to notice (up to 15 s in a tab, 30 s on Node). Both links of
+ * one simultaneous dial open within a dial's time of each other, under 3 s
+ * even on the loaded bench machine.
+ */
+export const STALE_LINK_AGE_MS = 5_000
+
 /**
  * A peer relinked and deaf again waits twice as long each time before the
  * next relink, up to this: a link that never gets its GossipSub streams (a

@@ -4,7 +4,7 @@ import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import type { Libp2p } from '@libp2p/interface'
 import { multiaddr } from '@multiformats/multiaddr'
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { DIRECT_LINKS } from './constants'
+import { DIRECT_LINKS, RELAYED_LINK_GRACE_MS } from './constants'
 import { Dialer } from './dialer'
 import { silentLogger } from './log'
 import type { RelayInfo } from './relay-client'
@@ -28,8 +28,7 @@ beforeEach(() => {
 })
 afterEach(() => vi.useRealTimers())
 
-function setup(room: string[]) {
-  const self = ids[0]!
+function setup(room: string[], self = ids[0]!, returning = false) {
   const conns: {
     remotePeer: { toString: () => string }
     status: 'open' | 'closed'
@@ -68,6 +67,7 @@ function setup(room: string[]) {
     isBanned: () => false,
     onChange: () => {},
     surplusGraceMs: GRACE,
+    returning,
   })
   const neighbours = [...linkTargets(self, room)]
   const others = room.filter((id) => id !== self && !neighbours.includes(id))
@@ -189,5 +189,76 @@ describe('Dialer: surplus direct links', () => {
     tickAt(GRACE)
     tickAt(10 * GRACE)
     expect(closed).toEqual([others[2]])
+  })
+})
+
+describe('Dialer: whose turn it is to dial', () => {
+  /** self is the higher PeerId of a pair: the lower one dials first */
+  function pair(returning: boolean) {
+    const [lower, higher] = ids.slice(0, 2).sort() as [string, string]
+    return { lower, ...setup([lower, higher], higher, returning) }
+  }
+
+  it('the lower peer dials at once', () => {
+    const [lower, higher] = ids.slice(0, 2).sort() as [string, string]
+    const { dialer, dialed } = setup([lower, higher], lower)
+    dialer.setRoomPeers(relay, [higher])
+    expect(dialed).toEqual([higher])
+  })
+
+  it('the higher peer dials 8 s after it saw the lower one', () => {
+    const { lower, dialer, dialed, tickAt } = pair(false)
+    dialer.setRoomPeers(relay, [lower])
+    tickAt(7_999)
+    expect(dialed).toEqual([])
+    tickAt(8_000)
+    expect(dialed).toEqual([lower])
+  })
+
+  it('a returning peer dials after 2 s when nothing from the lower one is under way', () => {
+    const { lower, dialer, dialed, tickAt } = pair(true)
+    dialer.setRoomPeers(relay, [lower])
+    tickAt(1_999)
+    expect(dialed).toEqual([])
+    tickAt(2_000)
+    expect(dialed).toEqual([lower])
+  })
+
+  it('but waits 8 s while a link from the lower one (the relayed signalling of its dial) stands', () => {
+    const { lower, dialer, dialed, link, tickAt } = pair(true)
+    link(lower, true)
+    dialer.setRoomPeers(relay, [lower])
+    tickAt(7_999)
+    expect(dialed).toEqual([])
+    tickAt(8_000)
+    expect(dialed).toEqual([lower])
+  })
+})
+
+describe('Dialer: relayed links', () => {
+  const room = () => ids.slice(0, 2)
+
+  it('closes a relayed link once a direct link opened after it has stood the grace', () => {
+    const { dialer, link, closed, tickAt } = setup(room())
+    const peer = ids[1]!
+    link(peer, true) // the signalling of a dial
+    vi.setSystemTime(T0 + 1_000)
+    link(peer) // its outcome
+    dialer.setRoomPeers(relay, room())
+    tickAt(1_000 + RELAYED_LINK_GRACE_MS - 1)
+    expect(closed).toEqual([])
+    tickAt(1_000 + RELAYED_LINK_GRACE_MS)
+    expect(closed).toEqual([peer])
+  })
+
+  it('keeps a relayed link newer than every direct link: a dial of a peer that came back', () => {
+    const { dialer, link, closed, tickAt } = setup(room())
+    const peer = ids[1]!
+    link(peer) // our link to the peer's previous page, stale
+    vi.setSystemTime(T0 + 60_000)
+    link(peer, true) // the signalling of its dial now
+    dialer.setRoomPeers(relay, room())
+    tickAt(60_000 + 10 * RELAYED_LINK_GRACE_MS)
+    expect(closed).toEqual([])
   })
 })

@@ -7,7 +7,9 @@
  * the other announced:
  * - one dialer per pair: the lower PeerId (string order); the higher one
  *   dials too only if the pair is still unlinked DIAL_FALLBACK_AFTER_MS after
- *   it first saw the lower one;
+ *   it first saw the lower one (a returning peer: RETURNING_DIAL_AFTER_MS
+ *   when nothing from the lower one is under way, as it may hold a stale
+ *   link to us);
  * - failed dials are retried with exponential backoff;
  * - tick() re-checks everything (call it periodically and on events:
  *   peer:discovery does not fire again for known peers).
@@ -23,6 +25,7 @@ import {
   DIRECT_LINKS,
   IDENTIFY_WAIT_MS,
   RELAYED_LINK_GRACE_MS,
+  RETURNING_DIAL_AFTER_MS,
   SURPLUS_LINK_GRACE_MS,
 } from './constants'
 import { backoff } from './backoff'
@@ -42,8 +45,15 @@ export interface DialerInit {
    * Node peers, which can dial them. Default: false (tabs cannot).
    */
   direct?: boolean
+  /**
+   * This peer was online in the room under its PeerId moments ago (a
+   * reloaded tab): its peers may hold links to it that are gone at its end,
+   * and not dial it. Default: false.
+   */
+  returning?: boolean
   /** for tests; defaults from constants.ts */
   fallbackAfterMs?: number
+  returningAfterMs?: number
   surplusGraceMs?: number
   identifyWaitMs?: number
   dialTimeoutMs?: number
@@ -64,6 +74,7 @@ export class Dialer {
   private readonly peers = new Map<string, Candidate>()
   private readonly self: string
   private readonly fallbackAfterMs: number
+  private readonly returningAfterMs: number
   private readonly surplusGraceMs: number
   private readonly identifyWaitMs: number
   private readonly dialTimeoutMs: number
@@ -73,6 +84,8 @@ export class Dialer {
   constructor(private readonly init: DialerInit) {
     this.self = init.libp2p.peerId.toString()
     this.fallbackAfterMs = init.fallbackAfterMs ?? DIAL_FALLBACK_AFTER_MS
+    this.returningAfterMs =
+      init.returning === true ? (init.returningAfterMs ?? RETURNING_DIAL_AFTER_MS) : Infinity
     this.surplusGraceMs = init.surplusGraceMs ?? SURPLUS_LINK_GRACE_MS
     this.identifyWaitMs = init.identifyWaitMs ?? IDENTIFY_WAIT_MS
     this.dialTimeoutMs = init.dialTimeoutMs ?? DIAL_TIMEOUT_MS
@@ -114,6 +127,8 @@ export class Dialer {
     const now = Date.now()
     const wanted = linkTargets(this.self, this.peers.keys())
     this.closeSurplusLinks(wanted, now)
+    // peers with a link of any kind to us (a relayed one: their dial is under way), if asked
+    let linked: Set<string> | undefined
     for (const [id, c] of this.peers) {
       if (c.dialing || !wanted.has(id)) continue
       if (this.hasDirectLink(id)) {
@@ -121,8 +136,17 @@ export class Dialer {
         continue
       }
       if (this.init.isBanned(id)) continue
-      const ourTurn = this.self < id || now - c.firstSeen >= this.fallbackAfterMs
+      const waited = now - c.firstSeen
+      const ourTurn =
+        this.self < id ||
+        waited >= this.fallbackAfterMs ||
+        (waited >= this.returningAfterMs && !(linked ??= this.linkedPeers()).has(id))
       if (!ourTurn || now < c.nextDialAt) continue
+      if (this.self > id && waited < this.fallbackAfterMs && c.failures === 0) {
+        this.init.logger.info('returning: dialling a lower peer that has not dialled us', {
+          peer: id,
+        })
+      }
       void this.dial(id, c)
     }
   }
@@ -160,27 +184,34 @@ export class Dialer {
   }
 
   /**
-   * A relayed link to a peer we also reach directly has done its job (it
-   * carried the WebRTC signalling): close it, so the relay does not hold it
-   * open for nothing until its duration limit.
+   * A relayed link to a peer has done its job (it carried the WebRTC
+   * signalling) once a direct link to that peer opened after it: close it
+   * RELAYED_LINK_GRACE_MS later, so the relay does not hold it open for
+   * nothing until its duration limit. A relayed link newer than every direct
+   * link is the signalling of a dial under way: the peer came back and its
+   * end of our direct link is gone (relink.ts). Closing that one would fail
+   * the peer's every dial until a ping caught the stale link.
    */
   private closeSpentRelayedLinks(): void {
-    const conns = this.init.libp2p.getConnections()
-    const directSince = new Map<string, number>()
+    const conns = this.init.libp2p.getConnections().filter((c) => c.status === 'open')
+    const direct = new Map<string, number[]>()
     for (const c of conns) {
-      if (c.status === 'open' && c.limits == null) {
-        const peer = c.remotePeer.toString()
-        directSince.set(peer, Math.min(directSince.get(peer) ?? Infinity, c.timeline.open))
-      }
+      if (c.limits != null) continue
+      const peer = c.remotePeer.toString()
+      direct.set(peer, [...(direct.get(peer) ?? []), c.timeline.open])
     }
     const now = Date.now()
     for (const c of conns) {
-      if (c.status !== 'open' || c.limits == null) continue
-      const since = directSince.get(c.remotePeer.toString())
-      if (since !== undefined && now - since >= RELAYED_LINK_GRACE_MS) {
+      if (c.limits == null) continue
+      const opened = direct.get(c.remotePeer.toString()) ?? []
+      if (opened.some((at) => at >= c.timeline.open && now - at >= RELAYED_LINK_GRACE_MS)) {
         void c.close().catch(() => {})
       }
     }
+  }
+
+  private linkedPeers(): Set<string> {
+    return new Set(this.init.libp2p.getConnections().map((c) => c.remotePeer.toString()))
   }
 
   private hasDirectLink(peerId: string): boolean {

@@ -10,8 +10,10 @@
 import { circuitRelayTransport } from '@libp2p/circuit-relay-v2'
 import { webRTC } from '@libp2p/webrtc'
 import { webSockets } from '@libp2p/websockets'
-import { RELAY_RESERVATION_TIMEOUT_MS } from './constants'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import { DEFAULT_ROOM, RELAY_RESERVATION_TIMEOUT_MS } from './constants'
 import { acquireTabIdentity, type TabIdentityInit } from './identity.browser'
+import { returningTab } from './returning.browser'
 import { createSwarm } from './swarm'
 import type { SwarmNode, SwarmNodeInitBase } from './types'
 
@@ -31,6 +33,7 @@ export async function createSwarmNode(init: BrowserSwarmNodeInit): Promise<Swarm
     init.privateKey === undefined ? await acquireTabIdentity(init.identity) : undefined
   const privateKey = init.privateKey ?? identity?.privateKey
   if (privateKey === undefined) throw new Error('unreachable: no private key')
+  const tab = returningTab(init.room ?? DEFAULT_ROOM, peerIdFromPrivateKey(privateKey).toString())
   try {
     return await createSwarm(init, {
       privateKey,
@@ -43,9 +46,14 @@ export async function createSwarmNode(init: BrowserSwarmNodeInit): Promise<Swarm
       // the default browser gater refuses private and loopback addresses,
       // which is exactly where a LAN relay lives
       gater: { denyDialMultiaddr: () => false },
-      onStopped: () => identity?.release(),
+      returning: tab.returning,
+      onStopped: () => {
+        tab.stop()
+        identity?.release()
+      },
     })
   } catch (err) {
+    tab.stop()
     identity?.release()
     throw err
   }

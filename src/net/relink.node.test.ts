@@ -19,7 +19,7 @@ import { yamux } from '@libp2p/yamux'
 import { multiaddr, type Multiaddr } from '@multiformats/multiaddr'
 import { swarmGossipsub } from './gossip'
 import { silentLogger } from './log'
-import { createRelinker, deafPeers } from './relink'
+import { createRelinker, deafPeers, staleLinks } from './relink'
 
 type Node = Libp2p<{ identify: Identify; pubsub: GossipSub }>
 const TOPIC = 'relink-test'
@@ -36,15 +36,25 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-async function node(privateKey: PrivateKey, relinks: boolean, listen: boolean): Promise<Node> {
+interface NodeOptions {
+  /** the relinker's tick (deaf peers) runs */
+  relinks?: boolean
+  /** the relinker hears of every link as it opens (stale links), and takes links this much older for stale */
+  staleAgeMs?: number
+  listen?: boolean
+  /** libp2p pings every link this often; default PING_MS */
+  pingMs?: number
+}
+
+async function node(privateKey: PrivateKey, options: NodeOptions = {}): Promise<Node> {
   const libp2p = await createLibp2p({
     privateKey,
-    addresses: { listen: listen ? ['/ip4/127.0.0.1/tcp/0'] : [] },
+    addresses: { listen: options.listen === true ? ['/ip4/127.0.0.1/tcp/0'] : [] },
     transports: [tcp()],
     connectionEncrypters: [noise()],
     streamMuxers: [yamux()],
     connectionMonitor: {
-      pingInterval: PING_MS,
+      pingInterval: options.pingMs ?? PING_MS,
       pingTimeout: { minTimeout: PING_TIMEOUT_MS, maxTimeout: PING_TIMEOUT_MS },
     },
     services: {
@@ -58,8 +68,12 @@ async function node(privateKey: PrivateKey, relinks: boolean, listen: boolean): 
     isLink: () => true,
     logger: silentLogger,
     afterMs: DEAF_AFTER_MS,
+    ...(options.staleAgeMs !== undefined ? { staleAgeMs: options.staleAgeMs } : {}),
   })
-  const ticker = relinks ? setInterval(() => relinker.tick(), 200) : undefined
+  const ticker = options.relinks === true ? setInterval(() => relinker.tick(), 200) : undefined
+  if (options.staleAgeMs !== undefined) {
+    libp2p.addEventListener('connection:open', (evt) => relinker.linkOpened(evt.detail))
+  }
   libp2p.services.pubsub.subscribe(TOPIC)
   cleanups.push(async () => {
     clearInterval(ticker)
@@ -120,16 +134,20 @@ function redials(b: Node, a: Node): void {
   })
 }
 
-/** A links to B's first instance through a proxy; the proxy freezes; B's second instance links directly. */
-async function reload(relinks: boolean) {
-  const a = await node(await generateKeyPair('Ed25519'), relinks, true)
+/**
+ * A links to B's first instance through a proxy; the proxy freezes; B's
+ * second instance links directly, `after` ms after the first linked.
+ */
+async function reload(a: Node, after = 0) {
   const key = await generateKeyPair('Ed25519')
-  const b1 = await node(key, false, false)
+  const b1 = await node(key)
   const proxy = await freezableProxy(a.getMultiaddrs()[0]!)
+  const t0 = Date.now()
   await b1.dial(proxy.addr)
   expect(await hears(a, b1, WITHIN_MS)).toBe(true)
   proxy.freeze()
-  const b2 = await node(key, false, false)
+  await new Promise((resolve) => setTimeout(resolve, after - (Date.now() - t0)))
+  const b2 = await node(key)
   redials(b2, a)
   await b2.dial(a.getMultiaddrs()[0]!)
   return { a, b2 }
@@ -207,24 +225,59 @@ describe('createRelinker', () => {
 })
 
 describe('a peer back under its PeerId while its old link hangs', () => {
+  const listening = (options: NodeOptions = {}) =>
+    generateKeyPair('Ed25519').then((key) => node(key, { listen: true, ...options }))
+
   it('hears our gossip again once the hung link is caught: GossipSub lost it, we relink', async () => {
-    const { a, b2 } = await reload(true)
+    const { a, b2 } = await reload(await listening({ relinks: true }))
     expect(await hears(a, b2, WITHIN_MS)).toBe(true)
     expect(a.getConnections(b2.peerId)).toHaveLength(1)
   })
 
   it('(the control: without relinking, GossipSub never takes the peer up again on the new link)', async () => {
-    const { a, b2 } = await reload(false)
+    const { a, b2 } = await reload(await listening())
     expect(await hears(a, b2, WITHIN_MS)).toBe(false)
     // the hung link was caught; the new one stands, unused
     expect(a.getConnections(b2.peerId)).toHaveLength(1)
+  })
+
+  // no ping catches the hung link here, and no peer is taken for deaf in time
+  const slowPing = { pingMs: 60_000 }
+  const STALE_AGE_MS = 300
+  /** the new link: its gossip within this, well under DEAF_AFTER_MS + WITHIN_MS */
+  const AT_ONCE_MS = 1_500
+
+  it('hears our gossip at once when its new link opens: the older one is stale, and closed', async () => {
+    const a = await listening({ ...slowPing, staleAgeMs: STALE_AGE_MS })
+    const { b2 } = await reload(a, STALE_AGE_MS + 200)
+    expect(await hears(a, b2, AT_ONCE_MS)).toBe(true)
+    expect(a.getConnections(b2.peerId)).toHaveLength(1)
+  })
+
+  it('(the control: without that, our gossip goes into the hung link)', async () => {
+    const a = await listening(slowPing)
+    const { b2 } = await reload(a, STALE_AGE_MS + 200)
+    expect(await hears(a, b2, AT_ONCE_MS)).toBe(false)
+    expect(a.getConnections(b2.peerId)).toHaveLength(2)
+  })
+})
+
+describe('staleLinks', () => {
+  it('lists the links to the same peer that opened long enough before the new one', () => {
+    const links = [
+      { peer: 'p', openedAt: 1_000 }, // stale
+      { peer: 'p', openedAt: 8_000 }, // the other half of a simultaneous dial
+      { peer: 'q', openedAt: 1_000 }, // another peer
+    ]
+    expect(staleLinks(links, { peer: 'p', openedAt: 10_000 }, 5_000)).toEqual([links[0]])
+    expect(staleLinks(links, { peer: 'p', openedAt: 5_999 }, 5_000)).toEqual([])
   })
 })
 
 describe('two live links to one peer', () => {
   it('when the one GossipSub uses closes cleanly, gossip flows again over a fresh link', async () => {
-    const a = await node(await generateKeyPair('Ed25519'), true, true)
-    const b = await node(await generateKeyPair('Ed25519'), false, false)
+    const a = await node(await generateKeyPair('Ed25519'), { relinks: true, listen: true })
+    const b = await node(await generateKeyPair('Ed25519'))
     redials(b, a)
     const proxy = await freezableProxy(a.getMultiaddrs()[0]!)
     const first = await b.dial(proxy.addr)

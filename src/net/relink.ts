@@ -22,9 +22,18 @@
  * relinked and deaf again waits twice as long each time (up to
  * MAX_DEAF_LINK_AFTER_MS), so a link that never gets its streams does not
  * cost a redial every 20 s.
+ *
+ * A peer that came back sooner need not wait that long. Its peers dial it
+ * only when they hold no link to it, so a new link to a peer whose other
+ * link is STALE_LINK_AGE_MS older means the other is gone at the peer's
+ * end: it is closed at once (`linkOpened`), before GossipSub opens its
+ * streams on the new link. Its read error makes GossipSub drop the peer,
+ * and identify on the new link makes GossipSub take it up again there.
+ * Links of one simultaneous dial open within a dial's time of each other,
+ * and both are kept.
  */
 import type { Connection, Libp2p } from '@libp2p/interface'
-import { DEAF_LINK_AFTER_MS, MAX_DEAF_LINK_AFTER_MS } from './constants'
+import { DEAF_LINK_AFTER_MS, MAX_DEAF_LINK_AFTER_MS, STALE_LINK_AGE_MS } from './constants'
 import type { NetLogger } from './log'
 
 /** GossipSub's streams are on this protocol (any version) */
@@ -80,6 +89,20 @@ export function deafPeers(
     .map(([peer]) => peer)
 }
 
+/**
+ * The links a new link to the same peer makes stale: those that opened at
+ * least `staleAgeMs` before it.
+ */
+export function staleLinks<L extends Pick<OpenLink, 'peer' | 'openedAt'>>(
+  links: readonly L[],
+  opened: Pick<OpenLink, 'peer' | 'openedAt'>,
+  staleAgeMs: number = STALE_LINK_AGE_MS,
+): L[] {
+  return links.filter(
+    (link) => link.peer === opened.peer && opened.openedAt - link.openedAt >= staleAgeMs,
+  )
+}
+
 /** A link as deafPeers sees it. */
 export function openLink(conn: Connection): OpenLink {
   const gossip = conn.streams.filter(
@@ -102,16 +125,21 @@ export interface RelinkerInit {
   afterMs?: number
   /** default MAX_DEAF_LINK_AFTER_MS */
   maxAfterMs?: number
+  /** default STALE_LINK_AGE_MS */
+  staleAgeMs?: number
 }
 
 export interface Relinker {
   /** closes the links to every deaf peer; call it every second or so */
   tick(now?: number): void
+  /** closes the links a new link makes stale (staleLinks); call it as each link opens */
+  linkOpened(conn: Connection): void
 }
 
 export function createRelinker(init: RelinkerInit): Relinker {
   const base = init.afterMs ?? DEAF_LINK_AFTER_MS
   const max = init.maxAfterMs ?? MAX_DEAF_LINK_AFTER_MS
+  const staleAge = init.staleAgeMs ?? STALE_LINK_AGE_MS
   /** peers relinked and not yet seen with both streams since: how many times */
   const relinked = new Map<string, number>()
   // a room has tens of peers; a long-lived peer sees some leave while counted
@@ -119,6 +147,22 @@ export function createRelinker(init: RelinkerInit): Relinker {
   const afterMs = (peer: string) => Math.min(max, base * 2 ** (relinked.get(peer) ?? 0))
 
   return {
+    linkOpened(conn) {
+      if (!init.isLink(conn)) return
+      const opened = { peer: conn.remotePeer.toString(), openedAt: conn.timeline.open }
+      const links = init.libp2p
+        .getConnections()
+        .filter((c) => c !== conn && c.status === 'open' && init.isLink(c))
+        .map((c) => ({ conn: c, peer: c.remotePeer.toString(), openedAt: c.timeline.open }))
+      const stale = staleLinks(links, opened, staleAge)
+      if (stale.length === 0) return
+      init.logger.info('a new link to a peer replaces its stale one', {
+        peer: opened.peer,
+        // how much older the stale link is
+        olderMs: opened.openedAt - Math.min(...stale.map((link) => link.openedAt)),
+      })
+      for (const link of stale) link.conn.abort(new Error('a newer link to this peer replaces it'))
+    },
     tick(now = Date.now()) {
       const links = init.libp2p
         .getConnections()

@@ -60,6 +60,8 @@ export interface PlatformParts {
    * default libp2p's (5 s, adaptive). Node peers: LINK_PING_MIN_TIMEOUT_MS
    */
   pingMinTimeoutMs?: number
+  /** this peer was online in the room under its PeerId moments ago (dialer.ts); default false */
+  returning?: boolean
   /** runs after stop (e.g. release the identity lock) */
   onStopped?: () => void
 }
@@ -199,6 +201,7 @@ export async function createSwarm(
     isBanned: (p) => strikes.isBanned(p),
     onChange: summaryChanged,
     direct: platform.direct,
+    returning: platform.returning,
   })
 
   const relayClient = new RelayClient({
@@ -307,6 +310,7 @@ export async function createSwarm(
     maxInboundStreams: SYNC_MAX_INBOUND_STREAMS,
   })
 
+  const relinker = createRelinker({ libp2p, isLink, logger })
   libp2p.addEventListener('connection:open', (evt) => {
     const conn = evt.detail
     summaryChanged()
@@ -314,6 +318,7 @@ export async function createSwarm(
       relayClient.tick()
       return
     }
+    relinker.linkOpened(conn)
     // the dialing side starts the session; the other side answers it
     if (conn.limits == null && conn.direction === 'outbound') {
       void syncer.syncWith(conn)
@@ -335,7 +340,6 @@ export async function createSwarm(
     summaryChanged()
   })
 
-  const relinker = createRelinker({ libp2p, isLink, logger })
   const ticker = setInterval(() => {
     relayClient.tick()
     relinker.tick()

@@ -29,8 +29,8 @@
  * end: it is closed at once (`linkOpened`), before GossipSub opens its
  * streams on the new link. Its read error makes GossipSub drop the peer,
  * and identify on the new link makes GossipSub take it up again there.
- * Links of one simultaneous dial open within a dial's time of each other,
- * and both are kept.
+ * The two links of a simultaneous dial mostly open less than that apart,
+ * and both are kept (constants.ts says what happens when they do not).
  */
 import type { Connection, Libp2p } from '@libp2p/interface'
 import { DEAF_LINK_AFTER_MS, MAX_DEAF_LINK_AFTER_MS, STALE_LINK_AGE_MS } from './constants'

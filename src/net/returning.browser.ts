@@ -1,38 +1,68 @@
 /**
- * Is this tab returning: was its previous page online in the room under
- * the same PeerId moments ago (a reload)? Its peers may then still hold
- * links to that page, gone at this end, and not dial it (dialer.ts,
- * relink.ts). A page marks the time as it goes (pagehide); sessionStorage
- * keeps the mark across a reload of this tab, and shows it to no other tab.
+ * Is this tab returning: was a page with its PeerId online in the room
+ * moments ago (a reload, a tab closed and reopened)? Its peers may then
+ * still hold links to that page, gone at this end, and not dial it
+ * (dialer.ts, relink.ts). A page leaves a mark with the time as it goes
+ * (pagehide), under its room and PeerId; a PeerId belongs to one tab at a
+ * time (identity.browser.ts), so no other tab reads the mark as its own.
  */
 import { RETURNING_WITHIN_MS } from './constants'
 
-const markOf = (room: string, peerId: string) => `murmuration:online:${room}:${peerId}`
+const PREFIX = 'murmuration:online:'
 
 export interface ReturningTab {
-  /** the previous page of this tab was online in `room` as `peerId` within RETURNING_WITHIN_MS */
+  /** a page with this PeerId left `room` within RETURNING_WITHIN_MS */
   returning: boolean
   /** stop marking (the node stopped: its links closed cleanly) */
   stop(): void
 }
 
-export function returningTab(room: string, peerId: string, now = Date.now()): ReturningTab {
-  const mark = markOf(room, peerId)
+export interface ReturningTabInit {
+  /** default localStorage */
+  storage?: Pick<Storage, 'getItem' | 'setItem' | 'removeItem' | 'key' | 'length'>
+  /** where pagehide fires; default the page (globalThis) */
+  page?: Pick<EventTarget, 'addEventListener' | 'removeEventListener'>
+  /** default Date.now */
+  now?: () => number
+}
+
+export function returningTab(
+  room: string,
+  peerId: string,
+  init: ReturningTabInit = {},
+): ReturningTab {
+  const now = init.now ?? Date.now
+  const page = init.page ?? globalThis
+  const mark = `${PREFIX}${room}:${peerId}`
   let returning = false
   try {
-    const at = Number(sessionStorage.getItem(mark))
-    returning = at > 0 && now - at >= 0 && now - at < RETURNING_WITHIN_MS
-    sessionStorage.removeItem(mark)
+    const storage = init.storage ?? localStorage
+    const at = Number(storage.getItem(mark))
+    returning = at > 0 && now() - at >= 0 && now() - at < RETURNING_WITHIN_MS
+    sweep(storage, now())
   } catch {
     // storage off (a sandboxed frame, privacy settings): a returning tab only links more slowly
   }
   const onPageHide = () => {
     try {
-      sessionStorage.setItem(mark, String(Date.now()))
+      ;(init.storage ?? localStorage).setItem(mark, String(now()))
     } catch {
       // as above
     }
   }
-  addEventListener('pagehide', onPageHide)
-  return { returning, stop: () => removeEventListener('pagehide', onPageHide) }
+  page.addEventListener('pagehide', onPageHide)
+  return { returning, stop: () => page.removeEventListener('pagehide', onPageHide) }
+}
+
+/** Removes every mark too old to matter: a closed tab's is read by no one. */
+function sweep(storage: NonNullable<ReturningTabInit['storage']>, now: number): void {
+  const keys: string[] = []
+  for (let i = 0; i < storage.length; i++) {
+    const key = storage.key(i)
+    if (key?.startsWith(PREFIX) === true) keys.push(key)
+  }
+  for (const key of keys) {
+    const at = Number(storage.getItem(key))
+    if (!(now - at < RETURNING_WITHIN_MS)) storage.removeItem(key)
+  }
 }

@@ -241,11 +241,11 @@ describe('a peer back under its PeerId while its old link hangs', () => {
     expect(a.getConnections(b2.peerId)).toHaveLength(1)
   })
 
-  // no ping catches the hung link here, and no peer is taken for deaf in time
+  // no ping catches the hung link in these two, and no deaf peer is relinked (no tick)
   const slowPing = { pingMs: 60_000 }
   const STALE_AGE_MS = 300
-  /** the new link: its gossip within this, well under DEAF_AFTER_MS + WITHIN_MS */
-  const AT_ONCE_MS = 1_500
+  /** our gossip reaches the new link within this (about 0.7 s on an idle machine) */
+  const AT_ONCE_MS = 3_000
 
   it('hears our gossip at once when its new link opens: the older one is stale, and closed', async () => {
     const a = await listening({ ...slowPing, staleAgeMs: STALE_AGE_MS })

@@ -196,7 +196,15 @@ describe('Dialer: whose turn it is to dial', () => {
   /** self is the higher PeerId of a pair: the lower one dials first */
   function pair(returning: boolean) {
     const [lower, higher] = ids.slice(0, 2).sort() as [string, string]
-    return { lower, ...setup([lower, higher], higher, returning) }
+    const s = setup([lower, higher], higher, returning)
+    /** self dials the lower peer at `ms` after it saw it, not a moment before */
+    const dialsAt = (ms: number) => {
+      s.tickAt(ms - 1)
+      expect(s.dialed).toEqual([])
+      s.tickAt(ms)
+      expect(s.dialed).toEqual([lower])
+    }
+    return { lower, dialsAt, ...s }
   }
 
   it('the lower peer dials at once', () => {
@@ -207,31 +215,22 @@ describe('Dialer: whose turn it is to dial', () => {
   })
 
   it('the higher peer dials 8 s after it saw the lower one', () => {
-    const { lower, dialer, dialed, tickAt } = pair(false)
+    const { lower, dialer, dialsAt } = pair(false)
     dialer.setRoomPeers(relay, [lower])
-    tickAt(7_999)
-    expect(dialed).toEqual([])
-    tickAt(8_000)
-    expect(dialed).toEqual([lower])
+    dialsAt(8_000)
   })
 
   it('a returning peer dials after 2 s when nothing from the lower one is under way', () => {
-    const { lower, dialer, dialed, tickAt } = pair(true)
+    const { lower, dialer, dialsAt } = pair(true)
     dialer.setRoomPeers(relay, [lower])
-    tickAt(1_999)
-    expect(dialed).toEqual([])
-    tickAt(2_000)
-    expect(dialed).toEqual([lower])
+    dialsAt(2_000)
   })
 
   it('but waits 8 s while a link from the lower one (the relayed signalling of its dial) stands', () => {
-    const { lower, dialer, dialed, link, tickAt } = pair(true)
+    const { lower, dialer, link, dialsAt } = pair(true)
     link(lower, true)
     dialer.setRoomPeers(relay, [lower])
-    tickAt(7_999)
-    expect(dialed).toEqual([])
-    tickAt(8_000)
-    expect(dialed).toEqual([lower])
+    dialsAt(8_000)
   })
 })
 

@@ -137,12 +137,13 @@ export class Dialer {
       }
       if (this.init.isBanned(id)) continue
       const waited = now - c.firstSeen
-      const ourTurn =
-        this.self < id ||
-        waited >= this.fallbackAfterMs ||
-        (waited >= this.returningAfterMs && !(linked ??= this.linkedPeers()).has(id))
-      if (!ourTurn || now < c.nextDialAt) continue
-      if (this.self > id && waited < this.fallbackAfterMs && c.failures === 0) {
+      // before the fallback, only a returning peer dials a lower one, and only
+      // while nothing from it is under way (a link of any kind)
+      const early = this.self > id && waited < this.fallbackAfterMs
+      if (early && (waited < this.returningAfterMs || (linked ??= this.linkedPeers()).has(id)))
+        continue
+      if (now < c.nextDialAt) continue
+      if (early && c.failures === 0) {
         this.init.logger.info('returning: dialling a lower peer that has not dialled us', {
           peer: id,
         })

@@ -145,14 +145,15 @@ export function createRelinker(init: RelinkerInit): Relinker {
   // a room has tens of peers; a long-lived peer sees some leave while counted
   const MAX_TRACKED = 1_024
   const afterMs = (peer: string) => Math.min(max, base * 2 ** (relinked.get(peer) ?? 0))
+  const openLinks = () =>
+    init.libp2p.getConnections().filter((c) => c.status === 'open' && init.isLink(c))
 
   return {
     linkOpened(conn) {
       if (!init.isLink(conn)) return
       const opened = { peer: conn.remotePeer.toString(), openedAt: conn.timeline.open }
-      const links = init.libp2p
-        .getConnections()
-        .filter((c) => c !== conn && c.status === 'open' && init.isLink(c))
+      const links = openLinks()
+        .filter((c) => c !== conn)
         .map((c) => ({ conn: c, peer: c.remotePeer.toString(), openedAt: c.timeline.open }))
       const stale = staleLinks(links, opened, staleAge)
       if (stale.length === 0) return
@@ -164,9 +165,7 @@ export function createRelinker(init: RelinkerInit): Relinker {
       for (const link of stale) link.conn.abort(new Error('a newer link to this peer replaces it'))
     },
     tick(now = Date.now()) {
-      const links = init.libp2p
-        .getConnections()
-        .filter((c) => c.status === 'open' && init.isLink(c))
+      const links = openLinks()
       for (const [peer, p] of byPeer(links.map(openLink))) {
         if (p.out && p.in) relinked.delete(peer)
         if (!isDeaf(p, now, afterMs(peer))) continue

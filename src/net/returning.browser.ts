@@ -33,25 +33,30 @@ export function returningTab(
 ): ReturningTab {
   const now = init.now ?? Date.now
   const page = init.page ?? globalThis
+  const storage = () => init.storage ?? localStorage
   const mark = `${PREFIX}${room}:${peerId}`
   let returning = false
   try {
-    const storage = init.storage ?? localStorage
-    const at = Number(storage.getItem(mark))
-    returning = at > 0 && now() - at >= 0 && now() - at < RETURNING_WITHIN_MS
-    sweep(storage, now())
+    returning = fresh(storage().getItem(mark), now())
+    sweep(storage(), now())
   } catch {
     // storage off (a sandboxed frame, privacy settings): a returning tab only links more slowly
   }
   const onPageHide = () => {
     try {
-      ;(init.storage ?? localStorage).setItem(mark, String(now()))
+      storage().setItem(mark, String(now()))
     } catch {
       // as above
     }
   }
   page.addEventListener('pagehide', onPageHide)
   return { returning, stop: () => page.removeEventListener('pagehide', onPageHide) }
+}
+
+/** Was a mark left within RETURNING_WITHIN_MS before `now`? */
+function fresh(mark: string | null, now: number): boolean {
+  const at = Number(mark)
+  return at > 0 && now - at >= 0 && now - at < RETURNING_WITHIN_MS
 }
 
 /** Removes every mark too old to matter: a closed tab's is read by no one. */
@@ -61,8 +66,5 @@ function sweep(storage: NonNullable<ReturningTabInit['storage']>, now: number): 
     const key = storage.key(i)
     if (key?.startsWith(PREFIX) === true) keys.push(key)
   }
-  for (const key of keys) {
-    const at = Number(storage.getItem(key))
-    if (!(now - at < RETURNING_WITHIN_MS)) storage.removeItem(key)
-  }
+  for (const key of keys) if (!fresh(storage.getItem(key), now)) storage.removeItem(key)
 }

@@ -86,6 +86,24 @@ export interface BudgetStatus {
   authors: number | null
 }
 
+/**
+ * What a person lets this tab's (or agent's) executor do with tools, each
+ * off by default (issue 24). An executor advertises can_run_code only with
+ * runCode on and a model that calls tools, and can_query_api only with
+ * webSearch on and a provider with server-side search (Anthropic, OpenAI),
+ * or with knowledgeAnswers on (its results then say they were not checked).
+ */
+export interface ToolConsent {
+  /** "Run code in this tab": model-written JavaScript in this peer's sandbox */
+  runCode: boolean
+  /** "Search the web with my key": the provider's own web search, priced per call */
+  webSearch: boolean
+  /** "Answer live questions from the model's knowledge", marked as unchecked */
+  knowledgeAnswers: boolean
+}
+
+export const NO_TOOLS: ToolConsent = { runCode: false, webSearch: false, knowledgeAnswers: false }
+
 export interface RuntimeInit {
   /** the room, from its invite (src/protocol/invite.ts): its secret never leaves this peer */
   room: RoomKey

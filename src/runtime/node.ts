@@ -11,6 +11,7 @@ import { lineLogger } from '../net/log'
 import { loadOrCreateKeyFile } from '../net/identity.node.js'
 import { createSwarmNode } from '../net/node.node.js'
 import { nodeVerify } from '../protocol/verify.node.js'
+import { createNodeSandbox } from '../sandbox/sandbox.node.js'
 import { inProcessCore } from './host'
 import { memoryPersistence } from './persist'
 import { filePersistence } from './persist.node.js'
@@ -41,7 +42,8 @@ export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRunt
     persistence: init.dataDir
       ? filePersistence(join(init.dataDir, `records-${init.room.id}.bin`))
       : memoryPersistence(),
-    startCore: inProcessCore(init.providerInit),
+    // the sandbox is a worker thread, started at the first program a model runs (runCode on)
+    startCore: inProcessCore(init.providerInit, () => createNodeSandbox()),
     createNode: (nodeInit) =>
       createSwarmNode({
         ...nodeInit,

@@ -23,6 +23,7 @@ scope.onmessage = ({ data }) => {
         model: data.model,
         budget: data.budget,
         authors: data.authors,
+        tools: data.tools,
         publish: (records) => post({ type: 'publish', records }),
         requestSync: () => post({ type: 'sync' }),
         onTree: (tree) => post({ type: 'tree', tree }),
@@ -43,6 +44,12 @@ scope.onmessage = ({ data }) => {
       break
     case 'set-authors':
       driver?.setAuthors(data.authors)
+      break
+    case 'set-capabilities':
+      driver?.setCapabilities(data.capabilities)
+      break
+    case 'set-tools':
+      driver?.setTools(data.consent)
       break
     case 'archive':
       driver?.archive(data.ids)

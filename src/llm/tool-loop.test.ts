@@ -22,14 +22,16 @@ const PROGRAM = [
 ].join('\n')
 const PRINTED = 'sum of squares to 1000: 333833500'
 
-const codeLeaf: LlmTask = {
+type ExecuteTask = Extract<LlmTask, { kind: 'execute' }>
+
+const codeLeaf: ExecuteTask = {
   kind: 'execute',
   path: ['Plan a garden'],
   task: 'Compute the sum of the squares from 1 to 1000',
   capability: 'can_run_code',
   dependencies: [],
 }
-const liveLeaf: LlmTask = {
+const liveLeaf: ExecuteTask = {
   kind: 'execute',
   path: ['Plan a trip to Kyoto'],
   task: 'Find current train fares from Tokyo to Kyoto',
@@ -70,7 +72,7 @@ const tools = (extra: Partial<TaskTools> = {}): TaskTools => ({
   knowledge: false,
   ...extra,
 })
-const run = (task: LlmTask, config: ModelConfig, taskTools: TaskTools = tools()) =>
+const run = (task: ExecuteTask, config: ModelConfig, taskTools: TaskTools = tools()) =>
   runLlmTask(task, createProvider(config), { tools: taskTools, backoffMs: 0 })
 
 describe('the execute tool loop, over HTTP to the mock LLM', () => {
@@ -84,7 +86,7 @@ describe('the execute tool loop, over HTTP to the mock LLM', () => {
         expect.objectContaining({ type: 'code', code: PROGRAM, exit: 0, error: '' }),
       ])
       const [step] = outcome.value.steps!
-      expect(step!.type === 'code' && step.stdout.trim()).toBe(PRINTED)
+      expect(step?.type === 'code' && step.stdout.trim()).toBe(PRINTED)
       // the answer quotes the stdout the tool result carried back
       expect(outcome.value.output).toContain(PRINTED)
       const llm = mock.requests.filter((r) => r.taskKind === 'execute')

@@ -32,11 +32,14 @@ import {
   createBudget,
   DEFAULT_BUDGET,
   setLimits,
+  spentOf,
+  withSpent,
   type BudgetDecision,
   type BudgetLimits,
   type BudgetState,
   type UsageEvent,
 } from './budget'
+import type { SpendingPersistence } from './persist'
 import { effectiveCapabilities } from './tools'
 import { NO_TOOLS, type RoleActivity, type ToolConsent } from './types'
 
@@ -76,6 +79,11 @@ export interface DriverInit {
    * on. Absent: no sandbox here, so can_run_code is not offered.
    */
   createSandbox?: () => CodeSandbox | Promise<CodeSandbox>
+  /**
+   * Where what this role spent is kept across reloads. The role takes no LLM
+   * work until it is loaded, so a reload cannot slip past a cap.
+   */
+  spending?: SpendingPersistence
   now?: () => number
   tickMs?: number
   log?: (message: string) => void
@@ -102,6 +110,8 @@ export class CoreDriver {
   private chosen: Capability[]
   private tools: ToolConsent
   private sandbox: Promise<CodeSandbox> | null = null
+  /** what was spent before this start is loaded (or there is no storage) */
+  private spendingLoaded: boolean
 
   constructor(private readonly init: DriverInit) {
     this.now = init.now ?? Date.now
@@ -110,6 +120,7 @@ export class CoreDriver {
     this.authors = init.authors ?? null
     this.chosen = [...init.config.capabilities]
     this.tools = { ...(init.tools ?? NO_TOOLS) }
+    this.spendingLoaded = init.spending === undefined
     const first = budgetStep(createBudget(init.budget ?? DEFAULT_BUDGET), null, this.now())
     this.budget = first.state
     this.decision = first.decision
@@ -123,6 +134,18 @@ export class CoreDriver {
     this.activityLog = new ActivityLog(this.peer)
     this.ticker = setInterval(() => this.deliver([{ type: 'tick' }]), init.tickMs ?? TICK_MS)
     this.deliver([{ type: 'tick' }])
+    init.spending
+      ?.load()
+      .then(
+        (saved) => {
+          this.budget = withSpent(this.budget, saved, this.now())
+        },
+        (err: Error) => this.init.log?.(`could not load what this role spent: ${err.message}`),
+      )
+      .finally(() => {
+        this.spendingLoaded = true
+        this.deliver([{ type: 'tick' }])
+      })
   }
 
   /**
@@ -273,7 +296,7 @@ export class CoreDriver {
   private consent(): Consent {
     return {
       authors: this.authors,
-      paused: this.decision.paused,
+      paused: this.decision.paused || !this.spendingLoaded,
       skipGoals: this.decision.skipGoals,
     }
   }
@@ -361,6 +384,13 @@ export class CoreDriver {
     if (usage.offline || usage.provider === 'offline') return
     const { state } = budgetStep(this.budget, this.usageEvent(id, usage, outcome.tools), this.now())
     this.budget = state
+    if (this.spendingLoaded) {
+      this.init.spending
+        ?.save(spentOf(this.budget))
+        .catch((err: Error) =>
+          this.init.log?.(`could not save what this role spent: ${err.message}`),
+        )
+    }
   }
 
   private usageEvent(

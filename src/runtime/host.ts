@@ -4,6 +4,7 @@
  */
 import type { Capability, ModelConfig, ProviderInit } from '../llm/index'
 import type { CodeSandbox } from '../sandbox/types'
+import type { SpendingPersistence } from './persist'
 import type { PlanRecord, WireRecord } from '../protocol/records'
 import type { PlanTree } from '../plan/tree'
 import type { PeerInput } from '../roles/index'
@@ -48,20 +49,18 @@ export interface CoreHost {
 
 export type StartCore = (init: CoreHostInit) => CoreHost
 
-/**
- * Run the core in this process. `createSandbox` makes the code sandbox
- * (a Node agent: createNodeSandbox), lazily, only when runCode is on.
- */
-export function inProcessCore(
-  providerInit?: ProviderInit,
-  createSandbox?: () => CodeSandbox | Promise<CodeSandbox>,
-): StartCore {
+export interface InProcessInit {
+  providerInit?: ProviderInit
+  /** makes the code sandbox (a Node agent: createNodeSandbox), lazily, only when runCode is on */
+  createSandbox?: () => CodeSandbox | Promise<CodeSandbox>
+  /** where what the role spent is kept (an agent's data directory) */
+  spending?: SpendingPersistence
+}
+
+/** Run the core in this process. */
+export function inProcessCore(options: InProcessInit = {}): StartCore {
   return (init) => {
-    const driver = new CoreDriver({
-      ...init,
-      ...(providerInit ? { providerInit } : {}),
-      ...(createSandbox ? { createSandbox } : {}),
-    })
+    const driver = new CoreDriver({ ...init, ...options })
     return {
       deliver: (inputs) => driver.deliver(inputs),
       setModel: (model) => driver.setModel(model),

@@ -4,6 +4,7 @@
  * is in the background. It talks only to its tab, through messages.ts.
  */
 import { CoreDriver } from '../runtime/driver'
+import { indexedDbSpending } from '../runtime/persist.browser'
 import type { FromWorker, ToWorker } from './messages'
 
 const scope = self as unknown as {
@@ -24,6 +25,8 @@ scope.onmessage = ({ data }) => {
         budget: data.budget,
         authors: data.authors,
         tools: data.tools,
+        // what this tab spent survives a reload (IndexedDB, under the tab's identity)
+        spending: indexedDbSpending(data.config.peerId),
         publish: (records) => post({ type: 'publish', records }),
         requestSync: () => post({ type: 'sync' }),
         onTree: (tree) => post({ type: 'tree', tree }),

@@ -1,7 +1,7 @@
 /**
  * The Node sandbox's worker thread: compiles the QuickJS engine once, then
  * runs each program it is sent in a fresh instance (quickjs-guest.ts).
- * Started through sandbox-thread.node.mjs, which makes TypeScript loadable.
+ * Started through scripts/ts-worker.mjs, which makes TypeScript loadable.
  */
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'

@@ -2,9 +2,14 @@
  * The code sandbox in real Chromium: the harness page (e2e/harness/
  * sandbox.html) starts a dedicated worker that plays the role worker and
  * creates the browser sandbox inside it, so the sandbox's Worker is nested as
- * in the app. Checks the limits a model-written program meets in a tab.
+ * in the app. The harness is served with the app server's security headers
+ * (its Content-Security-Policy, and the sandbox worker's own), so the engine
+ * must load under the app's real policy. Checks the limits a model-written
+ * program meets in a tab.
  */
 import { expect, test, type Page } from '@playwright/test'
+import { securityHeaders } from '../relay/app-server'
+import { serveDir, type StaticServer } from './fixtures/static-server'
 import type { SandboxHarness } from './harness/sandbox'
 import type { HarnessReply } from './harness/sandbox-messages'
 import type { SandboxInit } from '../src/sandbox/limits'
@@ -15,17 +20,23 @@ const LIMITS: SandboxInit = { timeLimitMs: 1_000, memoryMb: 16, stdoutChars: 200
 
 test.describe.configure({ mode: 'serial' })
 
+/** built by the global setup (vite.harness.config.ts) */
+const HARNESS_DIR = 'e2e/artifacts/harness'
+
+let server: StaticServer
 let page: Page
 
 test.beforeAll(async ({ browser }) => {
-  const base = process.env.MURMURATION_HARNESS_URL
-  if (base === undefined) throw new Error('MURMURATION_HARNESS_URL unset: is globalSetup running?')
+  server = await serveDir(HARNESS_DIR, 0, securityHeaders)
   page = await browser.newPage()
-  await page.goto(`${base}sandbox.html`)
+  await page.goto(`${server.url}sandbox.html`)
   await expect(page.locator('#state')).toHaveText('ready')
 })
 
-test.afterAll(() => page.close())
+test.afterAll(async () => {
+  await page.close()
+  await server.close()
+})
 
 async function reply(
   code: string,

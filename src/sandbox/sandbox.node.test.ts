@@ -5,7 +5,7 @@
  * that the next run starts a fresh one.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { createNodeSandbox } from './sandbox.node'
+import { createNodeSandbox } from './sandbox.node.js'
 import type { CodeRun } from './types'
 import { MAX_CODE_CHARS } from './worker-host'
 

@@ -9,7 +9,7 @@
  * and Playwright itself) in a directory of its own, so an ordinary user can
  * read it wherever this checkout is.
  */
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -35,7 +35,8 @@ test.beforeAll(() => {
   ])
     cpSync(path, join(dir, path), { recursive: true })
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }))
-  chmodSync(dir, 0o755)
+  // readable by anyone whatever this checkout's modes and the umask
+  execFileSync('chmod', ['-R', 'a+rX', dir])
 })
 test.afterAll(() => rmSync(dir, { recursive: true, force: true }))
 

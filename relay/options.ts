@@ -17,7 +17,12 @@ import {
   UsageError,
   type OptionValues,
 } from '../src/cli/options'
-import { DEFAULT_RELAY_HOST, DEFAULT_RELAY_KEY_FILE, DEFAULT_RELAY_PORT } from './defaults'
+import {
+  DEFAULT_APP_PORT,
+  DEFAULT_RELAY_HOST,
+  DEFAULT_RELAY_KEY_FILE,
+  DEFAULT_RELAY_PORT,
+} from './defaults'
 
 /** `npm start`: the relay and the web app in one process. */
 export const START_OPTIONS = {
@@ -31,7 +36,7 @@ export const START_OPTIONS = {
     parse: text,
     shownDefault: '127.0.0.1, or 0.0.0.0 with --lan',
   }),
-  port: option({ arg: 'PORT', help: "the web app's port", parse: port, default: 8080 }),
+  port: option({ arg: 'PORT', help: "the web app's port", parse: port, default: DEFAULT_APP_PORT }),
   'relay-port': option({
     arg: 'PORT',
     help: "the relay's WebSocket port",

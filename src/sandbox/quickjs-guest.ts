@@ -68,8 +68,25 @@ class Output {
   }
 }
 
-/** Runs `code` in a fresh engine instantiated from `wasmModule` (the compiled QuickJS release build). */
+/**
+ * Runs `code` in a fresh engine instantiated from `wasmModule` (the compiled
+ * QuickJS release build). Never rejects: a failure of the engine itself is
+ * the run's error too, so the worker always answers.
+ */
 export async function runGuest(
+  wasmModule: WebAssembly.Module,
+  code: string,
+  limits: GuestLimits,
+): Promise<GuestResult> {
+  try {
+    return await runFresh(wasmModule, code, limits)
+  } catch (thrown) {
+    const error = `the engine could not start: ${thrown instanceof Error ? thrown.message : String(thrown)}`
+    return { stdout: '', stderr: '', exit: 1, error, durationMs: 0, timedOut: false }
+  }
+}
+
+async function runFresh(
   wasmModule: WebAssembly.Module,
   code: string,
   limits: GuestLimits,

@@ -18,6 +18,7 @@ import {
   MAX_RETRY_AFTER_MS,
   toLlmError,
 } from './errors'
+import type { LlmCallAttempt, LlmCallReport } from './call-report'
 import { buildPrompts, withRetryFeedback } from './prompts'
 import type { LlmProvider } from './provider'
 import { MAX_MODEL_LABEL } from '../protocol/limits'
@@ -64,6 +65,11 @@ export interface RunTaskOptions {
   seed?: string | number
   /** injectable for tests; must reject when the signal aborts */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
+  /**
+   * told what the call did (prompts, replies, errors, tokens, time) once it
+   * ends with an outcome; not called when the signal aborts it
+   */
+  onCall?: (report: LlmCallReport) => void
 }
 
 function retryDelay(attempt: number, base: number, error: LlmError): number {
@@ -101,17 +107,40 @@ export async function runLlmTask<T extends LlmTask>(
     offline: provider.offline,
   }
 
+  const startedAt = Date.now()
+  const log: LlmCallAttempt[] = []
+  /** Tells options.onCall what the call did, and returns its outcome. */
+  const report = (outcome: LlmOutcome<T['kind']>): LlmOutcome<T['kind']> => {
+    options.onCall?.({
+      kind,
+      provider: usage.provider,
+      model: usage.model,
+      offline: usage.offline,
+      system,
+      attempts: log,
+      ok: outcome.ok,
+      ...(outcome.ok ? {} : { error: outcome.error, errorKind: outcome.errorKind }),
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      startedAt,
+      latencyMs: Date.now() - startedAt,
+    })
+    return outcome
+  }
+
   let feedback: string | undefined
   let lastError: LlmError = new LlmBadOutputError('no attempt was made')
   let attempts = 0
   while (attempts < maxAttempts) {
     signal?.throwIfAborted()
     attempts++
+    const sent = feedback === undefined ? prompt : withRetryFeedback(prompt, feedback)
+    const sentAt = Date.now()
     try {
       const result = await provider.generate({
         kind,
         system,
-        prompt: feedback === undefined ? prompt : withRetryFeedback(prompt, feedback),
+        prompt: sent,
         jsonSchema: wireJsonSchema(kind),
         schemaName: SCHEMA_NAMES[kind],
         maxOutputTokens: MAX_OUTPUT_TOKENS[kind],
@@ -125,14 +154,31 @@ export async function runLlmTask<T extends LlmTask>(
       const validation = result.json.ok
         ? validateOutput(kind, result.json.value)
         : ({ ok: false, error: result.json.error } as const)
+      log.push({
+        prompt: sent,
+        reply: result.text,
+        ...(validation.ok ? { output: validation.value } : { error: validation.error }),
+        inputTokens: result.inputTokens,
+        outputTokens: result.outputTokens,
+        latencyMs: Date.now() - sentAt,
+      })
       if (validation.ok) {
-        return { ok: true, kind, value: validation.value as LlmOutputs[T['kind']], usage, attempts }
+        const value = validation.value as LlmOutputs[T['kind']]
+        return report({ ok: true, kind, value, usage, attempts })
       }
       feedback = validation.error
       lastError = new LlmBadOutputError(validation.error)
     } catch (error) {
       if (isAbortError(error) || signal?.aborted) throw error
       lastError = toLlmError(error, provider.label)
+      log.push({
+        prompt: sent,
+        error: lastError.message,
+        errorKind: lastError.kind,
+        inputTokens: 0,
+        outputTokens: 0,
+        latencyMs: Date.now() - sentAt,
+      })
       // Keep any earlier feedback: the model never saw this attempt, the old correction still applies.
       if (!lastError.retryable) break
       // A provider asking us to wait longer than we are willing to: give up now, say why.
@@ -144,12 +190,12 @@ export async function runLlmTask<T extends LlmTask>(
     }
     if (attempts < maxAttempts) await sleep(retryDelay(attempts, backoffMs, lastError), signal)
   }
-  return {
+  return report({
     ok: false,
     kind,
     error: finalMessage(lastError, attempts),
     errorKind: lastError.kind,
     usage,
     attempts,
-  }
+  })
 }

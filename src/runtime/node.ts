@@ -11,6 +11,7 @@ import { lineLogger } from '../net/log'
 import { loadOrCreateKeyFile } from '../net/identity.node.js'
 import { createSwarmNode } from '../net/node.node.js'
 import { nodeVerify } from '../protocol/verify.node.js'
+import { jsonLinesCallStore } from './call-log.node'
 import { inProcessCore } from './host'
 import { memoryPersistence } from './persist'
 import { filePersistence } from './persist.node.js'
@@ -26,6 +27,8 @@ export interface NodeRuntimeInit extends RuntimeInit {
   /** local address for WebRTC ICE candidates (tests: 127.0.0.1) */
   rtcBindAddress?: string
   providerInit?: ProviderInit
+  /** appends every LLM call to this JSON Lines file (the agent's --log-calls); default: memory only */
+  callLogFile?: string
   log?: (message: string) => void
 }
 
@@ -48,6 +51,7 @@ export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRunt
         ...(init.listen ? { listen: init.listen } : {}),
         ...(init.rtcBindAddress ? { rtcBindAddress: init.rtcBindAddress } : {}),
       }),
+    ...(init.callLogFile ? { callStore: jsonLinesCallStore(init.callLogFile) } : {}),
     log: init.log,
     ...(init.log ? { netLogger: lineLogger(init.log) } : {}),
     verify: nodeVerify,

@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises'
 import AxeBuilder from '@axe-core/playwright'
 import type { Page } from '@playwright/test'
 import type { MockRequestLog } from '../test/mock-llm/server'
-import { MOCK_KEY, expect, test } from './fixtures/ui-app'
+import { MOCK_KEY, expect, screenshot, test } from './fixtures/ui-app'
 import { expectJoined, pickRole, submitGoal, useModel, waitForPeers } from './fixtures/ui-steps'
 
 const GOAL = 'Write a short guide to brewing green tea'
@@ -79,6 +79,7 @@ test('axe finds no accessibility fault on any screen', async ({ browse, room, mo
   expect(await newest.locator('pre.prompt').last().textContent()).toBe(prompt)
   expect(await newest.locator('pre.reply').last().textContent()).toBe(reply)
   expect.soft(await violations(decomposer), 'call inspector').toEqual([])
+  await screenshot(decomposer, 'call-inspector-desktop')
   const [file] = await Promise.all([
     decomposer.waitForEvent('download'),
     newest.getByRole('button', { name: 'Download JSON' }).click(),

@@ -115,6 +115,8 @@ describe('parseAgentArgs', () => {
         '--relay',
         '/ip4/127.0.0.1/tcp/9090/ws',
         '--skip-check',
+        '--log-calls',
+        'calls.jsonl',
       ],
       {},
     )
@@ -129,6 +131,7 @@ describe('parseAgentArgs', () => {
       capacity: 8,
       goal: 'Plan a trip',
       rtcBind: '127.0.0.1',
+      logCalls: 'calls.jsonl',
       relays: ['/ip4/127.0.0.1/tcp/9090/ws'],
       check: false,
     })
@@ -156,6 +159,7 @@ describe('parseAgentArgs', () => {
     [['--goal', '   '], /--goal must be 1 to/],
     [['--rtc-bind', 'localhost'], /--rtc-bind must be an IP address/],
     [['--data', ''], /--data must name a directory/],
+    [['--log-calls', ' '], /--log-calls must name a file/],
     [['--capacity'], /argument missing/],
   ])('%j is a UsageError', (argv, message) => {
     expect(() => parseAgentArgs(withInvite(argv))).toThrow(UsageError)

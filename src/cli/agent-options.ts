@@ -85,6 +85,9 @@ Options:
   --goals-from WHO    anyone (default): work on any member's goals; own: only on
                       goals this agent submitted
   --rtc-bind IP       local address for WebRTC candidates (tests: 127.0.0.1)
+  --log-calls FILE    append every LLM call this agent makes to FILE, one JSON
+                      object a line: prompts, replies, errors, tokens, cost, time
+                      (never the API key; the file is yours, nothing sends it)
   --skip-check        do not make the one cheap LLM call that checks key and model at start
   --quiet             print only errors and the start line
   -h, --help          print this help and exit
@@ -113,6 +116,8 @@ export interface AgentOptions {
   goalsFrom: GoalSource
   goal?: string
   rtcBind?: string
+  /** --log-calls: the JSON Lines file every LLM call is appended to */
+  logCalls?: string
   check: boolean
   quiet: boolean
 }
@@ -170,6 +175,7 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
     'max-cost-per-hour': { type: 'string' },
     'goals-from': { type: 'string', default: 'anyone' },
     'rtc-bind': { type: 'string' },
+    'log-calls': { type: 'string' },
     'skip-check': { type: 'boolean', default: false },
     'run-code': { type: 'boolean', default: false },
     'web-search': { type: 'boolean', default: false },
@@ -321,6 +327,9 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
   const rtcBind = values['rtc-bind']
   if (rtcBind !== undefined && isIP(rtcBind) === 0)
     throw new UsageError(`--rtc-bind must be an IP address, got "${rtcBind}"`)
+  const logCalls = values['log-calls']
+  if (logCalls !== undefined && !logCalls.trim())
+    throw new UsageError('--log-calls must name a file')
   const data = values.data ?? `.data/agents/${room.name}-${room.id.slice(0, 8)}-${role.data}`
   if (!data.trim()) throw new UsageError('--data must name a directory')
 
@@ -340,6 +349,7 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
       goalsFrom,
       ...(goal ? { goal } : {}),
       ...(rtcBind ? { rtcBind } : {}),
+      ...(logCalls ? { logCalls } : {}),
       check: !values['skip-check'],
       quiet: values.quiet,
     },

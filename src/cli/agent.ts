@@ -126,6 +126,7 @@ async function main(): Promise<void> {
     ...(options.capabilities ? { capabilities: options.capabilities } : {}),
     dataDir: lock.dir,
     ...(options.rtcBind ? { rtcBindAddress: options.rtcBind } : {}),
+    ...(options.logCalls ? { callLogFile: options.logCalls } : {}),
     log: options.quiet ? () => {} : (message) => console.log(`  ${message}`),
   })
   const { model } = options

@@ -18,6 +18,7 @@ import {
   MAX_RETRY_AFTER_MS,
   toLlmError,
 } from './errors'
+import type { LlmCallAttempt, LlmCallReport } from './call-report'
 import { buildPrompts, withRetryFeedback } from './prompts'
 import type { GenerateResult, LlmProvider } from './provider'
 import { MAX_MODEL_LABEL, MAX_OUTPUT } from '../protocol/limits'
@@ -68,6 +69,11 @@ export interface RunTaskOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
   /** execute tasks: the tools this executor's person allows (default: none) */
   tools?: TaskTools
+  /**
+   * told what the call did (prompts, replies, errors, tokens, time) once it
+   * ends with an outcome; not called when the signal aborts it
+   */
+  onCall?: (report: LlmCallReport) => void
 }
 
 /** Starts a deliverable answered from the model's knowledge where a live source was wanted. */
@@ -161,6 +167,29 @@ export async function runLlmTask<T extends LlmTask>(
   const plan = toolPlan(task, options.tools, provider.toolSupport())
   const spend = { webSearches: 0 }
   const tools = plan.request || plan.knowledge ? { tools: spend } : {}
+  const startedAt = Date.now()
+  const log: LlmCallAttempt[] = []
+  /** what the tool loop of the latest attempt ran, for the call log */
+  let steps: Step[] = []
+  /** Tells options.onCall what the call did, and returns its outcome. */
+  const report = (outcome: LlmOutcome<T['kind']>): LlmOutcome<T['kind']> => {
+    options.onCall?.({
+      kind,
+      provider: usage.provider,
+      model: usage.model,
+      offline: usage.offline,
+      system,
+      attempts: log,
+      ok: outcome.ok,
+      ...(outcome.ok ? {} : { error: outcome.error, errorKind: outcome.errorKind }),
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      startedAt,
+      latencyMs: Date.now() - startedAt,
+      ...(steps.length > 0 ? { steps } : {}),
+    })
+    return outcome
+  }
 
   let feedback: string | undefined
   let lastError: LlmError = new LlmBadOutputError('no attempt was made')
@@ -168,11 +197,13 @@ export async function runLlmTask<T extends LlmTask>(
   while (attempts < maxAttempts) {
     signal?.throwIfAborted()
     attempts++
+    const sent = feedback === undefined ? prompt : withRetryFeedback(prompt, feedback)
+    const sentAt = Date.now()
     try {
       const result = await provider.generate({
         kind,
         system,
-        prompt: feedback === undefined ? prompt : withRetryFeedback(prompt, feedback),
+        prompt: sent,
         jsonSchema: wireJsonSchema(kind),
         schemaName: SCHEMA_NAMES[kind],
         maxOutputTokens: MAX_OUTPUT_TOKENS[kind],
@@ -185,33 +216,59 @@ export async function runLlmTask<T extends LlmTask>(
       usage.outputTokens += result.outputTokens
       usage.model = (result.model || provider.model).slice(0, MAX_MODEL_LABEL)
       spend.webSearches += result.webSearches ?? 0
+      steps = result.steps ?? []
       if (result.stopped !== undefined) {
         // The budget ended the tool loop: no answer, and no retry (it would
         // spend more). A cap is this peer's own limit, like a provider's rate
         // limit: peers do not count it as an attempt at the task.
-        return {
+        const error = `stopped before the model answered: ${result.stopped}`
+        log.push({
+          prompt: sent,
+          reply: result.text,
+          error,
+          inputTokens: result.inputTokens,
+          outputTokens: result.outputTokens,
+          latencyMs: Date.now() - sentAt,
+        })
+        return report({
           ok: false,
           kind,
-          error: `stopped before the model answered: ${result.stopped}`,
+          error,
           errorKind: 'rate-limit',
           usage,
           attempts,
           ...tools,
           budgetStopped: true,
-        }
+        })
       }
       const validation = result.json.ok
         ? validateOutput(kind, result.json.value)
         : ({ ok: false, error: result.json.error } as const)
+      log.push({
+        prompt: sent,
+        reply: result.text,
+        ...(validation.ok ? { output: validation.value } : { error: validation.error }),
+        inputTokens: result.inputTokens,
+        outputTokens: result.outputTokens,
+        latencyMs: Date.now() - sentAt,
+      })
       if (validation.ok) {
         const value = withSteps(kind, validation.value as LlmOutputs[T['kind']], plan, result)
-        return { ok: true, kind, value, usage, attempts, ...tools }
+        return report({ ok: true, kind, value, usage, attempts, ...tools })
       }
       feedback = validation.error
       lastError = new LlmBadOutputError(validation.error)
     } catch (error) {
       if (isAbortError(error) || signal?.aborted) throw error
       lastError = toLlmError(error, provider.label)
+      log.push({
+        prompt: sent,
+        error: lastError.message,
+        errorKind: lastError.kind,
+        inputTokens: 0,
+        outputTokens: 0,
+        latencyMs: Date.now() - sentAt,
+      })
       // Keep any earlier feedback: the model never saw this attempt, the old correction still applies.
       if (!lastError.retryable) break
       // A provider asking us to wait longer than we are willing to: give up now, say why.
@@ -223,7 +280,7 @@ export async function runLlmTask<T extends LlmTask>(
     }
     if (attempts < maxAttempts) await sleep(retryDelay(attempts, backoffMs, lastError), signal)
   }
-  return {
+  return report({
     ok: false,
     kind,
     error: finalMessage(lastError, attempts),
@@ -231,5 +288,5 @@ export async function runLlmTask<T extends LlmTask>(
     usage,
     attempts,
     ...tools,
-  }
+  })
 }

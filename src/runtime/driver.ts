@@ -19,6 +19,7 @@ import {
 import type { LoopSpend, TaskTools } from '../llm/tools'
 import type { Capability, LlmOutcome, LlmTask, ModelConfig } from '../llm/types'
 import type { CodeSandbox } from '../sandbox/types'
+import type { LlmCallReport } from '../llm/call-report'
 import type { PlanRecord, WireRecord } from '../protocol/records'
 import { projectTree, type PlanTree } from '../plan/tree'
 import { withoutRecords } from '../plan/archive'
@@ -27,6 +28,7 @@ import { derived } from '../roles/peer'
 import { rootOfWork, type Consent } from '../roles/consent'
 import type { PeerConfig, PeerEvent } from '../roles/types'
 import { ActivityLog } from './activity'
+import { callEntry, type CallEntry } from './call-log'
 import {
   budgetStep,
   createBudget,
@@ -67,6 +69,8 @@ export interface DriverInit {
   requestSync?: () => void
   onTree?: (tree: PlanTree) => void
   onActivity?: (activity: RoleActivity) => void
+  /** every finished LLM call, for this peer's call log (call-log.ts); without the API key */
+  onCall?: (call: CallEntry) => void
   /** caps on what this role spends (default DEFAULT_BUDGET) */
   budget?: BudgetLimits
   /** authors whose goals this role works on; null or absent: anyone in the room */
@@ -357,10 +361,12 @@ export class CoreDriver {
     const controller = new AbortController()
     this.calls.set(id, controller)
     const tools = this.taskTools(id, task)
+    const secrets = [this.model.apiKey]
     runLlmTask(task, this.provider, {
       signal: controller.signal,
       seed: this.peer.config.peerId,
       ...(tools ? { tools } : {}),
+      onCall: (report) => this.reportCall(id, report, secrets),
     })
       .then((outcome: LlmOutcome) => {
         if (this.calls.get(id) !== controller) return
@@ -376,6 +382,26 @@ export class CoreDriver {
         if (!controller.signal.aborted) this.init.log?.(`LLM call ${id} failed: ${err.message}`)
         this.calls.delete(id)
       })
+  }
+
+  /** Tells the call log what a finished call did, with its goal and node, never its key. */
+  private reportCall(id: string, report: LlmCallReport, secrets: (string | undefined)[]): void {
+    if (!this.init.onCall) return
+    const work = this.peer.work.get(id)
+    try {
+      this.init.onCall(
+        callEntry(report, {
+          id: `${id}@${report.startedAt}`,
+          goal: work ? rootOfWork(this.peer, work) : null,
+          node: work ? (work.task ?? work.subject) : null,
+          costUsd: costUsd(report),
+          secrets,
+        }),
+      )
+    } catch (err) {
+      // the log is for people: a failure there must not fail the call
+      this.init.log?.(`could not log LLM call ${id}: ${(err as Error).message}`)
+    }
   }
 
   /** What a finished call spent (every step's tokens, each search), against its root goal. */

@@ -10,6 +10,7 @@ import type { PlanTree } from '../plan/tree'
 import type { PeerInput } from '../roles/index'
 import type { PeerConfig } from '../roles/types'
 import type { BudgetLimits } from './budget'
+import type { CallEntry } from './call-log'
 import { CoreDriver } from './driver'
 import type { RoleActivity, ToolConsent } from './types'
 
@@ -28,6 +29,8 @@ export interface CoreHostInit {
   requestSync: () => void
   onTree: (tree: PlanTree) => void
   onActivity: (activity: RoleActivity) => void
+  /** a finished LLM call, for the call log (without the API key) */
+  onCall: (call: CallEntry) => void
   log: (message: string) => void
 }
 

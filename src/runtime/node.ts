@@ -12,6 +12,7 @@ import { loadOrCreateKeyFile } from '../net/identity.node.js'
 import { createSwarmNode } from '../net/node.node.js'
 import { nodeVerify } from '../protocol/verify.node.js'
 import { createNodeSandbox } from '../sandbox/sandbox.node.js'
+import { jsonLinesCallStore } from './call-log.node.js'
 import { inProcessCore } from './host'
 import { memoryPersistence } from './persist'
 import { filePersistence, fileSpending } from './persist.node.js'
@@ -27,6 +28,8 @@ export interface NodeRuntimeInit extends RuntimeInit {
   /** local address for WebRTC ICE candidates (tests: 127.0.0.1) */
   rtcBindAddress?: string
   providerInit?: ProviderInit
+  /** appends every LLM call to this JSON Lines file (the agent's --log-calls); default: memory only */
+  callLogFile?: string
   log?: (message: string) => void
 }
 
@@ -55,6 +58,7 @@ export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRunt
         ...(init.listen ? { listen: init.listen } : {}),
         ...(init.rtcBindAddress ? { rtcBindAddress: init.rtcBindAddress } : {}),
       }),
+    ...(init.callLogFile ? { callStore: jsonLinesCallStore(init.callLogFile) } : {}),
     log: init.log,
     ...(init.log ? { netLogger: lineLogger(init.log) } : {}),
     verify: nodeVerify,

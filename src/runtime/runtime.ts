@@ -26,6 +26,7 @@ import type { RecordPersistence } from './persist'
 import { SealedStore } from './sealed'
 import { isPlanRecord, PlanStore } from './store'
 import { archiveFinished } from './archive'
+import { addCall, EMPTY_CALL_LOG, restoreCallLog, type CallStore } from './call-log'
 import { DEFAULT_BUDGET } from './budget'
 import { GoalLimitError, ownGoalWouldWait } from './goal-limit'
 import { authorNamed, openSealed, type Opened, type OpenResult } from './opener'
@@ -79,6 +80,8 @@ export interface RuntimeParts {
    * (default: none; this peer always counts as its own)
    */
   localAuthors?: () => Promise<string[]>
+  /** where this peer's call log is kept across restarts (default: memory only) */
+  callStore?: CallStore
   /** opens and verifies gossip elsewhere (a tab's signature worker); default in-process */
   opener?: { open(sealed: Uint8Array): Promise<OpenResult>; close(): void }
 }
@@ -125,6 +128,22 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   })
   const dropped = await store.restore()
   if (dropped > 0) log(`dropped ${dropped} stored records that failed verification`)
+
+  // this peer's own LLM calls, for the person whose key paid (never gossiped)
+  const callStore = parts.callStore
+  const keepCalls = (what: string, work: Promise<void> | undefined) =>
+    work?.catch((err: Error) => log(`could not ${what} the call log: ${err.message}`))
+  let callLog = EMPTY_CALL_LOG
+  if (callStore) {
+    try {
+      const restoredCalls = restoreCallLog(await callStore.load())
+      callLog = restoredCalls.log
+      if (restoredCalls.evicted.length)
+        void keepCalls('trim', callStore.remove(restoredCalls.evicted))
+    } catch (err) {
+      log(`could not load the call log: ${(err as Error).message}`)
+    }
+  }
 
   let node: SwarmNode | null = null
   let outbox = Promise.resolve()
@@ -185,6 +204,13 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     requestSync: () => checkSync(),
     onTree: (tree) => emit('tree', tree),
     onActivity: (activity) => emit('activity', activity),
+    onCall: (call) => {
+      const added = addCall(callLog, call)
+      callLog = added.log
+      void keepCalls('save', callStore?.save(call))
+      if (added.evicted.length) void keepCalls('trim', callStore?.remove(added.evicted))
+      emit('call', call)
+    },
     log,
   })
   // records come in bursts (a sync brings hundreds): hand them over in one batch, one step
@@ -336,6 +362,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     connections: () => swarmNode.connections(),
     traffic: () => ({ ...traffic, synced: store.synced, syncedBytes: store.syncedBytes }),
     records: () => store.records(),
+    calls: () => [...callLog.entries],
     on(event, cb) {
       let set = listeners.get(event)
       if (!set) listeners.set(event, (set = new Set()))

@@ -10,8 +10,9 @@ import type { PlanRecord, Role } from '../protocol/records'
 import type { PlanTree } from '../plan/tree'
 import type { RoomKey } from '../protocol/room-key'
 import type { BudgetDecision, BudgetLimits } from './budget'
+import type { CallEntry } from './call-log'
 
-export type { ConnectionSummary, PlanTree, Role, Capability, ModelConfig }
+export type { ConnectionSummary, PlanTree, Role, Capability, ModelConfig, CallEntry }
 
 /** One LLM call or claimed task the role is busy with right now. */
 export interface WorkItem {
@@ -153,6 +154,8 @@ export interface RuntimeEvents {
   activity: RoleActivity
   /** links changed */
   connections: ConnectionSummary
+  /** this peer finished an LLM call (it is in calls() now) */
+  call: CallEntry
 }
 
 /** Traffic of this peer at the protocol level (records, not transport frames). */
@@ -187,6 +190,8 @@ export interface PeerRuntime {
   traffic(): TrafficStats
   /** every plan record this peer holds (decoded copies; for inspection and tests) */
   records(): PlanRecord[]
+  /** this peer's own LLM calls, newest first, bounded (call-log.ts); never gossiped */
+  calls(): CallEntry[]
   on<E extends keyof RuntimeEvents>(event: E, cb: (detail: RuntimeEvents[E]) => void): () => void
   /** publishes a new root goal (not for observers) and returns its id */
   submitGoal(text: string, maxDepth?: number): Promise<string>

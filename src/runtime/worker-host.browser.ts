@@ -41,6 +41,9 @@ export const workerCore: StartCore = (init) => {
       case 'log':
         init.log(data.message)
         break
+      case 'call':
+        init.onCall(data.call)
+        break
     }
   }
   worker.onerror = (event) => init.log(`role worker error: ${event.message}`)

@@ -9,6 +9,7 @@ import type { PlanTree } from '../plan/tree'
 import type { PeerInput } from '../roles/index'
 import type { PeerConfig } from '../roles/types'
 import type { BudgetLimits } from '../runtime/budget'
+import type { CallEntry } from '../runtime/call-log'
 import type { RoleActivity, ToolConsent } from '../runtime/types'
 
 export type ToWorker =
@@ -37,3 +38,5 @@ export type FromWorker =
   | { type: 'tree'; tree: PlanTree }
   | { type: 'activity'; activity: RoleActivity }
   | { type: 'log'; message: string }
+  /** a finished LLM call, for the tab's call log (without the API key) */
+  | { type: 'call'; call: CallEntry }

@@ -42,6 +42,7 @@ scope.onmessage = ({ data }) => {
         requestSync: () => post({ type: 'sync' }),
         onTree: (tree) => post({ type: 'tree', tree }),
         onActivity: (activity) => post({ type: 'activity', activity }),
+        onCall: (call) => post({ type: 'call', call }),
         log: (message) => post({ type: 'log', message }),
       })
       post({ type: 'tree', tree: driver.tree() })

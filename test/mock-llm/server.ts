@@ -109,6 +109,8 @@ export interface MockRequestLog {
   form?: ParsedRequest['form']
   status: number
   failure?: FailureKind
+  /** the response body as sent, so tests can compare it with what a tab shows */
+  reply?: string
 }
 
 export interface MockLlmServer {
@@ -320,6 +322,11 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
       return
     }
     requests.push(log)
+    const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse
+    res.end = ((...args: unknown[]) => {
+      if (typeof args[0] === 'string') log.reply = args[0]
+      return end(...args)
+    }) as typeof res.end
     const done = (p: Promise<void> | void) =>
       Promise.resolve(p).catch((error: unknown) => {
         log.status = 500

@@ -109,6 +109,7 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
     tree: new Set(),
     activity: new Set(),
     connections: new Set(),
+    call: new Set(),
   }
   let model: ModelConfig = init.model ?? { provider: 'offline', model: 'offline-v1' }
   let capabilities: Capability[] = init.capabilities ?? [
@@ -190,6 +191,7 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
     tree: () => tree,
     activity: () => activity,
     connections: () => connections,
+    calls: () => [],
     traffic: () => ({
       published: 0,
       publishedBytes: 0,

@@ -27,7 +27,7 @@ import { SealedStore } from './sealed'
 import { isPlanRecord, PlanStore } from './store'
 import { archiveFinished } from './archive'
 import { DEFAULT_BUDGET } from './budget'
-import { GoalLimitError, ownGoalWouldWait } from './goal-limit'
+import { AuthorQuotaError, GoalLimitError, ownGoalWouldWait } from './goal-limit'
 import { authorNamed, openSealed, type Opened, type OpenResult } from './opener'
 import type {
   GoalSource,
@@ -227,7 +227,9 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
         log(`dropped gossip via ${from}: a ${record.kind} on the plan topic`)
         return 'reject'
       }
-      return store.has(record.id) && !mine ? 'ignore' : 'accept'
+      // known, or over its author's quota (protocol/quota.ts): not kept, so not forwarded
+      if (mine) return 'accept'
+      return store.wouldKeep(record) ? 'accept' : 'ignore'
     }
     if (topic === topics.presence && record.kind === 'presence') {
       const last = beats.get(record.from)
@@ -345,13 +347,16 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       const goal = ownRecord(newGoal(room, peerId, text, now(), maxDepth))
       // a goal over the limits per author would wait unseen: refuse it, saying why
       if (ownGoalWouldWait(store.records(), goal)) throw new GoalLimitError()
+      if (!store.wouldKeep(goal)) throw new AuthorQuotaError('goal')
       publish([goal])
       await outbox
       return goal.id
     },
     async cancelGoal(goalId, reason) {
       if (role === 'observer') throw new Error('an observer publishes nothing')
-      publish([ownRecord(newCancel(room, peerId, goalId, now(), reason))])
+      const cancel = ownRecord(newCancel(room, peerId, goalId, now(), reason))
+      if (!store.wouldKeep(cancel)) throw new AuthorQuotaError('cancel')
+      publish([cancel])
       await outbox
     },
     setCapabilities(capabilities) {

@@ -1,13 +1,23 @@
 /**
  * Writes docs/test-vectors.json: known answers for docs/PROTOCOL.md, computed
  * by this implementation, so that a peer written elsewhere can check itself
- * and this one cannot drift unnoticed (vectors.test.ts).
+ * and this one cannot drift unnoticed (vectors.test.ts regenerates them and
+ * compares).
  *
- *     node --import tsx src/protocol/vectors/generate.ts > docs/test-vectors.json
+ *     npm run vectors
  *
- * Regenerate only on a deliberate protocol change.
+ * Run it on a deliberate protocol change (a version bump, a new field) and
+ * commit the file with the change.
  */
 import { createPrivateKey, createPublicKey, sign } from 'node:crypto'
+import { writeFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import { format, resolveConfig } from 'prettier'
+import { encodeHello, encodeMessage } from '../../net/sync-wire'
+import { encodeUvarint } from '../../net/bytes'
+import { IdSet, initialMessage, SYNC_PARAMS } from '../reconcile'
+import { deriveRoomKey, encodeSecret, sealRecord } from '../room-key'
+import { PROTOCOL_VERSION } from '../schemas'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { publicKeyFromRaw } from '@libp2p/crypto/keys'
@@ -35,6 +45,12 @@ export function vectorKey() {
 }
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex')
+const utf8 = (text: string) => new TextEncoder().encode(text)
+
+/** The room of the vectors: a fixed secret (bytes 0x00 … 0x0f). Never use it for anything else. */
+export const VECTOR_ROOM = { name: 'lobby', secret: Uint8Array.from({ length: 16 }, (_, i) => i) }
+/** The nonce the sealing vector uses (a real seal draws 24 random bytes). */
+const VECTOR_NONCE = Uint8Array.from({ length: 24 }, (_, i) => 0x40 + i)
 
 export function generateVectors() {
   const { seed, key, publicKey, peerId } = vectorKey()
@@ -53,9 +69,11 @@ export function generateVectors() {
     sha256: bytesToHex(sha256(new TextEncoder().encode(canonicalJson(value)))),
     id: contentId(value),
   }))
+  const roomKey = deriveRoomKey(VECTOR_ROOM.name, VECTOR_ROOM.secret)
+  const room = roomKey.id
   const goal = stamp<GoalRecord>({
     kind: 'goal',
-    room: 'lobby',
+    room,
     from: peerId,
     text: 'Plan a two-week trip to Japan',
     createdAt: 1_700_000_000_000,
@@ -70,7 +88,7 @@ export function generateVectors() {
   ].map((task) => ({ ...task, id: taskId(task.type, task.subject) }))
   const claim = stamp<ClaimRecord>({
     kind: 'claim',
-    room: 'lobby',
+    room,
     from: peerId,
     task: tasks[1]!.id,
     taskType: 'execute',
@@ -80,7 +98,7 @@ export function generateVectors() {
   })
   const failure = stamp<FailureRecord>({
     kind: 'failure',
-    room: 'lobby',
+    room,
     from: peerId,
     subject: tasks[1]!.id,
     stage: 'execute',
@@ -90,19 +108,43 @@ export function generateVectors() {
     detail: 'the LLM provider is rate limiting (3 attempts)',
     usage: { provider: 'openai', model: 'gpt-4o', inputTokens: 0, outputTokens: 0, offline: false },
   })
+  const wires: Uint8Array[] = []
   const records = [goal, claim, failure].map((record) => {
     const body = new TextEncoder().encode(canonicalJson(record))
     const signingInput = Buffer.concat([SIGNING_PREFIX, body])
     const signature = sign(null, signingInput, key)
+    const wire = Buffer.concat([Buffer.from([WIRE_FORMAT]), signature, body])
+    wires.push(wire)
     return {
       record,
       body: canonicalJson(record),
       id: record.id,
       signingInput: hex(signingInput),
       signature: hex(signature),
-      wire: hex(Buffer.concat([Buffer.from([WIRE_FORMAT]), signature, body])),
+      wire: hex(wire),
     }
   })
+  const associatedData = Buffer.concat([Buffer.from('murmuration/sealed/2\n'), utf8(room)])
+  const sealed = sealRecord(roomKey, wires[0]!, () => VECTOR_NONCE)
+  // §7: fingerprints of id lists, and the frames of a session's start
+  const recordIds = [goal.id, claim.id, failure.id].sort()
+  const fingerprints = [[], [recordIds[0]!], recordIds].map((ids) => {
+    const set = new IdSet(ids)
+    return {
+      ids,
+      input: hex(
+        Buffer.concat([
+          encodeUvarint(ids.length),
+          ...ids.map((id) => Buffer.concat([Buffer.from([id.length / 2]), Buffer.from(id, 'hex')])),
+        ]),
+      ),
+      fingerprint: hex(set.fingerprintAll()),
+    }
+  })
+  const set = new IdSet(recordIds)
+  const hello = encodeHello({ room, count: set.size, fingerprint: set.fingerprintAll() })
+  const [ranges] = encodeMessage(initialMessage(set, SYNC_PARAMS), 64 * 1024)
+  const onWire = (frame: Uint8Array) => hex(Buffer.concat([encodeUvarint(frame.length), frame]))
   const peers = [
     peerId,
     '12D3KooWGzh9h1oUqPixbMU3hS6jCeLBVBHnRDEpNv1mtx3PDmF8',
@@ -114,9 +156,33 @@ export function generateVectors() {
     weights: Object.fromEntries(peers.map((peer) => [peer, rendezvousWeight(subject, peer)])),
     order: rendezvousOrder(subject, peers),
   }))
+  const topics = roomTopics(room)
   return {
     about:
-      'Known answers for docs/PROTOCOL.md, version 1. Generated by src/protocol/vectors/generate.ts; checked by src/protocol/vectors/vectors.test.ts.',
+      `Known answers for docs/PROTOCOL.md: records v${PROTOCOL_VERSION}, topics ` +
+      `${topics.plan.split('/').slice(0, 2).join('/')}/…, sync /murmuration/sync/2.0.0. ` +
+      'Generated by src/protocol/vectors/generate.ts (npm run vectors); ' +
+      'checked by src/protocol/vectors/vectors.test.ts.',
+    room: {
+      about:
+        '§0: HKDF-SHA256, input key = the secret (the invite key base64url-decoded), salt and info UTF-8',
+      name: VECTOR_ROOM.name,
+      secret: hex(VECTOR_ROOM.secret),
+      inviteKey: encodeSecret(VECTOR_ROOM.secret),
+      salt: 'murmuration/room/2',
+      roomIdInfo: `room-id\n${VECTOR_ROOM.name}`,
+      roomId: room,
+      recordKeyInfo: `record-key\n${VECTOR_ROOM.name}`,
+      recordKey: hex(roomKey.recordKey),
+    },
+    sealed: {
+      about:
+        '§0: XChaCha20-Poly1305 of records[0].wire under room.recordKey; associated data = "murmuration/sealed/2\\n" ‖ the room id as UTF-8 hex text',
+      plain: hex(wires[0]!),
+      nonce: hex(VECTOR_NONCE),
+      associatedData: hex(associatedData),
+      sealed: hex(sealed),
+    },
     key: {
       about: 'Ed25519 key from a fixed 32-byte seed (RFC 8032); for these vectors only',
       seed: hex(seed),
@@ -124,7 +190,7 @@ export function generateVectors() {
       peerId,
     },
     signingPrefix: new TextDecoder().decode(SIGNING_PREFIX),
-    topics: { room: 'lobby', ...roomTopics('lobby') },
+    topics: { room, ...topics },
     canonical,
     contentIds: ids,
     nodeId: {
@@ -138,9 +204,39 @@ export function generateVectors() {
     taskIds: tasks,
     records,
     rendezvous,
+    sync: {
+      about:
+        '§7: fingerprint = first 16 bytes of SHA-256(input); frames as sent: uvarint length ‖ type ‖ body',
+      fingerprints,
+      hello: {
+        room,
+        count: set.size,
+        fingerprint: hex(set.fingerprintAll()),
+        frame: hex(hello),
+        onWire: onWire(hello),
+      },
+      firstMessage: {
+        about:
+          'the opener’s first message for these ids: one idlist range (held ids, no archived ids)',
+        ids: recordIds,
+        ranges: onWire(ranges!),
+        roundEnd: onWire(Uint8Array.of(0x03)),
+      },
+    },
   }
 }
 
+/** Where the vectors live, formatted as the repository formats JSON. */
+export const VECTORS_FILE = fileURLToPath(
+  new URL('../../../docs/test-vectors.json', import.meta.url),
+)
+
+export async function vectorsJson(): Promise<string> {
+  const options = (await resolveConfig(VECTORS_FILE)) ?? {}
+  return format(JSON.stringify(generateVectors()), { ...options, filepath: VECTORS_FILE })
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(JSON.stringify(generateVectors(), null, 2))
+  await writeFile(VECTORS_FILE, await vectorsJson())
+  console.log(`wrote ${VECTORS_FILE}`)
 }

@@ -207,7 +207,7 @@ describe('plan state: the author quota', () => {
       .sort()
       .slice(0, AUTHOR_QUOTA.cancel)
     const forward = stateOf([...records, ...flood])
-    const backward = stateOf([...flood].reverse().concat(records))
+    const backward = stateOf([...[...flood].reverse(), ...records])
     for (const state of [forward, backward]) {
       expect(state.size).toBe(records.length + AUTHOR_QUOTA.cancel)
       const cancels = state.goalRecords(goal.id).cancels.filter((c) => c.from === flooder)

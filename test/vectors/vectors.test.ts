@@ -2,19 +2,19 @@ import { createHash, createPublicKey, hkdfSync, verify } from 'node:crypto'
 import { xchacha20poly1305 } from '@noble/ciphers/chacha.js'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { canonicalJson } from '../canonical'
-import { decodeRecord } from '../codec'
-import { contentId, rendezvousOrder, rendezvousWeight } from '../hash'
-import { nodeId, taskId } from '../ids'
-import { recordId, type WireRecord } from '../records'
-import { roomTopics } from '../topics'
-import { validateRecord } from '../validate'
-import { decodeSecret, deriveRoomKey, openRecord } from '../room-key'
+import { canonicalJson } from '../../src/protocol/canonical'
+import { decodeRecord } from '../../src/protocol/codec'
+import { contentId, rendezvousOrder, rendezvousWeight } from '../../src/protocol/hash'
+import { nodeId, taskId } from '../../src/protocol/ids'
+import { recordId, type WireRecord } from '../../src/protocol/records'
+import { roomTopics } from '../../src/protocol/topics'
+import { validateRecord } from '../../src/protocol/validate'
+import { decodeSecret, deriveRoomKey, openRecord } from '../../src/protocol/room-key'
 import { generateVectors, vectorKey } from './generate'
 
 /** The known answers, as a peer written elsewhere would read them. */
 const vectors = JSON.parse(
-  readFileSync(new URL('../../../docs/test-vectors.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../docs/test-vectors.json', import.meta.url), 'utf8'),
 ) as ReturnType<typeof generateVectors>
 
 const sha256Hex = (text: string | Buffer) => createHash('sha256').update(text).digest('hex')

@@ -147,5 +147,5 @@ describe('a member flooding valid records', () => {
     )
     expect(largest).toBeLessThanOrEqual(AUTHOR_QUOTA.cancel)
     expect(same()).toBe(true)
-  }, 60_000)
+  }, 90_000)
 })

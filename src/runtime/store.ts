@@ -9,7 +9,8 @@
  */
 import type { RecordStore, Verdict } from '../net/types'
 import { decodeRecordAsync, WIRE_HEADER_BYTES } from '../protocol/codec'
-import { AuthorQuota } from '../protocol/quota'
+import { AUTHOR_QUOTA } from '../protocol/limits'
+import { AuthorQuota, type QuotaKey } from '../protocol/quota'
 import type { PlanRecord, WireRecord } from '../protocol/records'
 import type { RecordPersistence } from './persist'
 
@@ -146,6 +147,18 @@ export class PlanStore implements RecordStore {
     persist: boolean,
     expected?: (id: string) => boolean,
   ): Promise<Verdict> {
+    // A record its author's quota has no room for is dropped before its
+    // signature is checked: a flood offered by sync costs a parse, not an
+    // Ed25519 check, per record. Unverified, its id is not remembered (a
+    // forgery could name any id), so another session may offer it again.
+    const claimed = claimedKey(bytes)
+    if (claimed !== undefined && !this.has(claimed.id) && !this.quota.allows(claimed)) {
+      if (expected !== undefined && !expected(claimed.id)) {
+        this.init.log?.(`dropped a record from ${from} that nobody asked for: ${claimed.id}`)
+        return 'reject'
+      }
+      return 'ignore'
+    }
     const decoded = await decodeRecordAsync(bytes, { room: this.init.room })
     if (!decoded.ok) {
       this.init.log?.(`dropped a record from ${from}: ${decoded.reason} (${decoded.detail})`)
@@ -182,6 +195,22 @@ export class PlanStore implements RecordStore {
       if ((await this.verifyAndAdd(bytes, 'storage', false)) === 'reject') dropped++
     }
     return dropped
+  }
+}
+
+const PLAN_KINDS = new Set<string>(Object.keys(AUTHOR_QUOTA))
+
+/** The id, kind and author a record's body claims, unverified; undefined when it names none. */
+function claimedKey(bytes: Uint8Array): QuotaKey | undefined {
+  try {
+    const body = JSON.parse(new TextDecoder().decode(bytes.subarray(WIRE_HEADER_BYTES))) as unknown
+    if (typeof body !== 'object' || body === null) return undefined
+    const { id, kind, from } = body as Record<string, unknown>
+    if (typeof id !== 'string' || typeof from !== 'string' || typeof kind !== 'string')
+      return undefined
+    return PLAN_KINDS.has(kind) ? { id, kind: kind as QuotaKey['kind'], from } : undefined
+  } catch {
+    return undefined
   }
 }
 

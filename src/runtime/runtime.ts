@@ -228,8 +228,9 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
         return 'reject'
       }
       // known, or over its author's quota (protocol/quota.ts): not kept, so not forwarded
-      if (mine) return 'accept'
-      return store.wouldKeep(record) ? 'accept' : 'ignore'
+      if (mine || store.wouldKeep(record)) return 'accept'
+      store.noteOverQuota(record)
+      return 'ignore'
     }
     if (topic === topics.presence && record.kind === 'presence') {
       const last = beats.get(record.from)

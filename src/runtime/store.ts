@@ -70,6 +70,15 @@ export class PlanStore implements RecordStore {
     return !this.has(record.id) && !this.archived.has(record.id) && this.quota.allows(record)
   }
 
+  /**
+   * Remembers a verified record the gossip validator would not keep because
+   * of its author's quota, so that sync does not fetch it again.
+   */
+  noteOverQuota(record: PlanRecord): void {
+    if (this.has(record.id) || this.archived.has(record.id)) return
+    if (!this.quota.allows(record)) this.refuse(record.id)
+  }
+
   /** Records over their authors' quota refused or evicted so far (remembered ones). */
   get refusedCount(): number {
     return this.refused.size

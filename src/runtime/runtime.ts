@@ -28,7 +28,7 @@ import { isPlanRecord, PlanStore } from './store'
 import { archiveFinished } from './archive'
 import { addCall, EMPTY_CALL_LOG, restoreCallLog, type CallStore } from './call-log'
 import { DEFAULT_BUDGET } from './budget'
-import { GoalLimitError, ownGoalWouldWait } from './goal-limit'
+import { AuthorQuotaError, GoalLimitError, ownGoalWouldWait } from './goal-limit'
 import { authorNamed, openSealed, type Opened, type OpenResult } from './opener'
 import {
   NO_TOOLS,
@@ -255,7 +255,10 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
         log(`dropped gossip via ${from}: a ${record.kind} on the plan topic`)
         return 'reject'
       }
-      return store.has(record.id) && !mine ? 'ignore' : 'accept'
+      // known, or over its author's quota (protocol/quota.ts): not kept, so not forwarded
+      if (mine || store.wouldKeep(record)) return 'accept'
+      store.noteOverQuota(record)
+      return 'ignore'
     }
     if (topic === topics.presence && record.kind === 'presence') {
       const last = beats.get(record.from)
@@ -374,13 +377,16 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       const goal = ownRecord(newGoal(room, peerId, text, now(), maxDepth))
       // a goal over the limits per author would wait unseen: refuse it, saying why
       if (ownGoalWouldWait(store.records(), goal)) throw new GoalLimitError()
+      if (!store.wouldKeep(goal)) throw new AuthorQuotaError('goal')
       publish([goal])
       await outbox
       return goal.id
     },
     async cancelGoal(goalId, reason) {
       if (role === 'observer') throw new Error('an observer publishes nothing')
-      publish([ownRecord(newCancel(room, peerId, goalId, now(), reason))])
+      const cancel = ownRecord(newCancel(room, peerId, goalId, now(), reason))
+      if (!store.wouldKeep(cancel)) throw new AuthorQuotaError('cancel')
+      publish([cancel])
       await outbox
     },
     setCapabilities(capabilities) {

@@ -12,6 +12,7 @@ import { derived } from '../roles/peer'
 import { ATTACK_EVERY_MS, attackRecords, hostileViolations } from './hostile'
 import {
   FLOODER_PEER,
+  FLOOD_RECORDS,
   floodCancels,
   floodCancelsHeld,
   floodGoals,
@@ -205,6 +206,11 @@ export function runSeed(options: SwarmOptions): SeedResult {
     }
     while (!completed && sim.now < options.maxVirtualMs) {
       completed = sim.runUntil(done, Math.min(sim.now + ATTACK_EVERY_MS, options.maxVirtualMs))
+      attack()
+    }
+    // a plan can finish before the flood is all out: the rest still comes, at the same pace
+    while (options.flood && floodSent.length < FLOOD_RECORDS && sim.now < options.maxVirtualMs) {
+      sim.runUntil(() => false, Math.min(sim.now + ATTACK_EVERY_MS, options.maxVirtualMs))
       attack()
     }
   } else {

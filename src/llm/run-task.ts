@@ -19,8 +19,10 @@ import {
   toLlmError,
 } from './errors'
 import { buildPrompts, withRetryFeedback } from './prompts'
-import type { LlmProvider } from './provider'
-import { MAX_MODEL_LABEL } from '../protocol/limits'
+import type { GenerateResult, LlmProvider } from './provider'
+import { MAX_MODEL_LABEL, MAX_OUTPUT } from '../protocol/limits'
+import type { Step } from '../protocol/steps'
+import type { TaskTools, ToolRequest, ToolSupport } from './tools'
 import { abortableSleep } from './sleep'
 import { SCHEMA_NAMES, validateOutput, wireJsonSchema } from './schemas'
 import type { LlmOutcome, LlmOutputs, LlmTask, LlmTaskKind, LlmUsage } from './types'
@@ -64,6 +66,61 @@ export interface RunTaskOptions {
   seed?: string | number
   /** injectable for tests; must reject when the signal aborts */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
+  /** execute tasks: the tools this executor's person allows (default: none) */
+  tools?: TaskTools
+}
+
+/** Starts a deliverable answered from the model's knowledge where a live source was wanted. */
+export const KNOWLEDGE_NOTE =
+  '> Not checked live: answered from the model’s knowledge, without a web search. Verify before relying on it.\n\n'
+
+interface ToolPlan {
+  /** the tools to give the model, if any */
+  request?: ToolRequest
+  /** answer from knowledge, marked as unchecked (a KnowledgeStep) */
+  knowledge: boolean
+}
+
+/**
+ * Which tools an execute call gets: the leaf's capability picks them, the
+ * person's consent allows them, the model must do them. A code leaf gets
+ * run_javascript; a live-data leaf gets the provider's web search, else
+ * (if allowed) an answer from knowledge that says so. Everything else,
+ * and every other task kind, is text-only as before.
+ */
+export function toolPlan(
+  task: LlmTask,
+  tools: TaskTools | undefined,
+  model: ToolSupport,
+): ToolPlan {
+  if (task.kind !== 'execute' || !tools) return { knowledge: false }
+  const budget = tools.budget ? { budget: tools.budget } : {}
+  if (task.capability === 'can_run_code' && tools.sandbox && model.code) {
+    return { request: { sandbox: tools.sandbox, search: false, ...budget }, knowledge: false }
+  }
+  if (task.capability === 'can_query_api') {
+    if (tools.search && model.search)
+      return { request: { search: true, ...budget }, knowledge: false }
+    if (tools.knowledge) return { knowledge: true }
+  }
+  return { knowledge: false }
+}
+
+/** The validated execute value with what ran (steps), or the knowledge mark. */
+function withSteps<K extends LlmTaskKind>(
+  kind: K,
+  value: LlmOutputs[K],
+  plan: ToolPlan,
+  result: GenerateResult,
+): LlmOutputs[K] {
+  if (kind !== 'execute') return value
+  const { output } = value as LlmOutputs['execute']
+  if (plan.knowledge) {
+    const steps: Step[] = [{ type: 'knowledge' }]
+    return { output: `${KNOWLEDGE_NOTE}${output}`.slice(0, MAX_OUTPUT), steps } as LlmOutputs[K]
+  }
+  const steps = result.steps ?? []
+  return (steps.length > 0 ? { output, steps } : { output }) as LlmOutputs[K]
 }
 
 function retryDelay(attempt: number, base: number, error: LlmError): number {
@@ -101,6 +158,10 @@ export async function runLlmTask<T extends LlmTask>(
     offline: provider.offline,
   }
 
+  const plan = toolPlan(task, options.tools, provider.toolSupport())
+  const spend = { webSearches: 0 }
+  const tools = plan.request || plan.knowledge ? { tools: spend } : {}
+
   let feedback: string | undefined
   let lastError: LlmError = new LlmBadOutputError('no attempt was made')
   let attempts = 0
@@ -118,15 +179,31 @@ export async function runLlmTask<T extends LlmTask>(
         signal,
         task,
         seed,
+        ...(plan.request ? { tools: plan.request } : {}),
       })
       usage.inputTokens += result.inputTokens
       usage.outputTokens += result.outputTokens
       usage.model = (result.model || provider.model).slice(0, MAX_MODEL_LABEL)
+      spend.webSearches += result.webSearches ?? 0
+      if (result.stopped !== undefined) {
+        // the budget ended the tool loop: no answer, and no retry (it would spend more)
+        return {
+          ok: false,
+          kind,
+          error: `stopped before the model answered: ${result.stopped}`,
+          errorKind: 'other',
+          usage,
+          attempts,
+          ...tools,
+          budgetStopped: true,
+        }
+      }
       const validation = result.json.ok
         ? validateOutput(kind, result.json.value)
         : ({ ok: false, error: result.json.error } as const)
       if (validation.ok) {
-        return { ok: true, kind, value: validation.value as LlmOutputs[T['kind']], usage, attempts }
+        const value = withSteps(kind, validation.value as LlmOutputs[T['kind']], plan, result)
+        return { ok: true, kind, value, usage, attempts, ...tools }
       }
       feedback = validation.error
       lastError = new LlmBadOutputError(validation.error)
@@ -151,5 +228,6 @@ export async function runLlmTask<T extends LlmTask>(
     errorKind: lastError.kind,
     usage,
     attempts,
+    ...tools,
   }
 }

@@ -31,7 +31,7 @@ export class ActivityLog {
   usage(outcome: LlmOutcome): void {
     this.inputTokens += outcome.usage.inputTokens
     this.outputTokens += outcome.usage.outputTokens
-    const cost = costUsd(outcome.usage)
+    const cost = costUsd(outcome.usage, outcome.tools)
     if (cost === null) this.unpricedCalls++
     else this.cost += cost
     this.lastErrorKind = outcome.ok ? null : outcome.errorKind

@@ -11,9 +11,10 @@ import { lineLogger } from '../net/log'
 import { loadOrCreateKeyFile } from '../net/identity.node.js'
 import { createSwarmNode } from '../net/node.node.js'
 import { nodeVerify } from '../protocol/verify.node.js'
+import { createNodeSandbox } from '../sandbox/sandbox.node.js'
 import { inProcessCore } from './host'
 import { memoryPersistence } from './persist'
-import { filePersistence } from './persist.node.js'
+import { filePersistence, fileSpending } from './persist.node.js'
 import { createRuntime } from './runtime'
 import type { PeerRuntime, RuntimeInit } from './types'
 
@@ -41,7 +42,13 @@ export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRunt
     persistence: init.dataDir
       ? filePersistence(join(init.dataDir, `records-${init.room.id}.bin`))
       : memoryPersistence(),
-    startCore: inProcessCore(init.providerInit),
+    startCore: inProcessCore({
+      ...(init.providerInit ? { providerInit: init.providerInit } : {}),
+      // the sandbox is a worker thread, started at the first program a model runs (runCode on)
+      createSandbox: () => createNodeSandbox(),
+      // what the agent spent survives a restart, so a restart does not lift an hourly cap
+      ...(init.dataDir ? { spending: fileSpending(join(init.dataDir, 'spending.json')) } : {}),
+    }),
     createNode: (nodeInit) =>
       createSwarmNode({
         ...nodeInit,

@@ -29,13 +29,14 @@ import { archiveFinished } from './archive'
 import { DEFAULT_BUDGET } from './budget'
 import { GoalLimitError, ownGoalWouldWait } from './goal-limit'
 import { authorNamed, openSealed, type Opened, type OpenResult } from './opener'
-import type {
-  GoalSource,
-  PeerRuntime,
-  RoleActivity,
-  RuntimeEvents,
-  RuntimeInit,
-  TrafficStats,
+import {
+  NO_TOOLS,
+  type GoalSource,
+  type PeerRuntime,
+  type RoleActivity,
+  type RuntimeEvents,
+  type RuntimeInit,
+  type TrafficStats,
 } from './types'
 
 export const DEFAULT_CAPACITY = 4
@@ -179,6 +180,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     model,
     budget: init.budget ?? DEFAULT_BUDGET,
     authors: goalsFrom === 'anyone' ? null : [peerId],
+    tools: { ...(init.tools ?? NO_TOOLS) },
     publish,
     requestSync: () => checkSync(),
     onTree: (tree) => emit('tree', tree),
@@ -355,7 +357,10 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       await outbox
     },
     setCapabilities(capabilities) {
-      core.deliver([{ type: 'command', command: { type: 'set-capabilities', capabilities } }])
+      core.setCapabilities(capabilities)
+    },
+    setTools(consent) {
+      core.setTools(consent)
     },
     setModel(next) {
       core.setModel(next)

@@ -74,6 +74,22 @@ export interface RoleActivity {
   }
   /** this tab's consent and budget (absent before the core reported) */
   budget?: BudgetStatus
+  /** executors: the tool consent and what it lets this executor offer (absent before the core reported) */
+  tools?: ToolStatus
+}
+
+/**
+ * An executor's tools, for "Run code: on/off" and for saying why a
+ * capability is not offered. `capabilities` (above) is what it advertises.
+ */
+export interface ToolStatus {
+  consent: ToolConsent
+  /** the capabilities its person chose (setCapabilities) */
+  chosen: Capability[]
+  /** why each chosen capability is not advertised, e.g. "running code is off" */
+  withheld: Partial<Record<Capability, string>>
+  /** what the current model does with tools (false after it rejected them) */
+  model: { code: boolean; search: boolean }
 }
 
 /** What the budget and the goal filter are doing, for the UI's notice and settings. */
@@ -120,6 +136,8 @@ export interface RuntimeInit {
   budget?: BudgetLimits
   /** whose goals this role spends its key on (default: anyone in the room) */
   goalsFrom?: GoalSource
+  /** executors: what they may do with tools (default NO_TOOLS: nothing) */
+  tools?: ToolConsent
 }
 
 /**
@@ -173,7 +191,10 @@ export interface PeerRuntime {
   /** publishes a new root goal (not for observers) and returns its id */
   submitGoal(text: string, maxDepth?: number): Promise<string>
   cancelGoal(goalId: string, reason?: string): Promise<void>
+  /** executors: the capabilities its person offers; it advertises those its tools allow */
   setCapabilities(capabilities: Capability[]): void
+  /** executors: new tool consent, at once (capabilities re-advertised in the next presence beat) */
+  setTools(consent: ToolConsent): void
   /** changes this role's model (and key) from now on; the key stays in this process */
   setModel(model: ModelConfig): void
   /** new caps (raising one resumes what it paused) */

@@ -3,13 +3,13 @@
  * UI) and its role worker (role core, LLM calls). Everything crossing it is
  * structured-cloneable plain data.
  */
-import type { ModelConfig } from '../llm/types'
+import type { Capability, ModelConfig } from '../llm/types'
 import type { PlanRecord, WireRecord } from '../protocol/records'
 import type { PlanTree } from '../plan/tree'
 import type { PeerInput } from '../roles/index'
 import type { PeerConfig } from '../roles/types'
 import type { BudgetLimits } from '../runtime/budget'
-import type { RoleActivity } from '../runtime/types'
+import type { RoleActivity, ToolConsent } from '../runtime/types'
 
 export type ToWorker =
   | {
@@ -19,11 +19,14 @@ export type ToWorker =
       model: ModelConfig
       budget: BudgetLimits
       authors: string[] | null
+      tools: ToolConsent
     }
   | { type: 'deliver'; inputs: PeerInput[] }
   | { type: 'set-model'; model: ModelConfig }
   | { type: 'set-budget'; limits: BudgetLimits }
   | { type: 'set-authors'; authors: string[] | null }
+  | { type: 'set-capabilities'; capabilities: Capability[] }
+  | { type: 'set-tools'; consent: ToolConsent }
   | { type: 'archive'; ids: string[] }
   | { type: 'stop' }
 

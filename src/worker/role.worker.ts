@@ -4,6 +4,7 @@
  * is in the background. It talks only to its tab, through messages.ts.
  */
 import { CoreDriver } from '../runtime/driver'
+import { indexedDbSpending } from '../runtime/persist.browser'
 import type { FromWorker, ToWorker } from './messages'
 
 const scope = self as unknown as {
@@ -23,6 +24,9 @@ scope.onmessage = ({ data }) => {
         model: data.model,
         budget: data.budget,
         authors: data.authors,
+        tools: data.tools,
+        // what this tab spent survives a reload (IndexedDB, under the tab's identity)
+        spending: indexedDbSpending(data.config.peerId),
         publish: (records) => post({ type: 'publish', records }),
         requestSync: () => post({ type: 'sync' }),
         onTree: (tree) => post({ type: 'tree', tree }),
@@ -43,6 +47,12 @@ scope.onmessage = ({ data }) => {
       break
     case 'set-authors':
       driver?.setAuthors(data.authors)
+      break
+    case 'set-capabilities':
+      driver?.setCapabilities(data.capabilities)
+      break
+    case 'set-tools':
+      driver?.setTools(data.consent)
       break
     case 'archive':
       driver?.archive(data.ids)

@@ -212,6 +212,7 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
     setCapabilities(next) {
       capabilities = [...next]
     },
+    setTools() {},
     setModel(next) {
       model = next
     },

@@ -1,9 +1,9 @@
 /**
  * The sandbox's limits: what a tab or an agent may change (SandboxInit) and
- * the defaults, each with why. Shared by the browser and Node sandboxes.
+ * the defaults, each with why. Shared by the browser and Node sandboxes, and
+ * loaded inside the sandbox worker: it imports nothing (the code cap, which
+ * comes from the record's schema, is in worker-host.ts).
  */
-import { MAX_STEP_CODE } from '../protocol/steps'
-
 /** A computation the model asks for (a sum, a table, a date) takes milliseconds; 5 s is generous and still keeps a tool loop responsive. */
 export const DEFAULT_TIME_LIMIT_MS = 5_000
 /** Guest heap beyond the engine's own start (16 MB): room for a few million numbers or a big table, far below what hurts a tab. */
@@ -12,11 +12,6 @@ export const DEFAULT_MEMORY_MB = 64
 export const DEFAULT_STDOUT_CHARS = 8_000
 /** stderr is for warnings and errors: shorter. */
 export const DEFAULT_STDERR_CHARS = 4_000
-/**
- * Longest program accepted: the record's cap (MAX_STEP_CODE), so the result
- * can always carry the whole program that ran, never a clipped one.
- */
-export const MAX_CODE_CHARS = MAX_STEP_CODE
 /** An exception message with its stack: the first frames are what helps the model fix the program. */
 export const MAX_ERROR_CHARS = 2_000
 /**

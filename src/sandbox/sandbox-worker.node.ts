@@ -1,11 +1,13 @@
 /**
- * The Node sandbox's worker thread: compiles the QuickJS engine once, then
+ * The Node sandbox's worker thread: compiles the QuickJS engine once and
+ * warms it with an empty run (which loads the engine's glue modules), then
  * runs each program it is sent in a fresh instance (quickjs-guest.ts).
- * Started through sandbox-thread.node.mjs, which makes TypeScript loadable.
+ * Started through scripts/ts-worker.mjs, which makes TypeScript loadable.
  */
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { parentPort } from 'node:worker_threads'
+import { resolveLimits } from './limits'
 import type { RunMessage, WorkerMessage } from './messages'
 import { runGuest } from './quickjs-guest'
 
@@ -18,6 +20,7 @@ try {
     '@jitl/quickjs-wasmfile-release-sync/wasm',
   )
   const wasmModule = await WebAssembly.compile(await readFile(wasmPath))
+  await runGuest(wasmModule, '', resolveLimits())
   port.on('message', (message: RunMessage) => {
     void runGuest(wasmModule, message.code, message.limits).then((result) =>
       send({ type: 'done', id: message.id, result }),

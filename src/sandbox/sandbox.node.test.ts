@@ -5,9 +5,9 @@
  * that the next run starts a fresh one.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { MAX_CODE_CHARS } from './limits'
-import { createNodeSandbox } from './sandbox.node'
+import { createNodeSandbox } from './sandbox.node.js'
 import type { CodeRun } from './types'
+import { MAX_CODE_CHARS } from './worker-host'
 
 const TIME_LIMIT_MS = 1_000
 const MEMORY_MB = 16

@@ -21,7 +21,10 @@ export function createNodeSandbox(init?: SandboxInit, options?: WorkerHostOption
   return createWorkerSandbox(
     resolveLimits(init),
     (onEvent) => {
-      const worker = new Worker(new URL('./sandbox-thread.node.mjs', import.meta.url), {
+      // scripts/ts-worker.mjs registers tsx in the thread (loader hooks are not inherited), so
+      // the TypeScript entry loads under npm run agent, vitest and bare node alike
+      const worker = new Worker(new URL('../../scripts/ts-worker.mjs', import.meta.url), {
+        workerData: { entry: new URL('./sandbox-worker.node.ts', import.meta.url).href },
         env: {},
         resourceLimits: {
           maxOldGenerationSizeMb: THREAD_OLD_GENERATION_MB,

@@ -6,17 +6,23 @@
  * inside WebAssembly), or the run is aborted, the worker is terminated and
  * the next run starts a fresh one.
  */
+import { MAX_STEP_CODE } from '../protocol/steps'
 import type { CodeRun, CodeRunRequest, CodeSandbox } from './types'
 import {
   KILL_GRACE_MS,
   LOAD_TIMEOUT_MS,
-  MAX_CODE_CHARS,
   memoryLimitMessage,
   timeLimitMessage,
   type GuestLimits,
 } from './limits'
 import type { RunMessage, WorkerMessage } from './messages'
 import type { GuestResult } from './quickjs-guest'
+
+/**
+ * Longest program accepted: the record's cap (MAX_STEP_CODE), so the result
+ * can always carry the whole program that ran, never a clipped one.
+ */
+export const MAX_CODE_CHARS = MAX_STEP_CODE
 
 /** A run was aborted by its caller's signal. */
 export class SandboxAbortedError extends Error {

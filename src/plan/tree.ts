@@ -92,11 +92,6 @@ export interface PlanTree {
   usage: Record<'decomposer' | 'scorer' | 'executor', UsageTotals>
 }
 
-// TEMPORARY until the result record's steps field lands (branch tools)
-function stepsOf(result: TaskState['result']): Step[] | null {
-  return (result as { steps?: Step[] } | null)?.steps ?? null
-}
-
 function taskView(task: TaskState): TaskView {
   return {
     id: task.id,
@@ -106,7 +101,7 @@ function taskView(task: TaskState): TaskView {
     claimedAt: task.holder?.at ?? null,
     output: task.result?.output ?? null,
     resultBy: task.result?.from ?? null,
-    steps: stepsOf(task.result),
+    steps: task.result?.steps ?? null,
     failures: task.failures.map((failure) => ({ from: failure.from, detail: failure.detail })),
     gap: task.gap?.detail ?? null,
   }

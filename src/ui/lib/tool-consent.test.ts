@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { NO_TOOLS } from '../../runtime/types'
+import type { Capability } from '../../protocol/capabilities'
+import { NO_TOOLS, type ToolStatus } from '../../runtime/types'
 import {
   capabilityOffers,
   loadToolConsent,
@@ -51,16 +52,27 @@ describe('tool consent', () => {
 })
 
 describe('what an executor offers, and why not', () => {
-  const offers = (input: Parameters<typeof capabilityOffers>[0]) =>
-    Object.fromEntries(capabilityOffers(input).map((o) => [o.capability, [o.offered, o.note]]))
+  const offers = (status: Partial<ToolStatus>, advertised: Capability[]) =>
+    Object.fromEntries(
+      capabilityOffers(
+        {
+          chosen: [...ALL],
+          consent: NO_TOOLS,
+          model: { code: true, search: true },
+          withheld: {},
+          ...status,
+        },
+        advertised,
+      ).map((o) => [o.capability, [o.offered, o.note]]),
+    )
 
   it('with no consent: writing only, and each tool says what to turn on', () => {
-    expect(offers({ chosen: ALL, consent: NO_TOOLS, provider: 'anthropic' })).toEqual({
+    expect(offers({}, ['can_write_text'])).toEqual({
       can_write_text: [true, null],
       can_run_code: [false, 'turn on “Run code in this tab”'],
       can_query_api: [false, 'turn on web search'],
     })
-    expect(offers({ chosen: ALL, consent: NO_TOOLS, provider: 'openai-compatible' })).toEqual({
+    expect(offers({ model: { code: true, search: false } }, ['can_write_text'])).toEqual({
       can_write_text: [true, null],
       can_run_code: [false, 'turn on “Run code in this tab”'],
       can_query_api: [
@@ -72,17 +84,18 @@ describe('what an executor offers, and why not', () => {
 
   it('with consent: the tools, and knowledge answers marked as unchecked', () => {
     const consent = { runCode: true, webSearch: true, knowledgeAnswers: false }
-    expect(offers({ chosen: ALL, consent, provider: 'openai' })).toEqual({
+    expect(offers({ consent }, [...ALL])).toEqual({
       can_write_text: [true, null],
       can_run_code: [true, null],
       can_query_api: [true, null],
     })
-    // web search ticked but the provider has none: only knowledge answers would do
-    expect(offers({ chosen: ALL, consent, provider: 'openai-compatible' }).can_query_api![0]).toBe(
-      false,
-    )
     const knowledge = { ...NO_TOOLS, knowledgeAnswers: true }
-    expect(offers({ chosen: ALL, consent: knowledge, provider: 'openai-compatible' })).toEqual({
+    expect(
+      offers({ consent: knowledge, model: { code: true, search: false } }, [
+        'can_write_text',
+        'can_query_api',
+      ]),
+    ).toEqual({
       can_write_text: [true, null],
       can_run_code: [false, 'turn on “Run code in this tab”'],
       can_query_api: [true, 'from the model’s knowledge, marked as not checked live'],
@@ -90,18 +103,29 @@ describe('what an executor offers, and why not', () => {
   })
 
   it('a capability switched off, or one the model cannot honour, is not offered', () => {
-    const consent = { runCode: true, webSearch: true, knowledgeAnswers: true }
+    const consent = { runCode: true, webSearch: true, knowledgeAnswers: false }
     expect(
-      offers({
-        chosen: ['can_run_code', 'can_query_api'],
-        consent,
-        provider: 'anthropic',
-        advertised: ['can_query_api'],
-      }),
+      offers(
+        {
+          chosen: ['can_run_code', 'can_query_api'],
+          consent,
+          model: { code: false, search: true },
+          withheld: { can_run_code: 'this model or server does not call tools' },
+        },
+        ['can_query_api'],
+      ),
     ).toEqual({
       can_write_text: [false, 'switched off'],
-      can_run_code: [false, 'the model in use cannot call tools'],
+      can_run_code: [false, 'this model or server does not call tools'],
       can_query_api: [true, null],
     })
+  })
+
+  it('falls back to the runtime’s reason when the consent and model explain nothing', () => {
+    const consent = { runCode: true, webSearch: true, knowledgeAnswers: true }
+    expect(
+      offers({ consent, withheld: { can_run_code: 'no sandbox in this process' } }, [])
+        .can_run_code,
+    ).toEqual([false, 'no sandbox in this process'])
   })
 })

@@ -10,7 +10,7 @@
  * reads "can_run_code: off — turn on “Run code in this tab”".
  */
 import { CAPABILITIES, type Capability } from '../../protocol/capabilities'
-import { NO_TOOLS, type ToolConsent } from '../../runtime/types'
+import { NO_TOOLS, type ToolConsent, type ToolStatus } from '../../runtime/types'
 import type { Provider } from './model-settings'
 
 const KEY = 'murmuration:tools'
@@ -62,44 +62,50 @@ export function providerOfModel(label: string, offline: boolean): Provider {
 export interface CapabilityOffer {
   capability: Capability
   offered: boolean
-  /** why it is not offered, or a caveat when it is; null when there is nothing to say */
+  /** why it is not offered (what to do about it), or a caveat when it is; null when there is nothing to say */
   note: string | null
 }
 
-export interface OfferInput {
-  /** the capabilities switched on in this tab */
-  chosen: readonly Capability[]
-  consent: ToolConsent
-  provider: Provider
-  /** what the executor really advertises, when the runtime says (it knows whether the model calls tools) */
-  advertised?: readonly Capability[]
-}
-
-/** Why a capability the person chose is not offered, by the consent and the provider; null when nothing stands in the way. */
-function missing(capability: Capability, consent: ToolConsent, provider: Provider): string | null {
-  if (capability === 'can_run_code' && !consent.runCode) return 'turn on “Run code in this tab”'
-  if (capability !== 'can_query_api') return null
-  if (consent.knowledgeAnswers || (consent.webSearch && webSearchOffered(provider))) return null
-  return webSearchOffered(provider)
-    ? 'turn on web search'
-    : 'web search needs Anthropic or OpenAI; or allow answers from the model’s knowledge'
-}
-
-export function capabilityOffers(input: OfferInput): CapabilityOffer[] {
-  const { chosen, consent, provider, advertised } = input
+/**
+ * Each capability: offered or not, and why, in words that say what to do.
+ * `status` is the runtime's (RoleActivity.tools); `advertised` is what the
+ * executor really advertises (RoleActivity.capabilities), which decides.
+ */
+export function capabilityOffers(
+  status: ToolStatus,
+  advertised: readonly Capability[],
+): CapabilityOffer[] {
+  const { chosen, consent, model, withheld } = status
   return CAPABILITIES.map((capability) => {
-    if (!chosen.includes(capability)) return { capability, offered: false, note: 'switched off' }
-    const why = missing(capability, consent, provider)
-    if (why) return { capability, offered: false, note: why }
-    if (advertised && !advertised.includes(capability)) {
-      return { capability, offered: false, note: 'the model in use cannot call tools' }
+    if (advertised.includes(capability)) {
+      const unchecked = capability === 'can_query_api' && !(consent.webSearch && model.search)
+      return {
+        capability,
+        offered: true,
+        note: unchecked ? 'from the model’s knowledge, marked as not checked live' : null,
+      }
     }
-    const unchecked =
-      capability === 'can_query_api' && !(consent.webSearch && webSearchOffered(provider))
+    if (!chosen.includes(capability)) return { capability, offered: false, note: 'switched off' }
     return {
       capability,
-      offered: true,
-      note: unchecked ? 'from the model’s knowledge, marked as not checked live' : null,
+      offered: false,
+      note: remedy(capability, status) ?? withheld[capability] ?? null,
     }
   })
+}
+
+/** What would let the executor offer a capability its person chose, in words; null when nothing in the consent or model stands in the way. */
+function remedy(capability: Capability, { consent, model }: ToolStatus): string | null {
+  switch (capability) {
+    case 'can_write_text':
+      return null
+    case 'can_run_code':
+      if (!consent.runCode) return 'turn on “Run code in this tab”'
+      return model.code ? null : 'this model or server does not call tools'
+    case 'can_query_api':
+      if (model.search) return consent.webSearch ? null : 'turn on web search'
+      return consent.knowledgeAnswers
+        ? null
+        : 'web search needs Anthropic or OpenAI; or allow answers from the model’s knowledge'
+  }
 }

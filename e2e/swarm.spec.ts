@@ -375,6 +375,9 @@ test('a headless executor joins the tabs and does the work', async ({ browser, s
       data,
       '--rtc-bind',
       '127.0.0.1',
+      // the only executor: with the tools a person would allow, so code and live leaves get done
+      '--run-code',
+      '--answer-from-knowledge',
     ],
     { cwd: resolve(import.meta.dirname, '..'), stdio: ['ignore', 'pipe', 'pipe'] },
   )

@@ -186,12 +186,14 @@ export async function runLlmTask<T extends LlmTask>(
       usage.model = (result.model || provider.model).slice(0, MAX_MODEL_LABEL)
       spend.webSearches += result.webSearches ?? 0
       if (result.stopped !== undefined) {
-        // the budget ended the tool loop: no answer, and no retry (it would spend more)
+        // The budget ended the tool loop: no answer, and no retry (it would
+        // spend more). A cap is this peer's own limit, like a provider's rate
+        // limit: peers do not count it as an attempt at the task.
         return {
           ok: false,
           kind,
           error: `stopped before the model answered: ${result.stopped}`,
-          errorKind: 'other',
+          errorKind: 'rate-limit',
           usage,
           attempts,
           ...tools,

@@ -164,6 +164,7 @@ describe('the execute tool loop, over HTTP to the mock LLM', () => {
     expect(outcome.ok).toBe(false)
     if (outcome.ok) return
     expect(outcome.budgetStopped).toBe(true)
+    expect(outcome.errorKind).toBe('rate-limit') // its own limit: no attempt at the task
     expect(outcome.error).toContain('budget cap')
     expect(outcome.attempts).toBe(1)
     expect(mock.requests.filter((r) => r.taskKind === 'execute')).toHaveLength(2)

@@ -171,10 +171,26 @@ function describe(context: QuickJSContext, handle: QuickJSHandle): string {
         stack?: unknown
       }
       const head = `${typeof name === 'string' ? name : 'Error'}: ${String(message)}`
-      return typeof stack === 'string' && stack.trim() !== '' ? `${head}\n${stack.trimEnd()}` : head
+      return typeof stack === 'string' && stack.trim() !== ''
+        ? `${head}\n${collapseRepeats(stack.trimEnd())}`
+        : head
     }
     return `Uncaught ${typeof thrown === 'string' ? thrown : (JSON.stringify(thrown) ?? String(thrown))}`
   } finally {
     handle.dispose()
   }
+}
+
+/** A stack with runs of one repeated frame (deep recursion) told once, with a count. */
+function collapseRepeats(stack: string): string {
+  const lines = stack.split('\n')
+  const kept: string[] = []
+  for (let i = 0; i < lines.length;) {
+    let end = i
+    while (lines[end + 1] === lines[i]) end++
+    kept.push(lines[i] as string)
+    if (end > i) kept.push(`    … the frame above ${end - i} more times`)
+    i = end + 1
+  }
+  return kept.join('\n')
 }

@@ -150,9 +150,11 @@ export function createWorkerSandbox(
       return turn
     },
     close() {
-      if (session === undefined) return
-      session.listener?.({ kind: 'failure', message: 'the sandbox was closed', outOfMemory: false })
-      kill(session)
+      const current = session
+      if (current === undefined) return
+      // the pending run, if any, ends as a failure (and kills the worker); else kill it here
+      current.listener?.({ kind: 'failure', message: 'the sandbox was closed', outOfMemory: false })
+      kill(current)
     },
   }
 }

@@ -5,7 +5,17 @@
  */
 import { CoreDriver } from '../runtime/driver'
 import { indexedDbSpending } from '../runtime/persist.browser'
+import type { CodeSandbox } from '../sandbox/types'
 import type { FromWorker, ToWorker } from './messages'
+
+/**
+ * The tab's code sandbox, a Worker of its own started from this one: its
+ * code is loaded only when a model first runs a program (runCode on).
+ */
+async function browserSandbox(): Promise<CodeSandbox> {
+  const { createBrowserSandbox } = await import('../sandbox/sandbox.browser')
+  return createBrowserSandbox()
+}
 
 const scope = self as unknown as {
   postMessage(message: FromWorker): void
@@ -25,6 +35,7 @@ scope.onmessage = ({ data }) => {
         budget: data.budget,
         authors: data.authors,
         tools: data.tools,
+        createSandbox: browserSandbox,
         // what this tab spent survives a reload (IndexedDB, under the tab's identity)
         spending: indexedDbSpending(data.config.peerId),
         publish: (records) => post({ type: 'publish', records }),

@@ -2,14 +2,13 @@
  * The code sandbox in real Chromium: the harness page (e2e/harness/
  * sandbox.html) starts a dedicated worker that plays the role worker and
  * creates the browser sandbox inside it, so the sandbox's Worker is nested as
- * in the app. The harness is served with the app server's security headers
- * (its Content-Security-Policy, and the sandbox worker's own), so the engine
- * must load under the app's real policy. Checks the limits a model-written
- * program meets in a tab.
+ * in the app. The harness is served by the app server itself (relay/
+ * app-server.ts: its Content-Security-Policy and the sandbox worker's own,
+ * compression, caching), so the engine must load as it will in the app.
+ * Checks the limits a model-written program meets in a tab.
  */
 import { expect, test, type Page } from '@playwright/test'
-import { securityHeaders } from '../relay/app-server'
-import { serveDir, type StaticServer } from './fixtures/static-server'
+import { serveApp, type AppServer } from '../relay/app-server'
 import type { SandboxHarness } from './harness/sandbox'
 import type { HarnessReply } from './harness/sandbox-messages'
 import type { SandboxInit } from '../src/sandbox/limits'
@@ -23,13 +22,19 @@ test.describe.configure({ mode: 'serial' })
 /** built by the global setup (vite.harness.config.ts) */
 const HARNESS_DIR = 'e2e/artifacts/harness'
 
-let server: StaticServer
+let server: AppServer
 let page: Page
 
 test.beforeAll(async ({ browser }) => {
-  server = await serveDir(HARNESS_DIR, 0, securityHeaders)
+  server = await serveApp({
+    dir: HARNESS_DIR,
+    host: '127.0.0.1',
+    port: 0,
+    relay: { peerId: 'none', multiaddrs: [] },
+    lanOrigins: () => [],
+  })
   page = await browser.newPage()
-  await page.goto(`${server.url}sandbox.html`)
+  await page.goto(`http://127.0.0.1:${server.port}/sandbox.html`)
   await expect(page.locator('#state')).toHaveText('ready')
 })
 

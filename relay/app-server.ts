@@ -63,8 +63,8 @@ const SANDBOX_WORKER_CSP =
   "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'"
 const SANDBOX_WORKER = /^\/assets\/sandbox\.worker-[\w-]+\.js$/
 
-/** The security headers of a static file at `path` (the e2e sandbox spec serves its harness with them). */
-export function securityHeaders(path: string): Record<string, string> {
+/** The security headers of a static file at `path`. */
+function securityHeaders(path: string): Record<string, string> {
   return SANDBOX_WORKER.test(path)
     ? { ...SECURITY_HEADERS, 'Content-Security-Policy': SANDBOX_WORKER_CSP }
     : SECURITY_HEADERS

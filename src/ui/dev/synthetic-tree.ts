@@ -72,7 +72,7 @@ function labSteps(capability: Capability, i: number): Step[] | null {
       {
         type: 'code',
         language: 'javascript',
-        code: `let sum = 0\nfor (let n = 1; n <= ${i}; n++) sum += n\nconsole.log(sum)`,
+        code: `let sum = 0\nfor (let n = 1; n <= ${i}; n++) sum += n\nconsole.log(sum) // a long line, as models write them, that must scroll in its box rather than widen the page`,
         stdout: `${(i * (i + 1)) / 2}\n`,
         stderr: '',
         exit: 0,

@@ -167,6 +167,7 @@ test('an executor with consent runs the model’s code and searches; every peer 
   await search.check()
   await expect(offered).toContainText('can_run_code: on')
   await expect(offered).toContainText('can_query_api: on')
+  await screenshot(executor, 'tools-consent')
   expect(await executor.evaluate(() => localStorage.getItem('murmuration:tools'))).toBe(
     JSON.stringify({ runCode: true, webSearch: true, knowledgeAnswers: false }),
   )

@@ -30,7 +30,7 @@ export const CAPABILITY_VERBS: Record<Capability, string> = {
 
 export const CAPABILITY_DESCRIPTIONS: Record<Capability, string> = {
   can_write_text: 'Write text: plans, summaries, lists, messages',
-  can_run_code: 'Run code: computations and scripts, run in a sandbox in the executor’s tab',
+  can_run_code: 'Run code: computations and scripts, run in the executor’s sandbox',
   can_query_api: 'Look up live facts: prices, news, schedules (web search)',
 }
 

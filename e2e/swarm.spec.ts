@@ -71,6 +71,12 @@ async function machine(browser: Browser, origin: string): Promise<BrowserContext
   const context = await browser.newContext()
   machines.push(context)
   await context.grantPermissions(['microphone'], { origin })
+  // these tests finish plans: executors get the tools a person would tick ("Run code in this
+  // tab", "Answer from the model's knowledge"), remembered as the app's tool settings
+  await context.addInitScript(() => {
+    const tools = { runCode: true, webSearch: false, knowledgeAnswers: true }
+    localStorage.setItem('murmuration:tools', JSON.stringify(tools))
+  })
   return context
 }
 

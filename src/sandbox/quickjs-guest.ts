@@ -3,13 +3,14 @@
  * program in a fresh QuickJS engine (its own WebAssembly instance and
  * memory, thrown away after the run) and says what happened.
  *
- * The program is a classic script. It sees the ECMAScript built-ins and a
- * `console` (log/info/debug to stdout, warn/error to stderr) and nothing of
- * the host: no fetch, no timers, no storage, no modules. Only what it prints
- * counts: the value of its last expression is not reported (the tool tells
- * the model to print its results with console.log). Promise jobs run to
- * completion after the script, so async functions work; a promise still
- * pending at the end (nothing can settle it later) is reported as an error.
+ * The program is a classic script. It sees the ECMAScript built-ins, a
+ * `console` (log/info/debug to stdout, warn/error to stderr) and timers in
+ * virtual time (guest-prelude.ts), and nothing of the host: no fetch, no
+ * storage, no modules. Only what it prints counts: the value of its last
+ * expression is not reported (the tool tells the model to print its results
+ * with console.log). Promise jobs and timers run to completion after the
+ * script, so async functions work; a promise still pending at the end
+ * (nothing is left to settle it) is reported as an error.
  *
  * Limits: a deadline checked by QuickJS's interrupt handler; the guest heap
  * capped twice, by QuickJS's allocation limit (which in this build bounds
@@ -25,7 +26,7 @@ import {
   type QuickJSHandle,
 } from 'quickjs-emscripten-core'
 import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync'
-import { GUEST_CONSOLE_SOURCE } from './guest-console'
+import { GUEST_PRELUDE_SOURCE } from './guest-prelude'
 import { clip, cutMarker, memoryLimitMessage, timeLimitMessage, type GuestLimits } from './limits'
 
 /** What a run did: the CodeRun without the request's fields. */
@@ -67,8 +68,25 @@ class Output {
   }
 }
 
-/** Runs `code` in a fresh engine instantiated from `wasmModule` (the compiled QuickJS release build). */
+/**
+ * Runs `code` in a fresh engine instantiated from `wasmModule` (the compiled
+ * QuickJS release build). Never rejects: a failure of the engine itself is
+ * the run's error too, so the worker always answers.
+ */
 export async function runGuest(
+  wasmModule: WebAssembly.Module,
+  code: string,
+  limits: GuestLimits,
+): Promise<GuestResult> {
+  try {
+    return await runFresh(wasmModule, code, limits)
+  } catch (thrown) {
+    const error = `the engine could not start: ${thrown instanceof Error ? thrown.message : String(thrown)}`
+    return { stdout: '', stderr: '', exit: 1, error, durationMs: 0, timedOut: false }
+  }
+}
+
+async function runFresh(
   wasmModule: WebAssembly.Module,
   code: string,
   limits: GuestLimits,
@@ -94,8 +112,12 @@ export async function runGuest(
   let error: string
   const context = runtime.newContext()
   try {
-    installConsole(context, output, limits)
-    error = evaluate(context, code)
+    const runNextTimer = installPrelude(context, output, limits)
+    try {
+      error = evaluate(context, code, runNextTimer)
+    } finally {
+      runNextTimer.dispose()
+    }
   } catch (thrown) {
     // the engine itself failed (a WebAssembly trap, the host's stack): this instance is discarded anyway
     const message = thrown instanceof Error ? thrown.message : String(thrown)
@@ -123,7 +145,12 @@ export async function runGuest(
   }
 }
 
-function installConsole(context: QuickJSContext, output: Output, limits: GuestLimits): void {
+/** Installs the console and timers; returns the guest's runNextTimer function. */
+function installPrelude(
+  context: QuickJSContext,
+  output: Output,
+  limits: GuestLimits,
+): QuickJSHandle {
   const write = context.newFunction('write', (stream, text, fullLength) => {
     const room = output.write(
       context.getNumber(stream) === 1 ? 1 : 0,
@@ -132,27 +159,35 @@ function installConsole(context: QuickJSContext, output: Output, limits: GuestLi
     )
     return context.newNumber(room)
   })
-  const install = context.unwrapResult(context.evalCode(GUEST_CONSOLE_SOURCE, 'console.js'))
+  const install = context.unwrapResult(context.evalCode(GUEST_PRELUDE_SOURCE, 'prelude.js'))
   const caps = [context.newNumber(limits.stdoutChars), context.newNumber(limits.stderrChars)]
   try {
-    context.unwrapResult(context.callFunction(install, context.undefined, write, ...caps)).dispose()
+    return context.unwrapResult(context.callFunction(install, context.undefined, write, ...caps))
   } finally {
     for (const handle of [write, install, ...caps]) handle.dispose()
   }
 }
 
-/** Evaluates the program and runs its promise jobs; returns the error text ('' when it ended normally). */
-function evaluate(context: QuickJSContext, code: string): string {
+/**
+ * Evaluates the program, then runs its promise jobs and its timers until none
+ * are left; returns the error text ('' when it ended normally).
+ */
+function evaluate(context: QuickJSContext, code: string, runNextTimer: QuickJSHandle): string {
   const result = context.evalCode(code, 'program.js')
   if (result.error !== undefined) return describe(context, result.error)
   const value = result.value
   try {
-    const jobs = context.runtime.executePendingJobs(-1)
-    if (jobs.error !== undefined) return describe(context, jobs.error)
+    for (let fired = true; fired;) {
+      const jobs = context.runtime.executePendingJobs(-1)
+      if (jobs.error !== undefined) return describe(context, jobs.error)
+      const next = context.callFunction(runNextTimer, context.undefined)
+      if (next.error !== undefined) return describe(context, next.error)
+      fired = next.value.consume((handle) => context.dump(handle) === true)
+    }
     const state = context.getPromiseState(value)
     if (state.type === 'rejected') return describe(context, state.error)
     if (state.type === 'pending')
-      return "the program's promise never settled (the sandbox has no timers and no I/O)"
+      return "the program's promise never settled (no timer was left to settle it, and the sandbox has no I/O)"
     if (state.notAPromise !== true) state.value.dispose()
     return ''
   } finally {

@@ -20,7 +20,8 @@ try {
     '@jitl/quickjs-wasmfile-release-sync/wasm',
   )
   const wasmModule = await WebAssembly.compile(await readFile(wasmPath))
-  await runGuest(wasmModule, '', resolveLimits())
+  const warm = await runGuest(wasmModule, '', resolveLimits())
+  if (warm.exit !== 0) throw new Error(warm.error)
   port.on('message', (message: RunMessage) => {
     void runGuest(wasmModule, message.code, message.limits).then((result) =>
       send({ type: 'done', id: message.id, result }),

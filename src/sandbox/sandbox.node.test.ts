@@ -69,6 +69,25 @@ describe('node sandbox', () => {
     expect(pending.error).toMatch(/never settled/)
   })
 
+  it('runs timers in virtual time, in order, after the script', async () => {
+    const result = await run(
+      'setTimeout(() => console.log("late"), 20_000)\n' +
+        'setTimeout((word) => console.log(word), 10, "soon")\n' +
+        'let ticks = 0; const every = setInterval(() => { if (++ticks === 3) clearInterval(every) }, 5)\n' +
+        'const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))\n' +
+        'queueMicrotask(() => console.log("micro"))\n' +
+        ';(async () => { await sleep(16); console.log("woke, ticks:", ticks) })()\n' +
+        'console.log("script")',
+    )
+    expect(result).toMatchObject({ exit: 0, error: '' })
+    expect(result.stdout).toBe('script\nmicro\nsoon\nwoke, ticks: 3\nlate\n')
+    expect(result.durationMs).toBeLessThan(TIME_LIMIT_MS)
+    const thrown = await run('setTimeout(() => { throw new Error("in a timer") }, 1)')
+    expect(thrown.error).toMatch(/^Error: in a timer/)
+    const forever = await run('setInterval(() => {}, 1)')
+    expect(forever).toMatchObject({ exit: 1, timedOut: true })
+  })
+
   it('stops an endless loop at the time limit, and the next run works', async () => {
     const started = performance.now()
     const result = await run('console.log("start"); while (true) {}')

@@ -18,7 +18,8 @@ const send = (message: WorkerMessage): void => scope.postMessage(message)
 
 async function boot(): Promise<void> {
   const wasmModule = await WebAssembly.compileStreaming(fetch(wasmUrl))
-  await runGuest(wasmModule, '', resolveLimits())
+  const warm = await runGuest(wasmModule, '', resolveLimits())
+  if (warm.exit !== 0) throw new Error(warm.error)
   const left = lockDown(self)
   if (left.length > 0) throw new Error(`could not remove ${left.join(', ')} from the worker`)
   scope.onmessage = ({ data }) => {

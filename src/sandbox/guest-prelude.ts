@@ -1,15 +1,23 @@
 /**
- * The guest's `console`, written in JavaScript and evaluated inside QuickJS
- * before the program. It formats arguments much like Node's console (strings
- * bare, objects as `{ a: 1 }`, nested strings quoted) and hands each line to
- * one host function, `write(stream, text, fullLength) -> room left`. The
- * guest slices a line to the room left before it crosses into the host, so a
- * huge string is never copied out; the host still enforces the cap itself.
+ * What the guest gets beyond the ECMAScript built-ins, written in JavaScript
+ * and evaluated inside QuickJS before the program:
+ *
+ * - `console`: formats arguments much like Node's console (strings bare,
+ *   objects as `{ a: 1 }`, nested strings quoted) and hands each line to one
+ *   host function, `write(stream, text, fullLength) -> room left`. The guest
+ *   slices a line to the room left before it crosses into the host, so a
+ *   huge string is never copied out; the host still enforces the cap.
+ * - Timers in virtual time: `setTimeout`, `setInterval`, their `clear…` and
+ *   `queueMicrotask`. Nothing waits: once the script and its promise jobs
+ *   are done, the host fires the earliest timer, runs the jobs that follow,
+ *   and so on (`runNextTimer`), so `await new Promise((r) => setTimeout(r,
+ *   1000))` resolves at once, in order. The time limit still holds.
  *
  * The source is an expression whose value is the installer: the host calls it
- * with `write` and the caps, so `write` is never a global the program sees.
+ * with `write` and the caps, so `write` is never a global the program sees;
+ * it returns `runNextTimer` (true while a timer fired).
  */
-export const GUEST_CONSOLE_SOURCE = String.raw`(function install(write, outRoom, errRoom) {
+export const GUEST_PRELUDE_SOURCE = String.raw`(function install(write, outRoom, errRoom) {
   'use strict'
   const room = [outRoom, errRoom]
   const MAX_DEPTH = 3
@@ -26,7 +34,7 @@ export const GUEST_CONSOLE_SOURCE = String.raw`(function install(write, outRoom,
       default: return Object.is(value, -0) ? '-0' : String(value)
     }
     if (value === null) return 'null'
-    if (value instanceof Error) return String(value.stack ? value.name + ': ' + value.message + '\n' + value.stack : value)
+    if (value instanceof Error) return value.stack ? value.name + ': ' + value.message + '\n' + String(value.stack).trimEnd() : String(value)
     if (seen.includes(value)) return '[Circular]'
     if (value instanceof Date) return isNaN(value) ? 'Invalid Date' : value.toISOString()
     if (value instanceof RegExp) return String(value)
@@ -65,5 +73,38 @@ export const GUEST_CONSOLE_SOURCE = String.raw`(function install(write, outRoom,
   const out = (...args) => emit(0, args)
   const err = (...args) => emit(1, args)
   const console = { log: out, info: out, debug: out, warn: err, error: err }
-  Object.defineProperty(globalThis, 'console', { value: Object.freeze(console), writable: false, configurable: false })
+  const fixed = (value) => ({ value, writable: false, configurable: false })
+  Object.defineProperty(globalThis, 'console', fixed(Object.freeze(console)))
+
+  const timers = []
+  let lastId = 0
+  let order = 0
+  let now = 0
+  function schedule(fn, ms, args, repeat) {
+    if (typeof fn !== 'function') throw new TypeError('a timer needs a function')
+    const delay = Math.max(0, Number(ms) || 0)
+    const timer = { id: ++lastId, at: now + delay, order: order++, fn, args, every: repeat ? Math.max(1, delay) : 0 }
+    timers.push(timer)
+    return timer.id
+  }
+  function clear(id) {
+    const i = timers.findIndex((t) => t.id === id)
+    if (i >= 0) timers.splice(i, 1)
+  }
+  Object.defineProperties(globalThis, {
+    setTimeout: fixed((fn, ms, ...args) => schedule(fn, ms, args, false)),
+    setInterval: fixed((fn, ms, ...args) => schedule(fn, ms, args, true)),
+    clearTimeout: fixed(clear),
+    clearInterval: fixed(clear),
+    queueMicrotask: fixed((fn) => void Promise.resolve().then(fn)),
+  })
+  return function runNextTimer() {
+    if (timers.length === 0) return false
+    timers.sort((a, b) => a.at - b.at || a.order - b.order)
+    const timer = timers.shift()
+    now = timer.at
+    if (timer.every > 0) timers.push(Object.assign({}, timer, { at: now + timer.every, order: order++ }))
+    timer.fn.apply(undefined, timer.args)
+    return true
+  }
 })`

@@ -25,14 +25,14 @@ export const CAPABILITY_LABELS: Record<Capability, string> = {
 /** what an executor with the capability can do, as a verb phrase: "nobody can …" */
 export const CAPABILITY_VERBS: Record<Capability, string> = {
   can_write_text: 'write text',
-  can_run_code: 'write code',
-  can_query_api: 'query APIs',
+  can_run_code: 'run code',
+  can_query_api: 'look up live facts',
 }
 
 export const CAPABILITY_DESCRIPTIONS: Record<Capability, string> = {
   can_write_text: 'Write text: plans, summaries, lists, messages',
-  can_run_code: 'Write code: scripts and snippets (it writes code; nothing is run)',
-  can_query_api: 'Query APIs: look up facts, prices, schedules',
+  can_run_code: 'Run code: computations and scripts, run in the executor’s sandbox',
+  can_query_api: 'Look up live facts: prices, news, schedules (web search)',
 }
 
 function who(peerId: string, self: string): string {

@@ -46,6 +46,9 @@ test('axe finds no accessibility fault on any screen', async ({ browse, room, mo
   await pickRole(tabs.scorer, room, 'scorer')
   await pickRole(second, room, 'scorer')
   await pickRole(tabs.executor, room, 'executor')
+  // the plan has code and live-data leaves: the executor's person turns its tools on
+  await tabs.executor.getByLabel('Run code in this tab').check()
+  await tabs.executor.getByLabel('Answer live questions from the model’s knowledge').check()
   await pickRole(tabs.observer, room, 'observer')
 
   await decomposer.getByRole('button', { name: 'Invite' }).click()

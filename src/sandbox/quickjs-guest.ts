@@ -27,17 +27,11 @@ import {
 } from 'quickjs-emscripten-core'
 import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync'
 import { GUEST_PRELUDE_SOURCE } from './guest-prelude'
+import type { CodeRun } from './types'
 import { clip, cutMarker, memoryLimitMessage, timeLimitMessage, type GuestLimits } from './limits'
 
 /** What a run did: the CodeRun without the request's fields. */
-export interface GuestResult {
-  stdout: string
-  stderr: string
-  exit: number
-  error: string
-  durationMs: number
-  timedOut: boolean
-}
+export type GuestResult = Omit<CodeRun, 'language' | 'code'>
 
 const WASM_PAGE = 65_536
 const MB = 1024 * 1024

@@ -11,7 +11,14 @@ import AxeBuilder from '@axe-core/playwright'
 import type { Page } from '@playwright/test'
 import type { MockRequestLog } from '../test/mock-llm/server'
 import { MOCK_KEY, expect, screenshot, test } from './fixtures/ui-app'
-import { expectJoined, pickRole, submitGoal, useModel, waitForPeers } from './fixtures/ui-steps'
+import {
+  allowTools,
+  expectJoined,
+  pickRole,
+  submitGoal,
+  useModel,
+  waitForPeers,
+} from './fixtures/ui-steps'
 
 const GOAL = 'Write a short guide to brewing green tea'
 const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']
@@ -47,8 +54,7 @@ test('axe finds no accessibility fault on any screen', async ({ browse, room, mo
   await pickRole(second, room, 'scorer')
   await pickRole(tabs.executor, room, 'executor')
   // the plan has code and live-data leaves: the executor's person turns its tools on
-  await tabs.executor.getByLabel('Run code in this tab').check()
-  await tabs.executor.getByLabel('Answer live questions from the model’s knowledge').check()
+  await allowTools(tabs.executor, { code: true, knowledge: true })
   await pickRole(tabs.observer, room, 'observer')
 
   await decomposer.getByRole('button', { name: 'Invite' }).click()

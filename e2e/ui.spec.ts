@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises'
 import type { Page } from '@playwright/test'
 import { FRIEND_KEY, MOCK_KEY, expect, screenshot, test } from './fixtures/ui-app'
 import {
+  allowTools,
   expectJoined,
   leavesDone,
   pickRole,
@@ -100,6 +101,8 @@ test('tabs pick roles, a friend joins by share link, the observer sees the finis
     baseUrl: `${mockLlm.url}/v1`,
     key: FRIEND_KEY,
   })
+  // the plan has code and live-data leaves: the friend lets its executor run code and search
+  await allowTools(executor, { code: true, search: true })
 
   // everyone can hear everyone before the goal goes in
   await waitForPeers(observer, 4)

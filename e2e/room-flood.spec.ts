@@ -27,7 +27,7 @@ import type { PlanRecord } from '../src/protocol/records'
 import { roomTopics } from '../src/protocol/topics'
 import { startNodePeer, type NodePeer } from './fixtures/node-peer'
 import { expect, test } from './fixtures/ui-app'
-import { pickRole, submitGoal, waitForPeers } from './fixtures/ui-steps'
+import { allowTools, pickRole, submitGoal, waitForPeers } from './fixtures/ui-steps'
 
 const GOAL = 'Organise a neighbourhood tool library'
 /** goals dated a minute apart in the past: each passes the per-minute rule, only the open-goal cap holds them */
@@ -67,6 +67,8 @@ test('a member flooding goals costs the tabs at most what the limits allow; the 
     for (const role of ['decomposer', 'scorer', 'scorer', 'executor'] as const) {
       const page = await browse.tab(mine, `${role}-${tabs.length}`)
       await pickRole(page, room, role)
+      // the offline model's plans have code and live-data leaves: its person lets it do them
+      if (role === 'executor') await allowTools(page, { code: true, knowledge: true })
       tabs.push(page)
     }
     const [decomposer] = tabs as [Page]

@@ -6,6 +6,7 @@
 import { acquireTabIdentity, browserTabPeerIds } from '../net/identity.browser'
 import { createSwarmNode } from '../net/node.browser'
 import { fetchRelayInfo, pickRelayAddrs } from '../net/relay-info'
+import { ICE_CONFIG_PATH, iceServersSource } from '../net/ice-config'
 import { workerOpener } from './opener.browser'
 import { indexedDbPersistence } from './persist.browser'
 import { createRuntime } from './runtime'
@@ -29,7 +30,12 @@ export async function createBrowserRuntime(init: RuntimeInit): Promise<PeerRunti
     privateKey: identity.privateKey,
     persistence: indexedDbPersistence(init.room.id),
     startCore: workerCore,
-    createNode: (nodeInit) => createSwarmNode(nodeInit),
+    // STUN/TURN from the page's origin, fetched again before TURN credentials expire
+    createNode: (nodeInit) =>
+      createSwarmNode({
+        ...nodeInit,
+        rtcConfiguration: iceServersSource({ url: ICE_CONFIG_PATH, log: (m) => console.warn(m) }),
+      }),
     localAuthors: () => browserTabPeerIds(),
   })
   const stop = runtime.stop

@@ -10,6 +10,7 @@ import type { ProviderInit } from '../llm/index'
 import { lineLogger } from '../net/log'
 import { loadOrCreateKeyFile } from '../net/identity.node.js'
 import { createSwarmNode } from '../net/node.node.js'
+import type { RtcConfigurationSource } from '../net/types'
 import { nodeVerify } from '../protocol/verify.node.js'
 import { inProcessCore } from './host'
 import { memoryPersistence } from './persist'
@@ -25,6 +26,8 @@ export interface NodeRuntimeInit extends RuntimeInit {
   listen?: string[]
   /** local address for WebRTC ICE candidates (tests: 127.0.0.1) */
   rtcBindAddress?: string
+  /** STUN/TURN servers (e.g. iceServersSource of the app's /ice.json); default none */
+  rtcConfiguration?: RtcConfigurationSource
   providerInit?: ProviderInit
   log?: (message: string) => void
 }
@@ -47,6 +50,7 @@ export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRunt
         ...nodeInit,
         ...(init.listen ? { listen: init.listen } : {}),
         ...(init.rtcBindAddress ? { rtcBindAddress: init.rtcBindAddress } : {}),
+        ...(init.rtcConfiguration ? { rtcConfiguration: init.rtcConfiguration } : {}),
       }),
     log: init.log,
     ...(init.log ? { netLogger: lineLogger(init.log) } : {}),

@@ -1,0 +1,86 @@
+import { createHmac } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import {
+  checkIceUrls,
+  iceConfig,
+  IceConfigError,
+  turnCredential,
+  TURN_CREDENTIAL_TTL_S,
+} from './ice'
+
+const NOW = Date.UTC(2026, 11, 2, 9, 0, 0)
+
+describe('TURN credentials (coturn use-auth-secret)', () => {
+  it('username is the expiry time and a label, credential its HMAC-SHA1 under the secret', () => {
+    const c = turnCredential('s3cret', NOW, 600)
+    const expiry = NOW / 1000 + 600
+    expect(c.username).toBe(`${expiry}:murmuration`)
+    expect(c.credential).toBe(createHmac('sha1', 's3cret').update(c.username).digest('base64'))
+    expect(c.expiresAt).toBe(expiry * 1000)
+  })
+
+  it('matches an independent HMAC-SHA1 (openssl dgst -sha1 -hmac north | base64)', () => {
+    const c = turnCredential('north', (1433895918506 - 600) * 1000, 600, '1234')
+    expect(c.username).toBe('1433895918506:1234')
+    expect(c.credential).toBe('Wun/kow5Ghgc0d79z1CltHZXOXY=')
+  })
+
+  it('another secret or time gives another credential', () => {
+    const a = turnCredential('one', NOW)
+    expect(turnCredential('two', NOW).credential).not.toBe(a.credential)
+    expect(turnCredential('one', NOW + 1000).username).not.toBe(a.username)
+  })
+})
+
+describe('/ice.json', () => {
+  it('STUN as is, TURN with a fresh credential that expires after the TTL', () => {
+    const config = iceConfig(
+      {
+        urls: ['stun:203.0.113.1:3478', 'turn:203.0.113.1:3478', 'turns:turn.example.org'],
+        secret: 'x',
+      },
+      NOW,
+    )
+    expect(config.iceServers[0]).toEqual({ urls: ['stun:203.0.113.1:3478'] })
+    expect(config.iceServers[1]).toMatchObject({
+      urls: ['turn:203.0.113.1:3478', 'turns:turn.example.org'],
+      username: `${NOW / 1000 + TURN_CREDENTIAL_TTL_S}:murmuration`,
+    })
+    expect(config.expiresAt).toBe(NOW + TURN_CREDENTIAL_TTL_S * 1000)
+  })
+
+  it('no servers, no credential', () => {
+    expect(iceConfig({ urls: [] }, NOW)).toEqual({ iceServers: [], expiresAt: null })
+    expect(iceConfig({ urls: ['stun:h'], secret: 'x' }, NOW).expiresAt).toBeNull()
+  })
+
+  it('the secret itself never appears', () => {
+    const body = JSON.stringify(iceConfig({ urls: ['turn:h:3478'], secret: 'topsecret' }, NOW))
+    expect(body).not.toContain('topsecret')
+  })
+})
+
+describe('--turn URLs', () => {
+  it('takes stun:, turn: and turns: with host, port and transport', () => {
+    const ok = [
+      'stun:203.0.113.1',
+      'turn:203.0.113.1:3478',
+      'turn:turn.example.org:3478?transport=tcp',
+      'turns:turn.example.org:5349',
+      'turn:[2001:db8::1]:3478',
+    ]
+    expect(checkIceUrls(ok)).toEqual(ok)
+  })
+
+  it('refuses anything else, with the expected form', () => {
+    for (const bad of [
+      'http://h',
+      'turn:',
+      'turn:user:pass@h',
+      'turn:h:3478?transport=sctp',
+      'h:3478',
+    ]) {
+      expect(() => checkIceUrls([bad])).toThrow(IceConfigError)
+    }
+  })
+})

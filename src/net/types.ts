@@ -1,7 +1,9 @@
 import type { PrivateKey } from '@libp2p/interface'
+import type { LinkPath } from './link-paths'
 import type { NetLogger } from './log'
 
 export type { NetLogger } from './log'
+export type { LinkPath } from './link-paths'
 
 /**
  * The contract between the network layer and the rest of the peer.
@@ -129,7 +131,10 @@ export type LinkKind =
 
 export interface PeerLink {
   peerId: string
+  /** a direct WebRTC link counts once it has carried data both ways */
   kind: LinkKind
+  /** how a direct WebRTC link goes (its selected ICE pair), once known (link-paths.ts) */
+  path?: LinkPath
 }
 
 /** The state of our links, for the UI. */

@@ -97,8 +97,8 @@ describe('the app server with --https', () => {
 describe('/ice.json', () => {
   it('hands out a fresh short-lived TURN credential, never the secret, never cached', async () => {
     const first = JSON.parse((await get('http', '/ice.json')).body) as IceConfig
-    expect(first.iceServers[0]).toMatchObject({ urls: ['turn:203.0.113.1:3478'] })
-    expect(first.iceServers[0]?.username).toMatch(/^\d+:murmuration$/)
+    expect(first.iceServers[1]).toMatchObject({ urls: ['turn:203.0.113.1:3478'] })
+    expect(first.iceServers[1]?.username).toMatch(/^\d+:murmuration$/)
     expect(first.expiresAt).toBeGreaterThan(Date.now())
     expect(first.expiresAt! - Date.now()).toBeLessThanOrEqual(TURN_CREDENTIAL_TTL_S * 1000)
     const raw = await get('https', '/ice.json')

@@ -41,6 +41,7 @@ describe('/ice.json', () => {
       },
       NOW,
     )
+    // the turn: server's STUN side once, not the turns: one (browsers speak no STUN over TLS)
     expect(config.iceServers[0]).toEqual({ urls: ['stun:203.0.113.1:3478'] })
     expect(config.iceServers[1]).toMatchObject({
       urls: ['turn:203.0.113.1:3478', 'turns:turn.example.org'],
@@ -52,6 +53,9 @@ describe('/ice.json', () => {
   it('no servers, no credential', () => {
     expect(iceConfig({ urls: [] }, NOW)).toEqual({ iceServers: [], expiresAt: null })
     expect(iceConfig({ urls: ['stun:h'], secret: 'x' }, NOW).expiresAt).toBeNull()
+    expect(iceConfig({ urls: ['turn:h:3478?transport=tcp'] }, NOW).iceServers[0]).toEqual({
+      urls: ['stun:h:3478'],
+    })
   })
 
   it('the secret itself never appears', () => {

@@ -57,6 +57,29 @@ export function checkIceUrls(urls: readonly string[]): string[] {
   return [...urls]
 }
 
+/** The environment variable that may hold the secret instead of --turn-secret (kept out of `ps`). */
+export const TURN_SECRET_ENV = 'MURMURATION_TURN_SECRET'
+
+/**
+ * What `--turn URL…` and `--turn-secret S` (or $MURMURATION_TURN_SECRET) ask
+ * for; undefined when no server was given. A secret without a TURN URL is
+ * a mistake worth saying.
+ */
+export function iceServersInit(
+  urls: readonly string[],
+  secret: string | undefined,
+  env: Record<string, string | undefined> = {},
+): IceServersInit | undefined {
+  const s = secret ?? env[TURN_SECRET_ENV]
+  if (urls.length === 0) {
+    if (s !== undefined && secret !== undefined)
+      throw new IceConfigError('--turn-secret needs a --turn turn:HOST:PORT server')
+    return undefined
+  }
+  if (s === '') throw new IceConfigError('--turn-secret is empty')
+  return { urls: checkIceUrls(urls), ...(s !== undefined ? { secret: s } : {}) }
+}
+
 export interface TurnCredential {
   username: string
   credential: string
@@ -86,13 +109,27 @@ export interface IceServersInit {
 }
 
 /**
- * The body of GET /ice.json at `nowMs`: STUN URLs as they are, TURN URLs
+ * The STUN server on a plain TURN server's host and port (coturn answers
+ * both there). Browsers learn their NAT's public address only from STUN
+ * URLs, never from a TURN allocation, so without it two peers behind
+ * friendly NATs would relay through TURN although a direct path exists.
+ */
+function stunOf(turnUrl: string): string[] {
+  if (!turnUrl.startsWith('turn:')) return []
+  return [`stun:${turnUrl.slice('turn:'.length).replace(/\?.*$/, '')}`]
+}
+
+/**
+ * The body of GET /ice.json at `nowMs`: STUN URLs as they are (plus the
+ * STUN side of each turn: server), TURN URLs
  * with a fresh credential (when a secret is set). `expiresAt` is when the
  * credential expires, null when there is none.
  */
 export function iceConfig(init: IceServersInit, nowMs: number): IceConfig {
-  const stun = init.urls.filter((u) => u.startsWith('stun'))
   const turn = init.urls.filter((u) => u.startsWith('turn'))
+  const stun = [
+    ...new Set([...init.urls.filter((u) => u.startsWith('stun')), ...turn.flatMap(stunOf)]),
+  ]
   const iceServers: IceConfig['iceServers'] = []
   if (stun.length > 0) iceServers.push({ urls: stun })
   let expiresAt: number | null = null

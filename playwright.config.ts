@@ -21,7 +21,12 @@ export default defineConfig({
   retries: 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
-  reporter: [['list'], ['html', { outputFolder: 'e2e/artifacts/report', open: 'never' }]],
+  // skip-summary last: the run's final lines name what was skipped and why
+  reporter: [
+    ['list'],
+    ['html', { outputFolder: 'e2e/artifacts/report', open: 'never' }],
+    ['./e2e/fixtures/skip-summary.ts'],
+  ],
   use: {
     browserName: 'chromium',
     headless: true,

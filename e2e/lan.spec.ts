@@ -4,10 +4,11 @@
  * runs the app with --lan (and --https) and opens a decomposer, two scorers
  * and an observer; the friend opens the share link read from the host's
  * Invite panel in their own Chromium, with their own key for their own mock
- * LLM, and does the plan's work.
+ * LLM, and does the plan's work. Needs root (fixtures/capabilities.ts).
  */
 import { test } from '@playwright/test'
 import type { Page } from '@playwright/test'
+import { requireRoot } from './fixtures/capabilities'
 import { LAN_PREFIX } from './fixtures/lan'
 import { plantSession } from './fixtures/net'
 import { APP_PORT, startLanScene, type LanScene } from './fixtures/lan-app'
@@ -29,6 +30,8 @@ const HOST_LAN = `${LAN_PREFIX}.1`
 const FINISH_TIMEOUT_MS = 240_000
 
 test.describe.configure({ mode: 'serial' })
+// namespaces need root: skipped with one line without it, failed under CI
+requireRoot(test, { needs: ['netns'] })
 
 async function peerIdOf(page: Page): Promise<string> {
   await page.waitForFunction(() => window.murmuration !== undefined, undefined, {

@@ -9,7 +9,8 @@
  */
 import { test } from '@playwright/test'
 import type { Page } from '@playwright/test'
-import { canSimulateNat, SERVER_IP } from './fixtures/nat'
+import { requireRoot } from './fixtures/capabilities'
+import { SERVER_IP } from './fixtures/nat'
 import { APP_PORT } from './fixtures/lan-app'
 import { startNatScene, TURN_SECRET, type NatScene } from './fixtures/nat-app'
 import { testRoom, type TestRoom } from './fixtures/rooms'
@@ -31,6 +32,7 @@ const HOST_TABS = 3
 const FINISH_TIMEOUT_MS = 60_000
 
 test.describe.configure({ mode: 'serial' })
+requireRoot(test, { needs: ['netns', 'iptables', 'coturn'] })
 
 async function peerIdOf(page: Page): Promise<string> {
   await page.waitForFunction(() => window.murmuration !== undefined, undefined, {
@@ -80,8 +82,6 @@ test.describe('a friend behind another NAT, no direct way: through TURN', () => 
   let scene: NatScene
   test.beforeAll(async ({ playwright }) => {
     test.setTimeout(120_000)
-    if (!canSimulateNat())
-      throw new Error('needs root, iproute2 and iptables (.ci/run installs them)')
     scene = await startNatScene(playwright.chromium, { symmetricB: true })
   })
   test.afterAll(async () => scene?.close())
@@ -136,8 +136,6 @@ test.describe('a friend behind another NAT that lets a direct path through', () 
   let scene: NatScene
   test.beforeAll(async ({ playwright }) => {
     test.setTimeout(120_000)
-    if (!canSimulateNat())
-      throw new Error('needs root, iproute2 and iptables (.ci/run installs them)')
     scene = await startNatScene(playwright.chromium, { symmetricB: false })
   })
   test.afterAll(async () => scene?.close())

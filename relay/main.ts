@@ -1,7 +1,6 @@
 /**
  * The relay CLI:
- *   npm run relay -- [--host 127.0.0.1] [--port 9090] [--http-port 9091]
- *                    [--key-file .data/relay.key]
+ *   npm run relay -- --help     (every option with its default: options.ts)
  * Prints its multiaddrs and the /relay.json URL, then runs until SIGINT or
  * SIGTERM. The last lines it prints on start are machine-readable:
  *   RELAY_PEER_ID <peerId>
@@ -9,41 +8,22 @@
  *   RELAY_INFO_URL <url>
  *   RELAY_READY
  */
-import { parseArgs } from 'node:util'
-import {
-  createRelay,
-  DEFAULT_RELAY_HOST,
-  DEFAULT_RELAY_KEY_FILE,
-  DEFAULT_RELAY_PORT,
-} from './relay'
-import { consoleLogger } from '../src/net/log'
+import { optionsOrExit, parseRelayArgs, RELAY_USAGE } from './options'
 
-const { values } = parseArgs({
-  options: {
-    host: { type: 'string', default: DEFAULT_RELAY_HOST },
-    port: { type: 'string', default: String(DEFAULT_RELAY_PORT) },
-    'http-port': { type: 'string' },
-    'key-file': { type: 'string', default: DEFAULT_RELAY_KEY_FILE },
-    quiet: { type: 'boolean', default: false },
-  },
-  strict: true,
-})
-
-function port(s: string | undefined, name: string): number | undefined {
-  if (s === undefined) return undefined
-  const n = Number(s)
-  if (!Number.isInteger(n) || n < 0 || n > 65535) {
-    console.error(`--${name} must be a port number, got ${s}`)
-    process.exit(2)
-  }
-  return n
-}
+const values = optionsOrExit(
+  () => parseRelayArgs(process.argv.slice(2)),
+  RELAY_USAGE,
+  'npm run relay -- --help',
+)
+// loaded once the command line is good: --help and a mistake are answered at once
+const { createRelay } = await import('./relay')
+const { consoleLogger } = await import('../src/net/log')
 
 const logger = consoleLogger('relay')
 const relay = await createRelay({
   host: values.host,
-  port: port(values.port, 'port'),
-  httpPort: port(values['http-port'], 'http-port'),
+  port: values.port,
+  httpPort: values['http-port'],
   keyFile: values['key-file'],
   logger: values.quiet ? { ...logger, info: () => {} } : logger,
 })

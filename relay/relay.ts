@@ -26,9 +26,9 @@ import { consoleLogger, errMsg, type NetLogger } from '../src/net/log'
 import { NO_ICE_SERVERS, type IceConfig } from '../src/net/ice-config'
 import { DiscoveryServer } from './discover'
 
-export const DEFAULT_RELAY_HOST = '127.0.0.1'
-export const DEFAULT_RELAY_PORT = 9090
-export const DEFAULT_RELAY_KEY_FILE = '.data/relay.key'
+import { DEFAULT_RELAY_HOST, DEFAULT_RELAY_KEY_FILE, DEFAULT_RELAY_PORT } from './defaults'
+
+export { DEFAULT_RELAY_HOST, DEFAULT_RELAY_KEY_FILE, DEFAULT_RELAY_PORT }
 
 /**
  * Reservations: one per tab or agent. The default (15) stops a swarm at 15

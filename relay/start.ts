@@ -1,9 +1,9 @@
 /**
  * `npm start`: the relay and the web app in one process.
  *
- *   npm start -- [--lan] [--https [--cert F --key F]] [--port 8080] [--relay-port 9090] [--data .data]
+ *   npm start -- --help      (every option with its default: options.ts)
  *
- * Builds nothing (the npm script runs `vite build` first when needed), keeps
+ * Builds nothing (scripts/start.mjs runs `vite build` first when needed), keeps
  * the relay's key in <data>/relay.key so every share link survives a restart,
  * and prints the URL to open (and the LAN URL with --lan).
  *
@@ -12,38 +12,31 @@
  * prints its fingerprint: a friend's page from a LAN address is then a secure
  * context once they accept the certificate. This machine's tabs keep using
  * http://127.0.0.1, which browsers already treat as secure.
+ *
+ * Exit codes: 0 stopped, 2 usage (one line on stderr).
  */
 import { hostname, networkInterfaces } from 'node:os'
 import { join } from 'node:path'
-import { parseArgs } from 'node:util'
-import { consoleLogger } from '../src/net/log'
-import { serveApp } from './app-server'
-import { createRelay } from './relay'
-import { loadOrCreateTlsCert, readTlsFiles, TlsConfigError, type TlsFiles } from './tls'
+import { EXIT_USAGE } from '../src/cli/options'
+import { optionsOrExit, parseStartArgs, START_USAGE } from './options'
+import type { TlsFiles } from './tls'
 
-const { values } = parseArgs({
-  options: {
-    lan: { type: 'boolean', default: false },
-    host: { type: 'string' },
-    port: { type: 'string', default: '8080' },
-    'relay-port': { type: 'string', default: '9090' },
-    data: { type: 'string', default: '.data' },
-    dist: { type: 'string', default: 'dist' },
-    quiet: { type: 'boolean', default: false },
-    https: { type: 'boolean', default: false },
-    cert: { type: 'string' },
-    key: { type: 'string' },
-  },
-})
+const values = optionsOrExit(
+  () => parseStartArgs(process.argv.slice(2)),
+  START_USAGE,
+  'npm start -- --help',
+)
+// loaded once the command line is good: --help and a mistake are answered at once
+const { consoleLogger } = await import('../src/net/log')
+const { serveApp } = await import('./app-server')
+const { createRelay } = await import('./relay')
+const { loadOrCreateTlsCert, readTlsFiles, TlsConfigError } = await import('./tls')
 
 function fail(message: string): never {
   console.error(`murmuration: ${message}`)
-  process.exit(2)
+  process.exit(EXIT_USAGE)
 }
 
-if ((values.cert === undefined) !== (values.key === undefined)) {
-  fail('--cert and --key go together')
-}
 const useTls = values.https || values.cert !== undefined
 
 function lanAddresses(): string[] {
@@ -57,7 +50,7 @@ const host = values.host ?? (values.lan ? '0.0.0.0' : '127.0.0.1')
 const logger = consoleLogger('relay')
 const relay = await createRelay({
   host,
-  port: Number(values['relay-port']),
+  port: values['relay-port'],
   keyFile: join(values.data, 'relay.key'),
   logger: values.quiet ? { ...logger, info: () => {} } : logger,
 })
@@ -78,7 +71,7 @@ const scheme = tls === undefined ? 'http' : 'https'
 const app = await serveApp({
   dir: values.dist,
   host,
-  port: Number(values.port),
+  port: values.port,
   relay: { peerId: relay.peerId, multiaddrs: relay.multiaddrs },
   lanOrigins: (port) =>
     host === '0.0.0.0' ? lanAddresses().map((ip) => `${scheme}://${ip}:${port}`) : [],

@@ -1,8 +1,18 @@
-// `npm start`: build the web app when its sources changed, then run the relay
-// and the app server (relay/start.ts) with the Node 20 preload.
+// `npm start`: check the command line, build the web app when its sources
+// changed, then run the relay and the app server (relay/start.ts) with the
+// Node 20 preload.
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { tsImport } from 'tsx/esm/api'
+
+// --help and a mistake are answered before any build (a fresh clone's takes
+// a while): the options' table is relay/options.ts, the one start.ts parses by
+const { optionsOrExit, parseStartArgs, START_USAGE } = await tsImport(
+  '../relay/options.ts',
+  import.meta.url,
+)
+optionsOrExit(() => parseStartArgs(process.argv.slice(2)), START_USAGE, 'npm start -- --help')
 
 function newest(path) {
   if (!existsSync(path)) return 0

@@ -123,6 +123,7 @@ describe('parseAgentArgs', () => {
     [['--role', 'boss'], /--role must be one of/],
     [['--invite', 'http://127.0.0.1:8080/?room=team-1'], /bad --invite/],
     [['--room', 'team-1'], /Unknown option '--room'/],
+    [['--provder', 'openai'], /Unknown option '--provder' \(did you mean --provider\?\)/],
     [['--provider', 'gemini'], /--provider must be one of/],
     [['--provider', 'anthropic'], /no API key for anthropic/],
     [['--model', ''], /--model must be 1 to 80/],

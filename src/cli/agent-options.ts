@@ -17,17 +17,9 @@ import type { Role } from '../protocol/records'
 import { DEFAULT_CAPACITY } from '../runtime/runtime'
 import { DEFAULT_BUDGET, type BudgetLimits } from '../runtime/budget'
 import type { GoalSource } from '../runtime/types'
+import { EXIT_USAGE, UsageError, usageErrorFrom } from './options'
 
-/** A mistake on the command line: printed as one line, exit code 2. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'UsageError'
-  }
-}
-
-/** Exit code for a usage mistake (the convention of getopt tools and Node's own CLI). */
-export const EXIT_USAGE = 2
+export { EXIT_USAGE, UsageError }
 
 /** Where `npm start` serves the app (and /relay.json) by default. */
 export const DEFAULT_APP_URL = 'http://127.0.0.1:8080'
@@ -139,39 +131,35 @@ function apiKeyFrom(provider: ModelConfig['provider'], env: NodeJS.ProcessEnv): 
 
 /** Parses and checks argv (without node and the script); throws UsageError. */
 export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): AgentCommand {
+  const options = {
+    role: { type: 'string', default: 'executor' },
+    app: { type: 'string', default: DEFAULT_APP_URL },
+    relay: { type: 'string', multiple: true },
+    invite: { type: 'string' },
+    data: { type: 'string' },
+    provider: { type: 'string', default: 'offline' },
+    model: { type: 'string' },
+    'base-url': { type: 'string' },
+    capabilities: { type: 'string' },
+    capacity: { type: 'string', default: String(DEFAULT_AGENT_CAPACITY) },
+    goal: { type: 'string' },
+    'max-tokens-per-goal': { type: 'string' },
+    'max-tokens-per-hour': { type: 'string' },
+    'max-cost-per-goal': { type: 'string' },
+    'max-cost-per-hour': { type: 'string' },
+    'goals-from': { type: 'string', default: 'anyone' },
+    'rtc-bind': { type: 'string' },
+    'skip-check': { type: 'boolean', default: false },
+    quiet: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+    version: { type: 'boolean', short: 'v', default: false },
+  } as const
   let values
   try {
-    ;({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        role: { type: 'string', default: 'executor' },
-        app: { type: 'string', default: DEFAULT_APP_URL },
-        relay: { type: 'string', multiple: true },
-        invite: { type: 'string' },
-        data: { type: 'string' },
-        provider: { type: 'string', default: 'offline' },
-        model: { type: 'string' },
-        'base-url': { type: 'string' },
-        capabilities: { type: 'string' },
-        capacity: { type: 'string', default: String(DEFAULT_AGENT_CAPACITY) },
-        goal: { type: 'string' },
-        'max-tokens-per-goal': { type: 'string' },
-        'max-tokens-per-hour': { type: 'string' },
-        'max-cost-per-goal': { type: 'string' },
-        'max-cost-per-hour': { type: 'string' },
-        'goals-from': { type: 'string', default: 'anyone' },
-        'rtc-bind': { type: 'string' },
-        'skip-check': { type: 'boolean', default: false },
-        quiet: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-        version: { type: 'boolean', short: 'v', default: false },
-      },
-    }))
+    ;({ values } = parseArgs({ args: argv, strict: true, allowPositionals: false, options }))
   } catch (err) {
-    // ERR_PARSE_ARGS_UNKNOWN_OPTION and friends: Node's message is already one clear line
-    throw new UsageError((err as Error).message.split('\n')[0]!)
+    // one line, with the closest option for a misspelled one
+    throw usageErrorFrom(err, Object.keys(options))
   }
   if (values.help) return { kind: 'help' }
   if (values.version) return { kind: 'version' }

@@ -1,0 +1,135 @@
+/**
+ * `npm start` and `npm run relay` command lines: the tables' parsing, and the
+ * programs as a person runs them (--help, a mistake: one line, exit 2).
+ */
+import { spawnSync } from 'node:child_process'
+import { describe, expect, it } from 'vitest'
+import { EXIT_USAGE } from '../src/cli/options'
+import { DEFAULT_RELAY_KEY_FILE, DEFAULT_RELAY_PORT } from './defaults'
+import {
+  parseRelayArgs,
+  parseStartArgs,
+  RELAY_OPTIONS,
+  RELAY_USAGE,
+  START_OPTIONS,
+  START_USAGE,
+} from './options'
+
+const TSX = ['--import', './scripts/node-preload.mjs', '--import', 'tsx']
+
+/** runs a program as its npm script does; everything it printed, and how it ended */
+function run(args: string[]) {
+  const result = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 15_000 })
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
+describe('npm start options', () => {
+  it('have the documented defaults', () => {
+    expect(parseStartArgs([])).toEqual({
+      kind: 'run',
+      options: {
+        lan: false,
+        https: false,
+        host: undefined,
+        port: 8080,
+        'relay-port': DEFAULT_RELAY_PORT,
+        data: '.data',
+        dist: 'dist',
+        cert: undefined,
+        key: undefined,
+        quiet: false,
+      },
+    })
+  })
+
+  it('parse ports as numbers', () => {
+    const command = parseStartArgs(['--lan', '--port', '0', '--relay-port=9999', '--https'])
+    expect(command).toMatchObject({
+      kind: 'run',
+      options: { lan: true, port: 0, 'relay-port': 9999 },
+    })
+  })
+
+  it.each([
+    [['--cert', 'c.pem'], '--cert and --key go together'],
+    [['--key', 'k.pem'], '--cert and --key go together'],
+    [['--port', 'http'], '--port must be a port number (0 to 65535), got "http"'],
+    [['--relay-prot', '1'], "Unknown option '--relay-prot' (did you mean --relay-port?)"],
+    [['--data', ''], '--data must not be empty'],
+  ])('%j: %s', (argv, message) => {
+    expect(() => parseStartArgs(argv)).toThrow(message)
+  })
+
+  it('help names every option of the table', () => {
+    for (const name of Object.keys(START_OPTIONS)) expect(START_USAGE).toContain(`--${name}`)
+    expect(START_USAGE).toMatch(/--port PORT +the web app's port \(default 8080\)/)
+  })
+})
+
+describe('npm run relay options', () => {
+  it('have the documented defaults', () => {
+    expect(parseRelayArgs([])).toEqual({
+      kind: 'run',
+      options: {
+        host: '127.0.0.1',
+        port: DEFAULT_RELAY_PORT,
+        'http-port': undefined,
+        'key-file': DEFAULT_RELAY_KEY_FILE,
+        quiet: false,
+      },
+    })
+  })
+
+  it('help names every option of the table', () => {
+    for (const name of Object.keys(RELAY_OPTIONS)) expect(RELAY_USAGE).toContain(`--${name}`)
+    expect(RELAY_USAGE).toMatch(
+      /--http-port PORT +HTTP port for \/relay\.json \(default --port \+ 1\)/,
+    )
+  })
+})
+
+describe('the programs', () => {
+  it('npm start -- --bogus: one line on stderr, exit 2, before any build', () => {
+    const { code, stdout, stderr } = run(['scripts/start.mjs', '--bogus'])
+    expect(code).toBe(EXIT_USAGE)
+    expect(stderr).toBe(
+      "murmuration: Unknown option '--bogus'; npm start -- --help lists every option\n",
+    )
+    expect(stdout).toBe('')
+  })
+
+  it('npm start -- --help: the usage on stdout, exit 0, before any build', () => {
+    const { code, stdout, stderr } = run(['scripts/start.mjs', '--help'])
+    expect(code).toBe(0)
+    expect(stdout).toBe(`${START_USAGE}\n`)
+    expect(stderr).toBe('')
+  })
+
+  it('npm run relay -- with a misspelled option or a bad value: one line naming it, exit 2', () => {
+    const misspelled = run([...TSX, 'relay/main.ts', '--htp-port', '9091'])
+    expect(misspelled.code).toBe(EXIT_USAGE)
+    expect(misspelled.stderr).toBe(
+      "murmuration: Unknown option '--htp-port' (did you mean --http-port?); npm run relay -- --help lists every option\n",
+    )
+    const bad = run([...TSX, 'relay/main.ts', '--port', '99999'])
+    expect(bad.code).toBe(EXIT_USAGE)
+    expect(bad.stderr.trimEnd().split('\n')).toEqual([
+      'murmuration: --port must be a port number (0 to 65535), got "99999"; npm run relay -- --help lists every option',
+    ])
+    expect(bad.stdout).toBe('')
+  })
+
+  it('npm run relay -- -h: the usage, exit 0', () => {
+    const { code, stdout } = run([...TSX, 'relay/main.ts', '-h'])
+    expect(code).toBe(0)
+    expect(stdout).toBe(`${RELAY_USAGE}\n`)
+  })
+
+  it('relay/start.ts checks its own command line too (as the e2e fixtures run it)', () => {
+    const { code, stderr } = run([...TSX, 'relay/start.ts', '--lan', '--cert', 'c.pem'])
+    expect(code).toBe(EXIT_USAGE)
+    expect(stderr).toBe(
+      'murmuration: --cert and --key go together; npm start -- --help lists every option\n',
+    )
+  })
+})

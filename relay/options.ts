@@ -1,0 +1,151 @@
+/**
+ * The command lines of `npm start` (start.ts) and `npm run relay` (main.ts):
+ * one table each, from which parsing, --help and the one-line errors come
+ * (src/cli/options.ts). A new option is one entry in a table, plus its use.
+ *
+ * Light on purpose: scripts/start.mjs loads this module to check the command
+ * line before it builds the app, so it imports nothing that loads libp2p.
+ */
+import {
+  flag,
+  formatOptions,
+  option,
+  parseOptions,
+  port,
+  text,
+  EXIT_USAGE,
+  UsageError,
+  type OptionValues,
+} from '../src/cli/options'
+import {
+  DEFAULT_APP_PORT,
+  DEFAULT_RELAY_HOST,
+  DEFAULT_RELAY_KEY_FILE,
+  DEFAULT_RELAY_PORT,
+} from './defaults'
+
+/** `npm start`: the relay and the web app in one process. */
+export const START_OPTIONS = {
+  lan: flag('let others on your network in: listen on every interface, print the LAN URLs'),
+  https: flag(
+    "serve the app over TLS as well, on the same port, with a certificate made on first start and kept in --data (a friend's page is then a secure context)",
+  ),
+  host: option({
+    arg: 'IP',
+    help: 'interface to listen on',
+    parse: text,
+    shownDefault: '127.0.0.1, or 0.0.0.0 with --lan',
+  }),
+  port: option({ arg: 'PORT', help: "the web app's port", parse: port, default: DEFAULT_APP_PORT }),
+  'relay-port': option({
+    arg: 'PORT',
+    help: "the relay's WebSocket port",
+    parse: port,
+    default: DEFAULT_RELAY_PORT,
+  }),
+  data: option({
+    arg: 'DIR',
+    help: "the relay's key (so share links survive a restart) and the TLS certificate",
+    parse: text,
+    default: '.data',
+  }),
+  dist: option({ arg: 'DIR', help: 'the built web app', parse: text, default: 'dist' }),
+  cert: option({
+    arg: 'FILE',
+    help: 'PEM certificate to serve; implies --https, needs --key',
+    parse: text,
+    shownDefault: 'the one made in --data',
+  }),
+  key: option({
+    arg: 'FILE',
+    help: 'PEM private key of --cert',
+    parse: text,
+    shownDefault: 'none',
+  }),
+  quiet: flag("print only errors and the start lines, not the relay's log"),
+}
+
+export const START_USAGE = `Usage: npm start -- [options]
+
+Runs the relay and the web app in one process, building the app first when
+its sources changed, and prints the URL to open.
+
+Options:
+${formatOptions(START_OPTIONS)}`
+
+export type StartOptions = OptionValues<typeof START_OPTIONS>
+
+/** Parses and checks `npm start`'s argv; throws UsageError. */
+export function parseStartArgs(
+  argv: string[],
+): { kind: 'help' } | { kind: 'run'; options: StartOptions } {
+  const command = parseOptions(START_OPTIONS, argv)
+  if (command.kind === 'help') return command
+  const options = command.values
+  if ((options.cert === undefined) !== (options.key === undefined))
+    throw new UsageError('--cert and --key go together')
+  return { kind: 'run', options }
+}
+
+/** `npm run relay`: the relay alone. */
+export const RELAY_OPTIONS = {
+  host: option({
+    arg: 'IP',
+    help: 'interface to listen on; 0.0.0.0 for every one',
+    parse: text,
+    default: DEFAULT_RELAY_HOST,
+  }),
+  port: option({ arg: 'PORT', help: 'WebSocket port', parse: port, default: DEFAULT_RELAY_PORT }),
+  'http-port': option({
+    arg: 'PORT',
+    help: 'HTTP port for /relay.json',
+    parse: port,
+    shownDefault: '--port + 1',
+  }),
+  'key-file': option({
+    arg: 'FILE',
+    help: "the relay's key, made on first start, so its PeerId survives a restart",
+    parse: text,
+    default: DEFAULT_RELAY_KEY_FILE,
+  }),
+  quiet: flag('print only errors and the start lines'),
+}
+
+export const RELAY_USAGE = `Usage: npm run relay -- [options]
+
+Runs the relay alone and prints its multiaddrs and the /relay.json URL for
+web apps served elsewhere.
+
+Options:
+${formatOptions(RELAY_OPTIONS)}`
+
+export type RelayOptions = OptionValues<typeof RELAY_OPTIONS>
+
+/** Parses and checks `npm run relay`'s argv; throws UsageError. */
+export function parseRelayArgs(
+  argv: string[],
+): { kind: 'help' } | { kind: 'run'; options: RelayOptions } {
+  const command = parseOptions(RELAY_OPTIONS, argv)
+  return command.kind === 'help' ? command : { kind: 'run', options: command.values }
+}
+
+/**
+ * The options to run with, or the exit: --help prints the usage and exits 0;
+ * a mistake prints one line on stderr and exits EXIT_USAGE, no stack trace.
+ */
+export function optionsOrExit<T>(
+  command: () => { kind: 'help' } | { kind: 'run'; options: T },
+  usage: string,
+  helpCommand: string,
+): T {
+  try {
+    const parsed = command()
+    if (parsed.kind === 'run') return parsed.options
+    console.log(usage)
+    process.exit(0)
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err
+    process.stderr.write(`murmuration: ${err.message}; ${helpCommand} lists every option\n`)
+    process.exit(EXIT_USAGE)
+  }
+}

@@ -1,12 +1,14 @@
 import { createHmac } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import {
-  checkIceUrls,
   iceConfig,
-  IceConfigError,
+  iceFromOptions,
+  isIceUrl,
   turnCredential,
   TURN_CREDENTIAL_TTL_S,
+  TURN_SECRET_ENV,
 } from './ice'
+import { parseRelayArgs, parseStartArgs } from './options'
 
 const NOW = Date.UTC(2026, 11, 2, 9, 0, 0)
 
@@ -73,10 +75,10 @@ describe('--turn URLs', () => {
       'turns:turn.example.org:5349',
       'turn:[2001:db8::1]:3478',
     ]
-    expect(checkIceUrls(ok)).toEqual(ok)
+    for (const url of ok) expect(isIceUrl(url), url).toBe(true)
   })
 
-  it('refuses anything else, with the expected form', () => {
+  it('refuses anything else', () => {
     for (const bad of [
       'http://h',
       'turn:',
@@ -84,7 +86,43 @@ describe('--turn URLs', () => {
       'turn:h:3478?transport=sctp',
       'h:3478',
     ]) {
-      expect(() => checkIceUrls([bad])).toThrow(IceConfigError)
+      expect(isIceUrl(bad), bad).toBe(false)
     }
+  })
+})
+
+describe('--turn and --turn-secret', () => {
+  it('npm start and npm run relay take them; /ice.json then has fresh credentials', () => {
+    for (const parse of [parseStartArgs, parseRelayArgs]) {
+      const command = parse([
+        '--turn',
+        'turn:203.0.113.1:3478',
+        '--turn',
+        'stun:h',
+        '--turn-secret',
+        's',
+      ])
+      if (command.kind !== 'run') throw new Error('expected run')
+      expect(command.options.turn).toEqual(['turn:203.0.113.1:3478', 'stun:h'])
+      const ice = iceFromOptions(command.options.turn, command.options['turn-secret'], {})!
+      expect(ice().iceServers[1]?.credential).toBeDefined()
+    }
+  })
+
+  it('refuses a bad URL, and a secret for no TURN server, in one line', () => {
+    expect(() => parseStartArgs(['--turn', 'http://h'])).toThrow(/--turn must be stun:HOST/)
+    expect(() => parseRelayArgs(['--turn-secret', 's'])).toThrow(/--turn-secret needs a --turn/)
+    expect(() => parseStartArgs(['--turn', 'stun:h', '--turn-secret', 's'])).toThrow(
+      /needs a --turn/,
+    )
+  })
+
+  it('the secret may come from the environment instead (out of sight of ps)', () => {
+    const ice = iceFromOptions(['turn:h'], undefined, { [TURN_SECRET_ENV]: 'from-env' })!
+    const server = ice().iceServers.find((s) => s.urls[0] === 'turn:h')!
+    expect(server.credential).toBe(
+      createHmac('sha1', 'from-env').update(server.username!).digest('base64'),
+    )
+    expect(iceFromOptions([], 'x', {})).toBeUndefined()
   })
 })

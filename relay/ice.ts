@@ -30,55 +30,21 @@ export const TURN_CREDENTIAL_TTL_S = 2 * 60 * 60
 /** The label after the expiry in a TURN username (coturn logs it; it is not a secret). */
 export const TURN_USERNAME_LABEL = 'murmuration'
 
-/** A bad --turn URL or secret. */
-export class IceConfigError extends Error {
-  override name = 'IceConfigError'
-}
-
 const ICE_SCHEMES = ['stun:', 'stuns:', 'turn:', 'turns:']
 
 /**
- * Checks STUN/TURN server URLs (RFC 7064/7065: stun:host[:port],
- * turn:host[:port][?transport=udp|tcp], turns:…). Returns them unchanged.
+ * A STUN/TURN server URL (RFC 7064/7065): stun:host[:port],
+ * turn:host[:port][?transport=udp|tcp], turns:…; no credentials in it.
  */
-export function checkIceUrls(urls: readonly string[]): string[] {
-  for (const url of urls) {
-    const scheme = ICE_SCHEMES.find((s) => url.startsWith(s))
-    const rest = scheme === undefined ? '' : url.slice(scheme.length)
-    if (
-      scheme === undefined ||
-      !/^(\[[0-9a-fA-F:.]+\]|[a-zA-Z0-9.-]+)(:\d{1,5})?(\?transport=(udp|tcp))?$/.test(rest)
-    ) {
-      throw new IceConfigError(
-        `--turn takes stun:HOST[:PORT], turn:HOST[:PORT] or turns:HOST[:PORT], got "${url}"`,
-      )
-    }
-  }
-  return [...urls]
+export function isIceUrl(url: string): boolean {
+  const scheme = ICE_SCHEMES.find((s) => url.startsWith(s))
+  if (scheme === undefined) return false
+  return /^(\[[0-9a-fA-F:.]+\]|[a-zA-Z0-9.-]+)(:\d{1,5})?(\?transport=(udp|tcp))?$/.test(
+    url.slice(scheme.length),
+  )
 }
 
-/** The environment variable that may hold the secret instead of --turn-secret (kept out of `ps`). */
 export const TURN_SECRET_ENV = 'MURMURATION_TURN_SECRET'
-
-/**
- * What `--turn URL…` and `--turn-secret S` (or $MURMURATION_TURN_SECRET) ask
- * for; undefined when no server was given. A secret without a TURN URL is
- * a mistake worth saying.
- */
-export function iceServersInit(
-  urls: readonly string[],
-  secret: string | undefined,
-  env: Record<string, string | undefined> = {},
-): IceServersInit | undefined {
-  const s = secret ?? env[TURN_SECRET_ENV]
-  if (urls.length === 0) {
-    if (s !== undefined && secret !== undefined)
-      throw new IceConfigError('--turn-secret needs a --turn turn:HOST:PORT server')
-    return undefined
-  }
-  if (s === '') throw new IceConfigError('--turn-secret is empty')
-  return { urls: checkIceUrls(urls), ...(s !== undefined ? { secret: s } : {}) }
-}
 
 export interface TurnCredential {
   username: string
@@ -101,7 +67,7 @@ export function turnCredential(
 }
 
 export interface IceServersInit {
-  /** stun:, turn: and turns: URLs (checkIceUrls) */
+  /** stun:, turn: and turns: URLs (isIceUrl) */
   urls: string[]
   /** coturn's static-auth-secret: TURN URLs get fresh credentials made with it */
   secret?: string
@@ -143,4 +109,19 @@ export function iceConfig(init: IceServersInit, nowMs: number): IceConfig {
     }
   }
   return { iceServers, expiresAt }
+}
+
+/**
+ * What `--turn URL…` and `--turn-secret S` (or $MURMURATION_TURN_SECRET)
+ * serve at /ice.json: a fresh body per request; undefined without --turn.
+ */
+export function iceFromOptions(
+  urls: string[],
+  secret: string | undefined,
+  env: Record<string, string | undefined> = process.env,
+): (() => IceConfig) | undefined {
+  if (urls.length === 0) return undefined
+  const s = secret ?? env[TURN_SECRET_ENV]
+  const init: IceServersInit = { urls, ...(s ? { secret: s } : {}) }
+  return () => iceConfig(init, Date.now())
 }

@@ -140,3 +140,20 @@ describe('LinkPaths', () => {
     expect(paths.path(tcp)).toBeUndefined()
   })
 })
+
+describe('LinkPaths.carries', () => {
+  const logger = { debug() {}, info() {}, warn() {}, error() {} }
+  it('a link carries data once identify ran, or once a stream on it agreed on a protocol', () => {
+    const paths = new LinkPaths({ onChange: () => {}, logger })
+    const opening = { streams: [{ protocol: '' }] } as unknown as Connection
+    expect(paths.carries(opening)).toBe(false)
+    const streaming = { streams: [{ protocol: '/meshsub/1.2.0' }] } as unknown as Connection
+    expect(paths.carries(streaming)).toBe(true)
+    const identified = { streams: [] } as unknown as Connection
+    paths.identified(identified)
+    expect(paths.carries(identified)).toBe(true)
+    // and it stays counted when its streams close
+    ;(streaming as unknown as { streams: unknown[] }).streams = []
+    expect(paths.carries(streaming)).toBe(true)
+  })
+})

@@ -5,7 +5,7 @@
  *
  * `classifyStats` is the rule, a plain function of one stats report;
  * `LinkPaths` asks each link's RTCPeerConnection now and then and keeps
- * the answers. Links that are not WebRTC (TCP between Node peers) have no
+ * the answers, and says whether a link has carried data yet. Links that are not WebRTC (TCP between Node peers) have no
  * path.
  */
 import type { Connection } from '@libp2p/interface'
@@ -115,10 +115,29 @@ export interface LinkPathsInit {
 
 export class LinkPaths {
   private readonly probes = new WeakMap<Connection, Probe>()
+  private readonly carried = new WeakSet<Connection>()
   private readonly now: () => number
 
   constructor(private readonly init: LinkPathsInit) {
     this.now = init.now ?? Date.now
+  }
+
+  /** Identify ran over this link: it carries data; look at its path now. */
+  identified(conn: Connection): void {
+    this.carried.add(conn)
+    this.tick([conn])
+  }
+
+  /**
+   * Data went both ways over this link: identify ran, or a stream on it has
+   * agreed on a protocol (multistream-select needs an answer), so a busy
+   * machine whose identify timed out still counts a working link.
+   */
+  carries(conn: Connection): boolean {
+    if (this.carried.has(conn)) return true
+    if (!conn.streams.some((st) => Boolean(st.protocol))) return false
+    this.carried.add(conn)
+    return true
   }
 
   /** The last path seen for this link (undefined: not WebRTC, or not known yet). */

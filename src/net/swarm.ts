@@ -287,7 +287,8 @@ export async function createSwarm(
       const peer = c.remotePeer.toString()
       if (relayClient.isRelay(peer)) continue
       const kind = linkKind(c)
-      if (kind === 'direct-webrtc' && !hasCarried(c)) continue
+      // a WebRTC link counts once data went both ways over it
+      if (kind === 'direct-webrtc' && !linkPaths.carries(c)) continue
       const prev = best.get(peer)
       if (prev === undefined || LINK_RANK[kind] > LINK_RANK[prev.kind]) {
         const path = kind === 'direct-webrtc' ? linkPaths.path(c) : undefined
@@ -308,22 +309,9 @@ export async function createSwarm(
   }
 
   // --- link paths: LAN, NAT or TURN (link-paths.ts) --------------------------
-  const carried = new WeakSet<Connection>()
-  /**
-   * A WebRTC link counts once data went both ways over it: identify ran, or
-   * a stream on it has agreed on a protocol (multistream-select needs an
-   * answer), so a busy machine whose identify timed out still counts it.
-   */
-  const hasCarried = (c: Connection): boolean => {
-    if (carried.has(c)) return true
-    if (!c.streams.some((st) => Boolean(st.protocol))) return false
-    carried.add(c)
-    return true
-  }
   const linkPaths = new LinkPaths({ onChange: summaryChanged, logger })
   libp2p.addEventListener('peer:identify', (evt) => {
-    carried.add(evt.detail.connection)
-    linkPaths.tick([evt.detail.connection])
+    linkPaths.identified(evt.detail.connection)
     summaryChanged()
   })
 

@@ -129,7 +129,9 @@ export async function signedRecords(n: number, room: string): Promise<SignedReco
   const out: SignedRecord[] = []
   let goal = ''
   for (let i = 0; out.length < n; i++) {
-    const signer = signers[i % AUTHORS] as Signer
+    // one author per root goal's records, not per kind: every author's
+    // records of a kind stay within its quota (src/protocol/quota.ts)
+    const signer = signers[Math.floor(i / RECORDS_PER_GOAL) % AUTHORS] as Signer
     const draft: Draft<PlanRecord> =
       i % RECORDS_PER_GOAL === 0
         ? ({

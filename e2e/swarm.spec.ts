@@ -71,6 +71,12 @@ async function machine(browser: Browser, origin: string): Promise<BrowserContext
   const context = await browser.newContext()
   machines.push(context)
   await context.grantPermissions(['microphone'], { origin })
+  // these tests finish plans: executors get the tools a person would tick ("Run code in this
+  // tab", "Answer from the model's knowledge"), remembered as the app's tool settings
+  await context.addInitScript(() => {
+    const tools = { runCode: true, webSearch: false, knowledgeAnswers: true }
+    localStorage.setItem('murmuration:tools', JSON.stringify(tools))
+  })
   return context
 }
 
@@ -375,6 +381,9 @@ test('a headless executor joins the tabs and does the work', async ({ browser, s
       data,
       '--rtc-bind',
       '127.0.0.1',
+      // the only executor: with the tools a person would allow, so code and live leaves get done
+      '--run-code',
+      '--answer-from-knowledge',
     ],
     { cwd: resolve(import.meta.dirname, '..'), stdio: ['ignore', 'pipe', 'pipe'] },
   )

@@ -106,7 +106,7 @@ test('keyboard only: join, submit two goals, cancel one, switch to observer', as
   await screenshot(page, 'decomposer-two-goals-phone')
 
   // this tab's PeerId: short on screen, copied whole
-  const copyPeer = page.getByRole('button', { name: /^Copy this tab’s peer ID \(12D3KooW/ })
+  const copyPeer = page.getByRole('button', { name: /^Copy this tab’s peer ID …\w{6} \(12D3KooW/ })
   await copyPeer.focus()
   await page.keyboard.press('Enter')
   await expect(page.getByRole('status').filter({ hasText: 'Copied' }).first()).toBeVisible()

@@ -56,6 +56,24 @@ const SECURITY_HEADERS = {
   'Referrer-Policy': 'no-referrer',
 }
 
+/**
+ * The code sandbox's worker (src/sandbox/sandbox.worker.ts) compiles QuickJS,
+ * a WebAssembly engine, which the page's policy forbids; it gets its own
+ * policy: scripts and WebAssembly from this origin, requests only to this
+ * origin (its WebAssembly file), nothing else. The browser's fence around
+ * model-written code, beside the worker's own lockdown.
+ */
+const SANDBOX_WORKER_CSP =
+  "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'"
+const SANDBOX_WORKER = /^\/assets\/sandbox\.worker-[\w-]+\.js$/
+
+/** The security headers of a static file at `path`. */
+function securityHeaders(path: string): Record<string, string> {
+  return SANDBOX_WORKER.test(path)
+    ? { ...SECURITY_HEADERS, 'Content-Security-Policy': SANDBOX_WORKER_CSP }
+    : SECURITY_HEADERS
+}
+
 /** The relay's address through this port, as an https page on `req`'s host must dial it (wss). */
 function secureRelayAddr(req: IncomingMessage, port: number, peerId: string): string | undefined {
   const host = (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[|\]$/g, '')
@@ -122,7 +140,7 @@ export async function serveApp(init: AppServerInit): Promise<AppServer> {
         const file = await files.get(path, req.headers['accept-encoding'])
         if (!file) return void res.writeHead(404, SECURITY_HEADERS).end()
         return void res
-          .writeHead(file.status, { ...SECURITY_HEADERS, ...file.headers })
+          .writeHead(file.status, { ...securityHeaders(path), ...file.headers })
           .end(file.body)
       }
       res.writeHead(200, {

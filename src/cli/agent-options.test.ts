@@ -4,6 +4,8 @@ import { deriveRoomKey, newRoomSecret } from '../protocol/room-key'
 import {
   DEFAULT_AGENT_CAPACITY,
   parseAgentArgs,
+  toolsLine,
+  USAGE,
   UsageError,
   type AgentOptions,
 } from './agent-options'
@@ -32,6 +34,21 @@ describe('parseAgentArgs', () => {
     expect(options.capacity).toBe(DEFAULT_AGENT_CAPACITY)
     expect(options.data).toBe(`.data/agents/team-1-${ROOM.id.slice(0, 8)}-executor`)
     expect(options.check).toBe(true)
+  })
+
+  it('turns tools on only when asked, for executors only, and names them for the start line', () => {
+    expect(run([]).tools).toEqual({ runCode: false, webSearch: false, knowledgeAnswers: false })
+    expect(toolsLine(run([]).tools)).toBe('none')
+    const options = run(['--run-code', '--web-search', '--answer-from-knowledge'])
+    expect(options.tools).toEqual({ runCode: true, webSearch: true, knowledgeAnswers: true })
+    expect(toolsLine(options.tools)).toBe(
+      'run code, web search, answers from knowledge (unchecked)',
+    )
+    expect(() => run(['--role', 'scorer', '--run-code'])).toThrow(
+      new UsageError('--run-code is for executors, not a scorer'),
+    )
+    for (const flag of ['--run-code', '--web-search', '--answer-from-knowledge'])
+      expect(USAGE).toContain(flag)
   })
 
   it('takes spending caps and whose goals to work on, with documented defaults', () => {
@@ -98,6 +115,8 @@ describe('parseAgentArgs', () => {
         '--relay',
         '/ip4/127.0.0.1/tcp/9090/ws',
         '--skip-check',
+        '--log-calls',
+        'calls.jsonl',
       ],
       {},
     )
@@ -112,6 +131,7 @@ describe('parseAgentArgs', () => {
       capacity: 8,
       goal: 'Plan a trip',
       rtcBind: '127.0.0.1',
+      logCalls: 'calls.jsonl',
       relays: ['/ip4/127.0.0.1/tcp/9090/ws'],
       check: false,
     })
@@ -139,6 +159,7 @@ describe('parseAgentArgs', () => {
     [['--goal', '   '], /--goal must be 1 to/],
     [['--rtc-bind', 'localhost'], /--rtc-bind must be an IP address/],
     [['--data', ''], /--data must name a directory/],
+    [['--log-calls', ' '], /--log-calls must name a file/],
     [['--capacity'], /argument missing/],
   ])('%j is a UsageError', (argv, message) => {
     expect(() => parseAgentArgs(withInvite(argv))).toThrow(UsageError)

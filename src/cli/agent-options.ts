@@ -16,7 +16,7 @@ import { roleSchema } from '../protocol/schemas'
 import type { Role } from '../protocol/records'
 import { DEFAULT_CAPACITY } from '../runtime/runtime'
 import { DEFAULT_BUDGET, type BudgetLimits } from '../runtime/budget'
-import type { GoalSource } from '../runtime/types'
+import { NO_TOOLS, type GoalSource, type ToolConsent } from '../runtime/types'
 import { EXIT_USAGE, UsageError, usageErrorFrom } from './options'
 
 export { EXIT_USAGE, UsageError }
@@ -65,6 +65,16 @@ Options:
                       http://localhost:11434/v1 (Ollama)
   --capabilities C,…  executor: ${CAPABILITIES.join(', ')} (default all)
   --capacity N        LLM calls at once, 1..${MAX_AGENT_CAPACITY} (default ${DEFAULT_AGENT_CAPACITY})
+  --run-code          executor: let the model run the JavaScript it writes, in this
+                      agent's sandbox (a worker thread: no network, no files, a time
+                      and memory limit); needed to offer can_run_code. Off by default
+  --web-search        executor: let the model search the web with the provider's own
+                      search, on your key (Anthropic, OpenAI only; $10 per 1,000
+                      searches on top of tokens); needed to offer can_query_api.
+                      Off by default
+  --answer-from-knowledge  executor: offer can_query_api without a search: such
+                      answers come from the model's memory and say they were not
+                      checked live. Off by default
   --goal TEXT         submit this goal once connected
   --max-tokens-per-goal N   caps on what this agent spends with its key: tokens
   --max-tokens-per-hour N   (input + output) and estimated cost in US dollars,
@@ -76,6 +86,9 @@ Options:
   --goals-from WHO    anyone (default): work on any member's goals; own: only on
                       goals this agent submitted
   --rtc-bind IP       local address for WebRTC candidates (tests: 127.0.0.1)
+  --log-calls FILE    append every LLM call this agent makes to FILE, one JSON
+                      object a line: prompts, replies, errors, tokens, cost, time
+                      (never the API key; the file is yours, nothing sends it)
   --skip-check        do not make the one cheap LLM call that checks key and model at start
   --quiet             print only errors and the start line
   -h, --help          print this help and exit
@@ -98,10 +111,14 @@ export interface AgentOptions {
   model: ModelConfig
   capabilities?: Capability[]
   capacity: number
+  /** what the executor may do with tools (--run-code, --web-search, --answer-from-knowledge) */
+  tools: ToolConsent
   budget: BudgetLimits
   goalsFrom: GoalSource
   goal?: string
   rtcBind?: string
+  /** --log-calls: the JSON Lines file every LLM call is appended to */
+  logCalls?: string
   check: boolean
   quiet: boolean
 }
@@ -129,6 +146,16 @@ function apiKeyFrom(provider: ModelConfig['provider'], env: NodeJS.ProcessEnv): 
   return key?.trim() || undefined
 }
 
+/** The tools an agent's start line names: "run code, web search", or "none". */
+export function toolsLine(tools: ToolConsent): string {
+  const on = [
+    tools.runCode ? 'run code' : '',
+    tools.webSearch ? 'web search' : '',
+    tools.knowledgeAnswers ? 'answers from knowledge (unchecked)' : '',
+  ].filter(Boolean)
+  return on.length > 0 ? on.join(', ') : 'none'
+}
+
 /** Parses and checks argv (without node and the script); throws UsageError. */
 export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): AgentCommand {
   const options = {
@@ -149,7 +176,11 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
     'max-cost-per-hour': { type: 'string' },
     'goals-from': { type: 'string', default: 'anyone' },
     'rtc-bind': { type: 'string' },
+    'log-calls': { type: 'string' },
     'skip-check': { type: 'boolean', default: false },
+    'run-code': { type: 'boolean', default: false },
+    'web-search': { type: 'boolean', default: false },
+    'answer-from-knowledge': { type: 'boolean', default: false },
     quiet: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
     version: { type: 'boolean', short: 'v', default: false },
@@ -212,6 +243,19 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
     if (role.data !== 'executor')
       throw new UsageError(`--capabilities is for executors, not a ${role.data}`)
   }
+
+  const tools: ToolConsent = {
+    runCode: values['run-code'],
+    webSearch: values['web-search'],
+    knowledgeAnswers: values['answer-from-knowledge'],
+  }
+  const toolFlag = Object.entries({
+    'run-code': tools.runCode,
+    'web-search': tools.webSearch,
+    'answer-from-knowledge': tools.knowledgeAnswers,
+  }).find(([, on]) => on)?.[0]
+  if (toolFlag && role.data !== 'executor')
+    throw new UsageError(`--${toolFlag} is for executors, not a ${role.data}`)
 
   const capacity = Number(values.capacity)
   if (!/^\d+$/.test(values.capacity) || capacity < 1 || capacity > MAX_AGENT_CAPACITY)
@@ -284,6 +328,9 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
   const rtcBind = values['rtc-bind']
   if (rtcBind !== undefined && isIP(rtcBind) === 0)
     throw new UsageError(`--rtc-bind must be an IP address, got "${rtcBind}"`)
+  const logCalls = values['log-calls']
+  if (logCalls !== undefined && !logCalls.trim())
+    throw new UsageError('--log-calls must name a file')
   const data = values.data ?? `.data/agents/${room.name}-${room.id.slice(0, 8)}-${role.data}`
   if (!data.trim()) throw new UsageError('--data must name a directory')
 
@@ -298,10 +345,12 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
       model,
       ...(capabilities ? { capabilities } : {}),
       capacity,
+      tools: role.data === 'executor' ? tools : { ...NO_TOOLS },
       budget,
       goalsFrom,
       ...(goal ? { goal } : {}),
       ...(rtcBind ? { rtcBind } : {}),
+      ...(logCalls ? { logCalls } : {}),
       check: !values['skip-check'],
       quiet: values.quiet,
     },

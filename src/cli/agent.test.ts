@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -140,5 +140,24 @@ describe('agent peers', () => {
     const code = await run.exit
     // either the clean stop won the race (0) or the second signal forced it (130)
     expect([0, 130]).toContain(code)
+  }, 60_000)
+
+  it('appends every LLM call it makes to the --log-calls file, one JSON object a line', async () => {
+    const file = join(dir, 'calls', 'decomposer.jsonl')
+    const lines = async () => (await readFile(file, 'utf8').catch(() => '')).trim().split('\n')
+    const goal = 'Plan a reading week'
+    const run = agent([
+      ...['--role', 'decomposer', '--relay', relay.multiaddrs[0]!, '--data', join(dir, 'dec')],
+      ...['--goal', goal, '--log-calls', file, '--quiet'],
+    ])
+    const deadline = Date.now() + 40_000
+    while (!(await lines())[0]) {
+      if (Date.now() > deadline) throw new Error(`no call logged: ${run.stderr()}`)
+      await new Promise((r) => setTimeout(r, 200))
+    }
+    const call = JSON.parse((await lines())[0]!) as Record<string, unknown>
+    expect(call).toMatchObject({ kind: 'decompose', ok: true, provider: 'offline' })
+    expect(JSON.stringify(call.attempts)).toContain(goal)
+    expect(call.goal).toBe(call.node)
   }, 60_000)
 })

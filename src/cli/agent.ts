@@ -17,7 +17,14 @@ import { readFileSync } from 'node:fs'
 import { fetchRelayInfo, pickRelayAddrs } from '../net/relay-info'
 import { ICE_CONFIG_PATH, iceServersSource } from '../net/ice-config'
 import { createNodeRuntime } from '../runtime/node'
-import { EXIT_USAGE, parseAgentArgs, USAGE, UsageError, type AgentOptions } from './agent-options'
+import {
+  EXIT_USAGE,
+  parseAgentArgs,
+  toolsLine,
+  USAGE,
+  UsageError,
+  type AgentOptions,
+} from './agent-options'
 import { claimDataDir, type DataDirLock } from './data-dir-lock'
 import { checkModel, ModelCheckError } from './model-check'
 import { hitLines, limitsLine, spentLine, unpricedWarning } from './budget-lines'
@@ -116,6 +123,7 @@ async function main(): Promise<void> {
     capacity: options.capacity,
     budget: options.budget,
     goalsFrom: options.goalsFrom,
+    tools: options.tools,
     ...(options.capabilities ? { capabilities: options.capabilities } : {}),
     dataDir: lock.dir,
     ...(options.rtcBind ? { rtcBindAddress: options.rtcBind } : {}),
@@ -128,12 +136,16 @@ async function main(): Promise<void> {
           }),
         }
       : {}),
+    ...(options.logCalls ? { callLogFile: options.logCalls } : {}),
     log: options.quiet ? () => {} : (message) => console.log(`  ${message}`),
   })
   const { model } = options
   console.log(
-    `Murmuration ${options.role} ${runtime.peerId} in room "${options.room.name}" (${model.provider}/${model.model})`,
+    `Murmuration ${options.role} ${runtime.peerId} in room "${options.room.name}" (${model.provider}/${model.model})${options.role === 'executor' ? `; tools: ${toolsLine(options.tools)}` : ''}`,
   )
+  // what the executor will not offer, and why (tools off, or a model without them)
+  for (const [capability, why] of Object.entries(runtime.activity().tools?.withheld ?? {}))
+    console.log(`  Does not offer ${capability}: ${why}`)
 
   if (options.role !== 'observer') {
     console.log(`  ${limitsLine(options.budget)}`)

@@ -24,14 +24,33 @@
  * JSON object from the reply (json-extract.ts). In 'native' mode, a reply
  * that is not bare JSON is rescued the same way, and a 400 that blames the
  * structured-output parameters switches this provider to 'text' for good.
+ *
+ * Tools (issue 24): an execute call with tools runs the tool loop
+ * (tool-loop.ts). run_javascript is a function tool every provider can
+ * carry (Anthropic tool_use, Chat Completions `tools`). Web search is the
+ * provider's own server tool: Anthropic's web_search_20250305 on the
+ * Messages API; OpenAI's web_search exists only on the Responses API, so an
+ * OpenAI call that may search goes there (every other call stays on Chat
+ * Completions). A 400 that blames tools turns tools off for good on this
+ * provider, and the call is answered text-only; the executor then stops
+ * advertising what it cannot do (src/runtime/tools.ts).
  */
 import { createAnthropic } from '@ai-sdk/anthropic'
 import { createOpenAI } from '@ai-sdk/openai'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
-import { generateText, jsonSchema, NoObjectGeneratedError, Output, type LanguageModel } from 'ai'
+import {
+  generateText,
+  jsonSchema,
+  NoObjectGeneratedError,
+  Output,
+  type LanguageModel,
+  type Tool,
+} from 'ai'
 import { isAbortError, LlmAuthError, toLlmError } from './errors'
 import { extractJsonObject } from './json-extract'
 import { estimateTokens } from './tokens'
+import { runToolLoop } from './tool-loop'
+import { MAX_WEB_SEARCHES, NO_TOOL_SUPPORT, type ToolSupport } from './tools'
 import type { GenerateRequest, GenerateResult, LlmProvider, ProviderInit } from './provider'
 import type { ModelConfig } from './types'
 
@@ -44,6 +63,19 @@ export const DEFAULT_OPENAI_COMPATIBLE_BASE_URL = 'http://localhost:11434/v1'
 const STRUCTURED_OUTPUT_REJECTED =
   /response_format|json_schema|json_object|output_config|output_format|tool_choice|structured/i
 
+/**
+ * A 400 whose message blames these, on a request that carried tools, is the
+ * server or model not doing tool calls (Ollama: "does not support tools";
+ * vLLM: "tool_choice ... requires --enable-auto-tool-choice").
+ */
+const TOOLS_REJECTED = /\btools?\b|tool_choice|tool_use|function[ _]call|web_search/i
+
+/** The provider's server-side search: the model to ask and the tool to give it. */
+interface SearchKit {
+  model: LanguageModel
+  tool: Tool
+}
+
 function textModeSystem(system: string, schema: Record<string, unknown>): string {
   return `${system}\nReply with one JSON object and nothing else, matching this JSON Schema:\n${JSON.stringify(schema)}`
 }
@@ -53,6 +85,7 @@ type RealProviderId = Exclude<ModelConfig['provider'], 'offline'>
 class AiSdkProvider implements LlmProvider {
   readonly offline = false
   private mode: StructuredOutputMode
+  private tools: ToolSupport
 
   constructor(
     readonly id: RealProviderId,
@@ -61,12 +94,49 @@ class AiSdkProvider implements LlmProvider {
     private readonly languageModel: LanguageModel,
     mode: StructuredOutputMode,
     private readonly missingKey: boolean,
+    /** server-side web search, for providers that have one */
+    private readonly search?: () => SearchKit,
   ) {
     this.mode = mode
+    this.tools = { code: true, search: search !== undefined }
+  }
+
+  toolSupport(): ToolSupport {
+    return { ...this.tools }
   }
 
   async generate(request: GenerateRequest): Promise<GenerateResult> {
     if (this.missingKey) throw new LlmAuthError(`no API key set for ${this.label}`)
+    const tools = request.tools
+    if (tools && (tools.sandbox || tools.search) && (this.tools.code || this.tools.search)) {
+      const offered = {
+        ...(tools.sandbox && this.tools.code ? { sandbox: tools.sandbox } : {}),
+        search: tools.search && this.tools.search,
+        ...(tools.budget ? { budget: tools.budget } : {}),
+      }
+      if (offered.sandbox || offered.search) {
+        try {
+          const kit = offered.search ? this.search?.() : undefined
+          return await runToolLoop({
+            model: kit?.model ?? this.languageModel,
+            modelId: this.model,
+            request,
+            tools: offered,
+            ...(kit ? { webSearch: kit.tool } : {}),
+          })
+        } catch (error) {
+          if (isAbortError(error) || request.signal?.aborted) throw error
+          if (!isToolRejection(error)) throw toLlmError(error, this.label)
+          // The model or server does not do tools: answer text-only, now and from now on.
+          this.tools = { ...NO_TOOL_SUPPORT }
+        }
+      }
+    }
+    const { tools: _unused, ...plain } = request
+    return this.plainGenerate(plain)
+  }
+
+  private async plainGenerate(request: GenerateRequest): Promise<GenerateResult> {
     try {
       return await this.call(request, this.mode)
     } catch (error) {
@@ -143,6 +213,15 @@ class AiSdkProvider implements LlmProvider {
   }
 }
 
+function isToolRejection(error: unknown): boolean {
+  const e = error as { name?: string; statusCode?: number; responseBody?: string; message?: string }
+  return (
+    e?.name === 'AI_APICallError' &&
+    (e.statusCode === 400 || e.statusCode === 404 || e.statusCode === 422) &&
+    TOOLS_REJECTED.test(`${e.responseBody ?? ''} ${e.message ?? ''}`)
+  )
+}
+
 function isStructuredOutputRejection(error: unknown): boolean {
   const e = error as { name?: string; statusCode?: number; responseBody?: string; message?: string }
   return (
@@ -179,6 +258,10 @@ export function createAiSdkProvider(config: ModelConfig, init: ProviderInit): Ll
         anthropic(config.model),
         init.structuredOutput ?? 'native',
         apiKey === undefined,
+        () => ({
+          model: anthropic(config.model),
+          tool: anthropic.tools.webSearch_20250305({ maxUses: MAX_WEB_SEARCHES }),
+        }),
       )
     }
     case 'openai': {
@@ -196,6 +279,12 @@ export function createAiSdkProvider(config: ModelConfig, init: ProviderInit): Ll
         openai.chat(config.model),
         init.structuredOutput ?? 'native',
         apiKey === undefined,
+        // web_search is a Responses API tool: calls that may search go there
+        // (cast: @ai-sdk/openai pins its own copy of provider-utils, whose Tool type is the same shape)
+        () => ({
+          model: openai.responses(config.model),
+          tool: openai.tools.webSearch({}) as unknown as Tool,
+        }),
       )
     }
     case 'openai-compatible': {

@@ -9,6 +9,7 @@
  * differ slightly, while a rerun with the same seeds is reproducible.
  */
 import { offlineClassify } from './offline-model/classify'
+import { offlineCodeModel } from './offline-model/code-model'
 import { offlineDecompose } from './offline-model/decompose'
 import { offlineExecute } from './offline-model/execute'
 import { offlineRollup } from './offline-model/rollup'
@@ -17,6 +18,8 @@ import { parsePrompts } from './prompts'
 import type { GenerateRequest, GenerateResult, LlmProvider, ProviderInit } from './provider'
 import { abortableSleep } from './sleep'
 import { estimateTokens } from './tokens'
+import { runToolLoop } from './tool-loop'
+import type { ToolSupport } from './tools'
 import type { LlmOutputs, LlmTask } from './types'
 
 export const OFFLINE_PROVIDER = 'offline'
@@ -56,10 +59,24 @@ class OfflineProvider implements LlmProvider {
 
   constructor(private readonly latencyMs: number) {}
 
+  /** It runs code (a program of its own, through the tool loop); it cannot search. */
+  toolSupport(): ToolSupport {
+    return { code: true, search: false }
+  }
+
   async generate(request: GenerateRequest): Promise<GenerateResult> {
     request.signal?.throwIfAborted()
     // Prefer the structured task; parse the prompts only when a caller sent prompts alone.
     const task = request.task ?? parsePrompts(request.system, request.prompt)
+    if (task?.kind === 'execute' && task.capability === 'can_run_code' && request.tools?.sandbox) {
+      await abortableSleep(this.latencyMs, request.signal)
+      return runToolLoop({
+        model: offlineCodeModel(task, request.seed ?? '', OFFLINE_MODEL),
+        modelId: OFFLINE_MODEL,
+        request,
+        tools: { sandbox: request.tools.sandbox, search: false },
+      })
+    }
     const value = task ? offlineAnswer(task, request.seed ?? '') : undefined
     await abortableSleep(this.latencyMs, request.signal)
     const text = value === undefined ? '' : JSON.stringify(value)

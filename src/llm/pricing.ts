@@ -8,7 +8,7 @@
  * has an unknown cost, `null`: never shown as $0, and never summed as 0
  * (see CostSum).
  */
-import type { LlmUsage } from './types'
+import type { LlmUsage, ToolSpend } from './types'
 
 export interface ModelPrice {
   /** $ per million input tokens */
@@ -72,13 +72,42 @@ export function priceFor(model: string): ModelPrice | undefined {
   return best === undefined ? undefined : PRICES_PER_MTOK[best]
 }
 
-/** Estimated cost in US dollars; 0 for the offline model; null when the model's price is unknown. */
-export function costUsd(usage: LlmUsage): number | null {
+/**
+ * Web searches are priced per call, on top of tokens (the pages they bring
+ * back arrive as input tokens, counted already).
+ * - Anthropic: $10 per 1,000 searches (web_search tool, docs.claude.com,
+ *   "Web search tool" pricing).
+ * - OpenAI: $10 per 1,000 calls of the Responses API's web_search tool, for
+ *   all models, plus search content tokens at model rates
+ *   (openai.com/api/pricing, "Built-in tools"; confirmed by OpenAI staff at
+ *   community.openai.com/t/search-web-using-openai-api/1363698). The older
+ *   web_search_preview on non-reasoning models costs $25 per 1,000; we never
+ *   send it.
+ */
+export const WEB_SEARCH_USD_PER_CALL: Readonly<Record<string, number>> = {
+  anthropic: 0.01,
+  openai: 0.01,
+}
+
+/** What a call's tools cost beyond tokens: 0 without searches; null for searches of an unknown price. */
+export function toolCostUsd(provider: string, tools: ToolSpend | undefined): number | null {
+  if (!tools || tools.webSearches <= 0) return 0
+  const perCall = WEB_SEARCH_USD_PER_CALL[provider]
+  return perCall === undefined ? null : tools.webSearches * perCall
+}
+
+/**
+ * Estimated cost in US dollars, tokens and tool calls (web searches); 0 for
+ * the offline model; null when the model's (or a tool's) price is unknown.
+ */
+export function costUsd(usage: LlmUsage, tools?: ToolSpend): number | null {
   if (usage.offline || usage.provider === 'offline') return 0
   const price = priceFor(usage.model)
-  if (!price) return null
+  const toolCost = toolCostUsd(usage.provider, tools)
+  if (!price || toolCost === null) return null
   return (
-    (usage.inputTokens * price.input + usage.outputTokens * price.output) / TOKENS_PER_PRICE_UNIT
+    (usage.inputTokens * price.input + usage.outputTokens * price.output) / TOKENS_PER_PRICE_UNIT +
+    toolCost
   )
 }
 

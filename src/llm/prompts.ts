@@ -63,7 +63,7 @@ const SYSTEM: { [K in LlmTaskKind]: string } = {
     'atomic = true when it is ONE concrete deliverable one agent can produce in one reply',
     '(a document, a list, a table, a code file); false when it still needs splitting.',
     'capability = what producing the deliverable needs:',
-    '- can_run_code: the deliverable is code the agent WRITES (it does not run it);',
+    '- can_run_code: the deliverable is code, or needs a computation (an executor may run JavaScript);',
     '- can_query_api: it needs live data from some API or web search (prices, availability, news);',
     '- can_write_text: prose, plans, lists from general knowledge.',
     "depth is the subgoal's depth (root goal = 0); at max_depth it is atomic anyway.",

@@ -13,6 +13,8 @@ import { createAiSdkProvider, type StructuredOutputMode } from './ai-sdk-provide
 export { DEFAULT_OPENAI_COMPATIBLE_BASE_URL, type StructuredOutputMode } from './ai-sdk-provider'
 import type { JsonExtraction } from './json-extract'
 import { createOfflineProvider } from './offline'
+import type { Step } from '../protocol/steps'
+import type { ToolRequest, ToolSupport } from './tools'
 import type { LlmTask, LlmTaskKind, ModelConfig } from './types'
 
 export interface GenerateRequest {
@@ -30,6 +32,8 @@ export interface GenerateRequest {
   task?: LlmTask
   /** varies the offline model's answers between peers; ignored by real providers */
   seed?: string
+  /** execute only: run the tool loop (tool-loop.ts) with these tools */
+  tools?: ToolRequest
 }
 
 export interface GenerateResult {
@@ -41,6 +45,12 @@ export interface GenerateResult {
   outputTokens: number
   /** the model that answered, as the provider reported it */
   model: string
+  /** tool loop: what ran and was searched, in order (empty or absent when nothing did) */
+  steps?: Step[]
+  /** tool loop: web searches the provider ran (priced per call) */
+  webSearches?: number
+  /** tool loop: the budget ended it before the model answered, and why */
+  stopped?: string
 }
 
 export interface LlmProvider {
@@ -52,6 +62,8 @@ export interface LlmProvider {
   readonly model: string
   /** true for the built-in offline model: costs nothing and is not a real LLM */
   readonly offline: boolean
+  /** what this model does with tools now (a model that rejected them does nothing for good) */
+  toolSupport(): ToolSupport
   generate(request: GenerateRequest): Promise<GenerateResult>
 }
 

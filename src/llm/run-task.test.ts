@@ -22,6 +22,7 @@ function scripted(steps: Step[]): LlmProvider & { requests: GenerateRequest[] } 
     model: 'fake-1',
     offline: false,
     requests,
+    toolSupport: () => ({ code: false, search: false }),
     async generate(request): Promise<GenerateResult> {
       requests.push(request)
       const step = steps.shift()
@@ -152,6 +153,7 @@ describe('runLlmTask', () => {
       label: 'Slow',
       model: 'slow',
       offline: false,
+      toolSupport: () => ({ code: false, search: false }),
       generate: (request) =>
         new Promise((_, reject) => {
           request.signal?.addEventListener('abort', () => reject(request.signal?.reason))

@@ -18,9 +18,12 @@ import {
   MAX_RETRY_AFTER_MS,
   toLlmError,
 } from './errors'
+import type { LlmCallAttempt, LlmCallReport } from './call-report'
 import { buildPrompts, withRetryFeedback } from './prompts'
-import type { LlmProvider } from './provider'
-import { MAX_MODEL_LABEL } from '../protocol/limits'
+import type { GenerateResult, LlmProvider } from './provider'
+import { MAX_MODEL_LABEL, MAX_OUTPUT } from '../protocol/limits'
+import type { Step } from '../protocol/steps'
+import type { TaskTools, ToolRequest, ToolSupport } from './tools'
 import { abortableSleep } from './sleep'
 import { SCHEMA_NAMES, validateOutput, wireJsonSchema } from './schemas'
 import type { LlmOutcome, LlmOutputs, LlmTask, LlmTaskKind, LlmUsage } from './types'
@@ -64,6 +67,66 @@ export interface RunTaskOptions {
   seed?: string | number
   /** injectable for tests; must reject when the signal aborts */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
+  /** execute tasks: the tools this executor's person allows (default: none) */
+  tools?: TaskTools
+  /**
+   * told what the call did (prompts, replies, errors, tokens, time) once it
+   * ends with an outcome; not called when the signal aborts it
+   */
+  onCall?: (report: LlmCallReport) => void
+}
+
+/** Starts a deliverable answered from the model's knowledge where a live source was wanted. */
+export const KNOWLEDGE_NOTE =
+  '> Not checked live: answered from the model’s knowledge, without a web search. Verify before relying on it.\n\n'
+
+interface ToolPlan {
+  /** the tools to give the model, if any */
+  request?: ToolRequest
+  /** answer from knowledge, marked as unchecked (a KnowledgeStep) */
+  knowledge: boolean
+}
+
+/**
+ * Which tools an execute call gets: the leaf's capability picks them, the
+ * person's consent allows them, the model must do them. A code leaf gets
+ * run_javascript; a live-data leaf gets the provider's web search, else
+ * (if allowed) an answer from knowledge that says so. Everything else,
+ * and every other task kind, is text-only as before.
+ */
+export function toolPlan(
+  task: LlmTask,
+  tools: TaskTools | undefined,
+  model: ToolSupport,
+): ToolPlan {
+  if (task.kind !== 'execute' || !tools) return { knowledge: false }
+  const budget = tools.budget ? { budget: tools.budget } : {}
+  if (task.capability === 'can_run_code' && tools.sandbox && model.code) {
+    return { request: { sandbox: tools.sandbox, search: false, ...budget }, knowledge: false }
+  }
+  if (task.capability === 'can_query_api') {
+    if (tools.search && model.search)
+      return { request: { search: true, ...budget }, knowledge: false }
+    if (tools.knowledge) return { knowledge: true }
+  }
+  return { knowledge: false }
+}
+
+/** The validated execute value with what ran (steps), or the knowledge mark. */
+function withSteps<K extends LlmTaskKind>(
+  kind: K,
+  value: LlmOutputs[K],
+  plan: ToolPlan,
+  result: GenerateResult,
+): LlmOutputs[K] {
+  if (kind !== 'execute') return value
+  const { output } = value as LlmOutputs['execute']
+  if (plan.knowledge) {
+    const steps: Step[] = [{ type: 'knowledge' }]
+    return { output: `${KNOWLEDGE_NOTE}${output}`.slice(0, MAX_OUTPUT), steps } as LlmOutputs[K]
+  }
+  const steps = result.steps ?? []
+  return (steps.length > 0 ? { output, steps } : { output }) as LlmOutputs[K]
 }
 
 function retryDelay(attempt: number, base: number, error: LlmError): number {
@@ -101,38 +164,111 @@ export async function runLlmTask<T extends LlmTask>(
     offline: provider.offline,
   }
 
+  const plan = toolPlan(task, options.tools, provider.toolSupport())
+  const spend = { webSearches: 0 }
+  const tools = plan.request || plan.knowledge ? { tools: spend } : {}
+  const startedAt = Date.now()
+  const log: LlmCallAttempt[] = []
+  /** what the tool loop of the latest attempt ran, for the call log */
+  let steps: Step[] = []
+  /** Tells options.onCall what the call did, and returns its outcome. */
+  const report = (outcome: LlmOutcome<T['kind']>): LlmOutcome<T['kind']> => {
+    options.onCall?.({
+      kind,
+      provider: usage.provider,
+      model: usage.model,
+      offline: usage.offline,
+      system,
+      attempts: log,
+      ok: outcome.ok,
+      ...(outcome.ok ? {} : { error: outcome.error, errorKind: outcome.errorKind }),
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      startedAt,
+      latencyMs: Date.now() - startedAt,
+      ...(steps.length > 0 ? { steps } : {}),
+    })
+    return outcome
+  }
+
   let feedback: string | undefined
   let lastError: LlmError = new LlmBadOutputError('no attempt was made')
   let attempts = 0
   while (attempts < maxAttempts) {
     signal?.throwIfAborted()
     attempts++
+    const sent = feedback === undefined ? prompt : withRetryFeedback(prompt, feedback)
+    const sentAt = Date.now()
     try {
       const result = await provider.generate({
         kind,
         system,
-        prompt: feedback === undefined ? prompt : withRetryFeedback(prompt, feedback),
+        prompt: sent,
         jsonSchema: wireJsonSchema(kind),
         schemaName: SCHEMA_NAMES[kind],
         maxOutputTokens: MAX_OUTPUT_TOKENS[kind],
         signal,
         task,
         seed,
+        ...(plan.request ? { tools: plan.request } : {}),
       })
       usage.inputTokens += result.inputTokens
       usage.outputTokens += result.outputTokens
       usage.model = (result.model || provider.model).slice(0, MAX_MODEL_LABEL)
+      spend.webSearches += result.webSearches ?? 0
+      steps = result.steps ?? []
+      if (result.stopped !== undefined) {
+        // The budget ended the tool loop: no answer, and no retry (it would
+        // spend more). A cap is this peer's own limit, like a provider's rate
+        // limit: peers do not count it as an attempt at the task.
+        const error = `stopped before the model answered: ${result.stopped}`
+        log.push({
+          prompt: sent,
+          reply: result.text,
+          error,
+          inputTokens: result.inputTokens,
+          outputTokens: result.outputTokens,
+          latencyMs: Date.now() - sentAt,
+        })
+        return report({
+          ok: false,
+          kind,
+          error,
+          errorKind: 'rate-limit',
+          usage,
+          attempts,
+          ...tools,
+          budgetStopped: true,
+        })
+      }
       const validation = result.json.ok
         ? validateOutput(kind, result.json.value)
         : ({ ok: false, error: result.json.error } as const)
+      log.push({
+        prompt: sent,
+        reply: result.text,
+        ...(validation.ok ? { output: validation.value } : { error: validation.error }),
+        inputTokens: result.inputTokens,
+        outputTokens: result.outputTokens,
+        latencyMs: Date.now() - sentAt,
+      })
       if (validation.ok) {
-        return { ok: true, kind, value: validation.value as LlmOutputs[T['kind']], usage, attempts }
+        const value = withSteps(kind, validation.value as LlmOutputs[T['kind']], plan, result)
+        return report({ ok: true, kind, value, usage, attempts, ...tools })
       }
       feedback = validation.error
       lastError = new LlmBadOutputError(validation.error)
     } catch (error) {
       if (isAbortError(error) || signal?.aborted) throw error
       lastError = toLlmError(error, provider.label)
+      log.push({
+        prompt: sent,
+        error: lastError.message,
+        errorKind: lastError.kind,
+        inputTokens: 0,
+        outputTokens: 0,
+        latencyMs: Date.now() - sentAt,
+      })
       // Keep any earlier feedback: the model never saw this attempt, the old correction still applies.
       if (!lastError.retryable) break
       // A provider asking us to wait longer than we are willing to: give up now, say why.
@@ -144,12 +280,13 @@ export async function runLlmTask<T extends LlmTask>(
     }
     if (attempts < maxAttempts) await sleep(retryDelay(attempts, backoffMs, lastError), signal)
   }
-  return {
+  return report({
     ok: false,
     kind,
     error: finalMessage(lastError, attempts),
     errorKind: lastError.kind,
     usage,
     attempts,
-  }
+    ...tools,
+  })
 }

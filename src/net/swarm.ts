@@ -10,7 +10,7 @@ import { identify, type Identify } from '@libp2p/identify'
 import { noise } from '@libp2p/noise'
 import { yamux } from '@libp2p/yamux'
 import type { GossipSub } from '@libp2p/gossipsub'
-import type { Connection, ConnectionGater, Libp2p, PeerId, PrivateKey } from '@libp2p/interface'
+import type { Connection, ConnectionGater, Libp2p, PrivateKey } from '@libp2p/interface'
 import { multiaddr, type Multiaddr } from '@multiformats/multiaddr'
 import {
   DEFAULT_ROOM,
@@ -34,6 +34,7 @@ import { consoleLogger, errMsg, type NetLogger } from './log'
 import { peerIdOf } from './multiaddr'
 import { RelayClient } from './relay-client'
 import { Strikes } from './strikes'
+import { banGater } from './ban-gater'
 import { Syncer } from './sync'
 import { firstEnough } from './enough'
 import { LinkPaths } from './link-paths'
@@ -120,7 +121,6 @@ export async function createSwarm(
       for (const c of conns) void c.close().catch(() => {})
     },
   })
-  const banned = (peerId: PeerId) => strikes.isBanned(peerId.toString())
 
   const libp2p: Libp2p<Services> = await createLibp2p({
     privateKey: platform.privateKey,
@@ -128,11 +128,7 @@ export async function createSwarm(
     transports: platform.transports,
     connectionEncrypters: [noise()],
     streamMuxers: [yamux()],
-    connectionGater: {
-      ...platform.gater,
-      denyDialPeer: banned,
-      denyInboundEncryptedConnection: banned,
-    },
+    connectionGater: { ...platform.gater, ...banGater((peerId) => strikes.isBanned(peerId)) },
     connectionManager: { inboundConnectionThreshold: INBOUND_CONNECTION_THRESHOLD },
     ...(platform.pingMinTimeoutMs !== undefined
       ? { connectionMonitor: { pingTimeout: { minTimeout: platform.pingMinTimeoutMs } } }

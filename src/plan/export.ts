@@ -1,7 +1,14 @@
 /**
  * Export one root goal's plan: as Markdown (the rolled-up plan document
- * first, then the tree that produced it) or as JSON (the goal's whole tree).
+ * first, then the tree that produced it, then what its executors ran and
+ * looked up) or as JSON (the goal's whole tree, each leaf's steps as its
+ * result record holds them).
+ *
+ * Everything in a plan is text from other peers' models: the Markdown keeps
+ * a step's code and output inside fences no line of it can close, its
+ * sources as http(s) links only, and its other fields escaped.
  */
+import type { CodeLanguage, CodeStep, SearchStep, Step } from '../protocol/steps'
 import type { GoalView, PlanTree, SlotView } from './tree'
 
 export class UnknownGoalError extends Error {
@@ -16,6 +23,87 @@ function findGoal(tree: PlanTree, goalId: string): GoalView {
 
 export function exportJson(tree: PlanTree, goalId: string): string {
   return JSON.stringify({ format: 'murmuration-plan/1', goal: findGoal(tree, goalId) }, null, 2)
+}
+
+/** How people name each language a code step can be in. */
+export const LANGUAGE_NAMES: Record<CodeLanguage, string> = { javascript: 'JavaScript' }
+
+/** CommonMark's shortest fence. */
+const MIN_FENCE = 3
+
+/** A backtick fence longer than any run of backticks in `text`, so no line of it closes the block. */
+export function fenceFor(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length))
+  return '`'.repeat(Math.max(MIN_FENCE, longest + 1))
+}
+
+/** `text` as a fenced block: shown verbatim, never read as Markdown. */
+export function fenced(text: string, info = ''): string {
+  const fence = fenceFor(text)
+  return `${fence}${info}\n${text.endsWith('\n') ? text : `${text}\n`}${fence}`
+}
+
+/** Text on one line with Markdown's punctuation escaped: it reads as itself, not as markup. */
+export function escapeInline(text: string): string {
+  return text.replace(/\s+/g, ' ').replace(/[\\`*_[\]<>()#!|~&]/g, (c) => `\\${c}`)
+}
+
+/** An http(s) URL as a link destination (spaces, brackets and parentheses percent-encoded); null for any other. */
+export function linkTarget(url: string): string | null {
+  if (!/^https?:\/\//i.test(url)) return null
+  return url.replace(
+    /[\s()<>\\]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
+  )
+}
+
+function codeStepLines(step: CodeStep): string[] {
+  const ended = step.timedOut ? 'timed out' : `exit code ${step.exit}`
+  const lines = [
+    `**Ran ${LANGUAGE_NAMES[step.language]}** (${ended}, ${step.durationMs} ms):`,
+    '',
+    fenced(step.code, step.language),
+    '',
+  ]
+  lines.push('Output:', '', step.stdout ? fenced(step.stdout, 'text') : '_(none)_', '')
+  if (step.stderr) lines.push('Errors (stderr):', '', fenced(step.stderr, 'text'), '')
+  if (step.error) lines.push(`Error: ${escapeInline(step.error)}`, '')
+  return lines
+}
+
+function searchStepLines(step: SearchStep): string[] {
+  const lines = [`**Searched the web** for “${escapeInline(step.query)}”:`, '']
+  if (step.sources.length === 0) lines.push('_(no sources)_')
+  for (const source of step.sources) {
+    const title = escapeInline(source.title.trim() || source.url)
+    const target = linkTarget(source.url)
+    lines.push(target ? `- [${title}](${target})` : `- ${title} (${escapeInline(source.url)})`)
+  }
+  lines.push('')
+  return lines
+}
+
+export function stepLines(step: Step): string[] {
+  switch (step.type) {
+    case 'code':
+      return codeStepLines(step)
+    case 'search':
+      return searchStepLines(step)
+    case 'knowledge':
+      return ["> Answered from the model's knowledge, not checked live.", '']
+  }
+}
+
+/** Leaves with steps under `goal`, depth first, each with its outline number ("2.1"). */
+function leavesWithSteps(
+  goal: GoalView,
+  prefix = '',
+): { number: string; slot: SlotView; steps: Step[] }[] {
+  return goal.slots.flatMap((slot) => {
+    const number = `${prefix}${slot.index + 1}`
+    if (slot.goal) return leavesWithSteps(slot.goal, `${number}.`)
+    return slot.leaf?.steps ? [{ number, slot, steps: slot.leaf.steps }] : []
+  })
 }
 
 function slotLines(slot: SlotView, depth: number): string[] {
@@ -41,6 +129,16 @@ export function exportMarkdown(tree: PlanTree, goalId: string): string {
       '',
       `Top-level split accepted by ${goal.accepted.basis} with a mean score of ${goal.accepted.score.toFixed(2)}.`,
     )
+  }
+  const acted = leavesWithSteps(goal)
+  if (acted.length) {
+    parts.push('', '## What the executors ran and looked up', '')
+    for (const { number, slot, steps } of acted) {
+      parts.push(`### ${number}. ${escapeInline(slot.text)}`, '')
+      for (const step of steps) parts.push(...stepLines(step))
+    }
+    // the last step ends with a blank line; the document ends with one newline
+    parts.pop()
   }
   return `${parts.join('\n')}\n`
 }

@@ -2,7 +2,8 @@ import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { costUsd } from '../llm/pricing'
 import { contentId } from '../protocol/hash'
-import { stamp, type PlanRecord, type ResultRecord } from '../protocol/records'
+import { newCancel, stamp, type PlanRecord, type ResultRecord } from '../protocol/records'
+import { AUTHOR_QUOTA } from '../protocol/limits'
 import { DEFAULT_SWARM, type Swarm } from '../sim/swarm'
 import { runSeed } from '../sim/run'
 import { derivePlan } from './derive'
@@ -190,5 +191,32 @@ describe('plan state: arrival order never shows', () => {
     const backward = usageByRole(stateOf([...results].reverse()), costUsd).executor.costUsd
     expect(forward).toBe(backward)
     expect(forward).toBeCloseTo(0.6, 9)
+  })
+})
+
+describe('plan state: the author quota', () => {
+  it('a flood over the quota leaves the same set, indexes and plan in any order', () => {
+    const flooder = '12D3KooWF1ooderMember1111111111111111111111111111111'
+    const goal = records.find((r) => r.kind === 'goal')!
+    // cancels of a real goal by someone else, twice the quota: counted for nothing
+    const flood = Array.from({ length: 2 * AUTHOR_QUOTA.cancel }, (_, i) =>
+      newCancel(goal.room, flooder, goal.id, 1_700_000_000_000 + i),
+    )
+    const kept = flood
+      .map((r) => r.id)
+      .sort()
+      .slice(0, AUTHOR_QUOTA.cancel)
+    const forward = stateOf([...records, ...flood])
+    const backward = stateOf([...[...flood].reverse(), ...records])
+    for (const state of [forward, backward]) {
+      expect(state.size).toBe(records.length + AUTHOR_QUOTA.cancel)
+      const cancels = state.goalRecords(goal.id).cancels.filter((c) => c.from === flooder)
+      expect(cancels.map((c) => c.id)).toEqual(kept)
+    }
+    expect(ids(forward)).toEqual(ids(backward))
+    const plan = (state: PlanState) =>
+      JSON.stringify(projectTree(derivePlan(state), state, costUsd))
+    expect(plan(forward)).toBe(plan(stateOf(records)))
+    expect(plan(backward)).toBe(plan(forward))
   })
 })

@@ -3,9 +3,12 @@
  *
  * Adding a record twice is a no-op and merging is set union, so any order
  * of delivery, with duplicates, yields the same state. Nothing is ever
- * removed or overwritten: everything a peer believes about the plan (which
- * split won, who holds a leaf, which result counts) is derived from this set
- * by the pure rules in derive.ts.
+ * overwritten, and nothing is removed but an author's records over its
+ * quota (src/protocol/quota.ts: of one author's records of one kind, the
+ * lowest ids are kept, the same on every peer in any order of delivery):
+ * everything a peer believes about the plan (which split won, who holds a
+ * leaf, which result counts) is derived from this set by the pure rules in
+ * derive.ts.
  *
  * The indexes below only speed up those rules; they hold nothing that the
  * record set does not. Each index list is kept sorted by record id, so no
@@ -26,6 +29,7 @@ import type {
   ResultRecord,
   ScoreRecord,
 } from '../protocol/records'
+import { AuthorQuota } from '../protocol/quota'
 
 /** Everything recorded about one goal id (a root goal or a composite node). */
 export interface GoalIndex {
@@ -52,7 +56,8 @@ export class PlanState {
   private readonly taskIndex = new Map<string, TaskIndex>()
   /** failures by subject (task id, goal id or proposal id) */
   private readonly failureIndex = new Map<string, FailureRecord[]>()
-  /** grows by one with every record added: a cheap key for caching derived views */
+  private readonly quota = new AuthorQuota()
+  /** grows by one with every record added or evicted: a cheap key for caching derived views */
   version = 0
 
   get size(): number {
@@ -75,9 +80,15 @@ export class PlanState {
     return this.byId.keys()
   }
 
-  /** Add a validated record. Returns false when it was already present. */
+  /**
+   * Add a validated record. Returns false when it was already present or is
+   * over its author's quota; a record it pushes out of the quota is removed.
+   */
   add(record: PlanRecord): boolean {
     if (this.byId.has(record.id)) return false
+    const verdict = this.quota.admit(record)
+    if (!verdict.kept) return false
+    if (verdict.evicted !== undefined) this.evict(verdict.evicted)
     this.byId.set(record.id, record)
     this.version++
     switch (record.kind) {
@@ -118,6 +129,52 @@ export class PlanState {
       }
     }
     return true
+  }
+
+  /** Drops a record pushed out of its author's quota from the set and every index. */
+  private evict(id: string): void {
+    const record = this.byId.get(id)
+    if (record === undefined) return
+    this.byId.delete(id)
+    this.version++
+    const drop = <R extends { id: string }>(list: R[] | undefined) => {
+      const at = list?.findIndex((r) => r.id === id) ?? -1
+      if (at >= 0) list!.splice(at, 1)
+    }
+    switch (record.kind) {
+      case 'goal':
+        this.roots.delete(id)
+        break
+      case 'proposal':
+        this.proposals.delete(id)
+        drop(this.goalIndex.get(record.goal)?.proposals)
+        break
+      case 'score':
+        this.scores.delete(id)
+        drop(this.goalIndex.get(record.goal)?.scores)
+        break
+      case 'accept':
+        drop(this.goalIndex.get(record.goal)?.accepts)
+        break
+      case 'node':
+        drop(this.goalIndex.get(record.goal)?.nodes)
+        break
+      case 'cancel':
+        drop(this.goalIndex.get(record.goal)?.cancels)
+        break
+      case 'claim':
+        drop(this.taskIndex.get(record.task)?.claims)
+        break
+      case 'result':
+        drop(this.taskIndex.get(record.task)?.results)
+        break
+      case 'reannounce':
+        drop(this.taskIndex.get(record.task)?.reannounces)
+        break
+      case 'failure':
+        drop(this.failureIndex.get(record.subject))
+        break
+    }
   }
 
   /** Union: add every record of `other`. */

@@ -7,6 +7,7 @@
  */
 import type { Capability } from '../protocol/capabilities'
 import type { AcceptRecord, PlanRecord, Usage } from '../protocol/records'
+import type { Step } from '../protocol/steps'
 import type { DerivedGoal, DerivedPlan, DerivedSlot, GoalStatus, SlotStatus } from './derive'
 import { meanScore } from './acceptance'
 import type { TaskState } from './tasks'
@@ -20,6 +21,8 @@ export interface TaskView {
   claimedAt: number | null
   output: string | null
   resultBy: string | null
+  /** what the result's executor did on its way (code runs, searches), as its record says; null when it used no tool */
+  steps: Step[] | null
   failures: { from: string; detail: string }[]
   gap: string | null
 }
@@ -98,6 +101,7 @@ function taskView(task: TaskState): TaskView {
     claimedAt: task.holder?.at ?? null,
     output: task.result?.output ?? null,
     resultBy: task.result?.from ?? null,
+    steps: task.result?.steps ?? null,
     failures: task.failures.map((failure) => ({ from: failure.from, detail: failure.detail })),
     gap: task.gap?.detail ?? null,
   }

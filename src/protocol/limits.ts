@@ -53,3 +53,32 @@ export const GOAL_RATE_WINDOW_MS = 60_000
  * one settles.
  */
 export const MAX_OPEN_GOALS_PER_AUTHOR = 3
+
+/**
+ * Plan records one author may have in a peer's store at once, per kind
+ * (src/protocol/quota.ts, docs/PROTOCOL.md §4.1): of more, a peer keeps the
+ * ones with the lowest ids. It bounds what a member's flood (valid records
+ * that count for nothing, such as cancels of others' goals) adds to every
+ * store, by gossip or by sync. Sized so that an honest author never reaches
+ * it in a room whose settled goals are archived now and then:
+ *
+ * - goals: §5.11 lets a person start 6 a minute and keep 3 open, and the app
+ *   refuses one that would wait; 512 is over an hour and a half at that
+ *   pace with nothing archived. A cancel is one per own goal, at most.
+ * - the work of roles (proposals, scores, claims, accepts, nodes, results,
+ *   failures, re-announces): at most a few per goal or task it worked on.
+ *   A root goal's tree at the default depth has at most 216 leaves and 43
+ *   goals, so 4,096 is a dozen such trees' every task done by one executor.
+ */
+export const AUTHOR_QUOTA = {
+  goal: 512,
+  cancel: 512,
+  proposal: 4_096,
+  score: 4_096,
+  claim: 4_096,
+  accept: 4_096,
+  node: 4_096,
+  result: 4_096,
+  failure: 4_096,
+  reannounce: 4_096,
+} as const satisfies Record<string, number>

@@ -9,8 +9,14 @@ import { CAPABILITIES } from './capabilities'
 import { ID_HEX_LENGTH } from './hash'
 import * as L from './limits'
 import { MAX_KEEPALIVE_MS, PRESENCE_INTERVAL_MS } from './rules'
+import { stepsSchema } from './steps'
 
-export const PROTOCOL_VERSION = 2
+/**
+ * 3: results may carry `steps` (what the executor ran and searched, issue 24).
+ * Version-2 schemas are strict and would reject such results, so the record
+ * version, the gossip topics and the sync protocol id moved together.
+ */
+export const PROTOCOL_VERSION = 3
 
 export const idSchema = z.string().regex(new RegExp(`^[0-9a-f]{${ID_HEX_LENGTH}}$`), 'not an id')
 /** Only Ed25519 PeerIds: their public key is inside, so any receiver can check a signature. */
@@ -185,6 +191,8 @@ export const resultSchema = z.strictObject({
   epoch: epochSchema,
   output: nonEmpty(L.MAX_OUTPUT),
   usage: usageSchema,
+  /** what the executor ran and searched on its way (absent when no tool ran; never empty) */
+  steps: stepsSchema.optional(),
 })
 
 export const failureSchema = z.strictObject({

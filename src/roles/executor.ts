@@ -6,10 +6,12 @@
  */
 import type { FailureRecord, ResultRecord } from '../protocol/records'
 import { MAX_OUTPUT } from '../protocol/limits'
+import type { Step } from '../protocol/steps'
 import { dependencyOutputs, readyToRollUp } from '../plan/derive'
 import type { TaskState } from '../plan/tasks'
 import { isHolder, maybeClaim, reviewClaims } from './claims'
 import { clip, failureFields } from './text'
+import { fitSteps } from './steps'
 import { derived, emit, startLlm, type PeerState, type RoleLogic, type Work } from './peer'
 import type { Effects } from './types'
 
@@ -67,13 +69,18 @@ export const executor: RoleLogic = {
     }
     if (outcome.ok && (outcome.kind === 'execute' || outcome.kind === 'rollup')) {
       peer.counters.executed.push(task.id)
-      emit<ResultRecord>(peer, fx, {
-        kind: 'result',
+      const value = outcome.value as { output: string; steps?: Step[] }
+      const draft = {
+        kind: 'result' as const,
         task: task.id,
         epoch: work.epoch!,
-        output: clip((outcome.value as { output: string }).output, MAX_OUTPUT),
+        output: clip(value.output, MAX_OUTPUT),
         usage: outcome.usage,
-      })
+      }
+      // What this executor ran and searched goes out as data (the steps): no
+      // peer that receives the record runs its code; it only shows it as text.
+      const steps = fitSteps(draft, value.steps ?? [])
+      emit<ResultRecord>(peer, fx, steps.length > 0 ? { ...draft, steps } : draft)
     } else {
       // give the task back: another executor may try it in the next epoch
       emit<FailureRecord>(peer, fx, {

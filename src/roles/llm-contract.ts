@@ -8,6 +8,7 @@
  * depends on this module; nothing in the core depends on the LLM layer.
  */
 import type { Capability } from '../protocol/capabilities'
+import type { Step } from '../protocol/steps'
 
 /** A subgoal as a decomposer proposes it. dependsOn holds indices of earlier siblings. */
 export interface SubgoalDraft {
@@ -45,7 +46,8 @@ export interface LlmOutputs {
   decompose: { subgoals: SubgoalDraft[]; rationale: string }
   score: { score: number; notes: string }
   classify: { atomic: boolean; capability: Capability; reason: string }
-  execute: { output: string }
+  /** steps: what the executor ran and searched (issue 24); absent when no tool ran */
+  execute: { output: string; steps?: Step[] }
   rollup: { output: string }
 }
 
@@ -67,8 +69,23 @@ export interface LlmUsage {
  */
 export type LlmErrorKind = 'auth' | 'unreachable' | 'rate-limit' | 'output' | 'other'
 
+/**
+ * What a call's tools cost beyond its tokens, for the budget: web searches
+ * are priced per call. Absent when no tool ran.
+ */
+export interface ToolSpend {
+  webSearches: number
+}
+
 export type LlmOutcome<K extends LlmTaskKind = LlmTaskKind> =
-  | { ok: true; kind: K; value: LlmOutputs[K]; usage: LlmUsage; attempts: number }
+  | {
+      ok: true
+      kind: K
+      value: LlmOutputs[K]
+      usage: LlmUsage
+      attempts: number
+      tools?: ToolSpend
+    }
   | {
       ok: false
       kind: K
@@ -77,4 +94,7 @@ export type LlmOutcome<K extends LlmTaskKind = LlmTaskKind> =
       errorKind: LlmErrorKind
       usage: LlmUsage
       attempts: number
+      tools?: ToolSpend
+      /** the tool loop was ended by this peer's budget before the model answered */
+      budgetStopped?: boolean
     }

@@ -27,11 +27,17 @@ const SAFE_DETAIL: Record<FailureErrorKind, string> = {
   none: 'no LLM call was made',
 }
 
+/** A tool loop ended by this executor's budget cap (errorKind rate-limit: its own limit). */
+export const BUDGET_STOPPED_DETAIL =
+  "this executor's budget cap was reached during its tool steps, before the model answered"
+
 export function failureFields(outcome: LlmOutcome): {
   errorKind: FailureErrorKind
   detail: string
 } {
   const errorKind: FailureErrorKind = outcome.ok ? 'output' : outcome.errorKind
+  // a tool loop its own budget ended says so: never a half-run without a word
+  if (!outcome.ok && outcome.budgetStopped) return { errorKind, detail: BUDGET_STOPPED_DETAIL }
   const attempts = outcome.attempts > 1 ? ` (${outcome.attempts} attempts)` : ''
   return { errorKind, detail: clip(`${SAFE_DETAIL[errorKind]}${attempts}`, MAX_DETAIL) }
 }

@@ -6,6 +6,7 @@
 import { costUsd } from '../llm/pricing'
 import type { LlmOutcome, LlmTaskKind, ModelConfig } from '../llm/types'
 import type { WireRecord } from '../protocol/records'
+import type { Step } from '../protocol/steps'
 import { derived, type PeerState, type Work } from '../roles/peer'
 import type { PeerEvent } from '../roles/types'
 import { presenceTtlMs } from '../protocol/rules'
@@ -13,6 +14,18 @@ import type { ActivityEntry, RoleActivity } from './types'
 
 /** Entries kept in the activity list: enough to scroll back a while, bounded. */
 const MAX_RECENT = 60
+
+/** ", ran code 2×, searched 1×, from knowledge": what a result's steps say, for the activity list. */
+function stepsNote(steps: readonly Step[] | undefined): string {
+  if (!steps) return ''
+  const count = (type: Step['type']) => steps.filter((step) => step.type === type).length
+  const parts = [
+    count('code') ? `ran code ${count('code')}×` : '',
+    count('search') ? `searched ${count('search')}×` : '',
+    count('knowledge') ? 'from knowledge, unchecked' : '',
+  ].filter(Boolean)
+  return parts.length ? `, ${parts.join(', ')}` : ''
+}
 
 function short(text: string, max = 70): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`
@@ -31,7 +44,7 @@ export class ActivityLog {
   usage(outcome: LlmOutcome): void {
     this.inputTokens += outcome.usage.inputTokens
     this.outputTokens += outcome.usage.outputTokens
-    const cost = costUsd(outcome.usage)
+    const cost = costUsd(outcome.usage, outcome.tools)
     if (cost === null) this.unpricedCalls++
     else this.cost += cost
     this.lastErrorKind = outcome.ok ? null : outcome.errorKind
@@ -169,7 +182,10 @@ export class ActivityLog {
           tone: 'info',
         }
       case 'result':
-        return { text: `Published a result (${record.output.length} chars)`, tone: 'good' }
+        return {
+          text: `Published a result (${record.output.length} chars${stepsNote(record.steps)})`,
+          tone: 'good',
+        }
       case 'failure':
         return {
           text: `Reported a failure (${record.stage}): ${short(record.detail, 80)}`,

@@ -3,11 +3,13 @@
  * plan records in IndexedDB, the libp2p node on the main thread, the role
  * core and its LLM calls in a Web Worker.
  */
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { acquireTabIdentity, browserTabPeerIds } from '../net/identity.browser'
 import { createSwarmNode } from '../net/node.browser'
 import { fetchRelayInfo, pickRelayAddrs } from '../net/relay-info'
 import { ICE_CONFIG_PATH, iceServersSource } from '../net/ice-config'
 import { workerOpener } from './opener.browser'
+import { indexedDbCallStore } from './call-log.browser'
 import { indexedDbPersistence } from './persist.browser'
 import { createRuntime } from './runtime'
 import type { PeerRuntime, RuntimeInit } from './types'
@@ -29,6 +31,8 @@ export async function createBrowserRuntime(init: RuntimeInit): Promise<PeerRunti
     ...(opener ? { opener } : {}),
     privateKey: identity.privateKey,
     persistence: indexedDbPersistence(init.room.id),
+    // the tab's own calls, under its identity: a reload (same identity) finds them
+    callStore: indexedDbCallStore(peerIdFromPrivateKey(identity.privateKey).toString()),
     startCore: workerCore,
     // STUN/TURN from the page's origin, fetched again before TURN credentials expire
     createNode: (nodeInit) =>

@@ -4,8 +4,13 @@ import { WARMUP_MS } from '../protocol/rules'
 import { createRng } from '../sim/rng'
 import { fakePeerId } from '../sim/swarm'
 import { createMockLlmServer, type MockLlmServer } from '../../test/mock-llm/server'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { BudgetLimits } from './budget'
 import { CoreDriver } from './driver'
+import { memorySpending, type SpendingPersistence } from './persist'
+import { fileSpending } from './persist.node'
 
 // The wiring: real token counts from a provider (the mock LLM server reports usage) reach the
 // budget, the budget pauses the role core, and a raised cap resumes it.
@@ -78,4 +83,57 @@ describe('budget in the driver', () => {
     await until(() => calls() === 2, 'the second goal’s split')
     expect(driver.activity().budget?.decision.paused).toBe(false)
   })
+
+  it('keeps what it spent across a restart: a reload does not lift an hourly cap', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'murm-spending-'))
+    try {
+      for (const spending of [memorySpending(), fileSpending(join(dir, 'spending.json'))]) {
+        await restartKeepsTheCap(spending)
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
 })
+
+async function restartKeepsTheCap(spending: SpendingPersistence): Promise<void> {
+  mock.requests.length = 0
+  let clock = 0
+  const start = () =>
+    new CoreDriver({
+      config: {
+        peerId: me,
+        room: 'r',
+        role: 'decomposer',
+        capabilities: [],
+        capacity: 1,
+        model: 'openai-compatible/mock-model',
+        offline: false,
+      },
+      model: { provider: 'openai-compatible', model: 'mock-model', baseUrl: `${mock.url}/v1` },
+      budget: { ...NO_CAPS, tokensPerHour: 100 },
+      spending,
+      publish: () => {},
+      now: () => clock,
+      tickMs: 20,
+    })
+  const calls = () => mock.requests.filter((r) => r.taskKind === 'decompose').length
+  driver = start()
+  clock = WARMUP_MS
+  driver.deliver([{ type: 'record', record: goal('Plan a garden') }])
+  await until(() => driver!.activity().budget?.decision.paused === true, 'the pause')
+  const spent = driver.activity().budget!.decision.hour.tokens
+  driver.stop()
+
+  // "reload": a new driver, same storage, a little later, and a new goal waiting
+  clock += 60_000
+  driver = start()
+  clock += WARMUP_MS
+  driver.deliver([{ type: 'record', record: goal('Plan a party') }])
+  await until(() => driver!.activity().budget?.decision.paused === true, 'the pause after restart')
+  expect(driver.activity().budget!.decision.hour.tokens).toBe(spent)
+  await new Promise((r) => setTimeout(r, 300))
+  expect(calls()).toBe(1)
+  driver.stop()
+  driver = null
+}

@@ -6,7 +6,9 @@ import {
   DEFAULT_BUDGET,
   HOUR_MS,
   setLimits,
+  spentOf,
   validLimits,
+  withSpent,
   type BudgetLimits,
   type BudgetState,
   type UsageEvent,
@@ -128,5 +130,39 @@ describe('budget', () => {
     expect(validLimits(NO_CAPS)).toBe(true)
     expect(validLimits({ ...NO_CAPS, tokensPerHour: -1 })).toBe(false)
     expect(validLimits({ ...NO_CAPS, usdPerGoal: Number.NaN })).toBe(false)
+  })
+})
+
+describe('saved spending (a reload)', () => {
+  it('comes back: recent events still in the window and every goal’s sum, merged with new ones', () => {
+    const limits = { ...DEFAULT_BUDGET, tokensPerHour: 1_000 }
+    const before = budgetStep(
+      budgetStep(createBudget(limits), { at: 0, goal: 'g', tokens: 600, usd: 0.1 }, 0).state,
+      { at: 10_000, goal: 'g', tokens: 500, usd: 0.2 },
+      10_000,
+    )
+    expect(before.decision.paused).toBe(true)
+    const saved = JSON.parse(JSON.stringify(spentOf(before.state))) as unknown
+    const reloaded = withSpent(createBudget(limits), saved, 20_000)
+    expect(decide(reloaded, 20_000).paused).toBe(true)
+    expect(reloaded.goals.g).toEqual({ tokens: 1_100, usd: 0.30000000000000004, unpriced: 0 })
+    // the hour moves on: the first event ages out and the cap lets go
+    expect(decide(reloaded, HOUR_MS + 1).paused).toBe(false)
+  })
+
+  it('skips what is malformed and drops events older than the hour', () => {
+    const saved = {
+      recent: [
+        { at: 0, goal: 'g', tokens: 5, usd: null },
+        { at: 'soon', goal: 'g', tokens: 5, usd: null },
+        { at: HOUR_MS * 2, goal: null, tokens: -1, usd: 0 },
+        { at: HOUR_MS * 2, goal: null, tokens: 7, usd: 0.01 },
+      ],
+      goals: { g: { tokens: 10, usd: 0, unpriced: 2 }, h: { tokens: 'x' } },
+    }
+    const state = withSpent(createBudget(), saved, HOUR_MS * 2 + 1)
+    expect(state.recent).toEqual([{ at: HOUR_MS * 2, goal: null, tokens: 7, usd: 0.01 }])
+    expect(state.goals).toEqual({ g: { tokens: 10, usd: 0, unpriced: 2 } })
+    expect(withSpent(createBudget(), null, 0)).toEqual(createBudget())
   })
 })

@@ -14,7 +14,9 @@
  *   against the token caps, not the cost caps, and the decision says that
  *   the cost caps could not be enforced for it.
  * - Raising a cap (setLimits) takes effect at the next decision.
- * Counts live in memory: they start again at zero when the tab reloads.
+ * - What was spent survives a reload (issue 24): the driver saves the
+ *   recent events and the per-goal sums (spentOf) and merges them back at
+ *   start (withSpent), so a reload does not lift an hourly cap.
  */
 
 /** Caps; null means no cap. Tokens are input + output tokens. */
@@ -195,6 +197,59 @@ export function budgetStep(
 ): { state: BudgetState; decision: BudgetDecision } {
   const next = prune(event ? spend(state, event) : state, now)
   return { state: next, decision: decide(next, now) }
+}
+
+/** What a budget has spent, as it is saved: the last hour's events and every goal's sum. */
+export interface SavedSpending {
+  recent: UsageEvent[]
+  goals: Record<string, Spent>
+}
+
+export function spentOf(state: BudgetState): SavedSpending {
+  return { recent: [...state.recent], goals: { ...state.goals } }
+}
+
+const isSpent = (v: unknown): v is Spent =>
+  v !== null &&
+  typeof v === 'object' &&
+  [(v as Spent).tokens, (v as Spent).usd, (v as Spent).unpriced].every(
+    (n) => typeof n === 'number' && Number.isFinite(n) && n >= 0,
+  )
+
+const isEvent = (v: unknown): v is UsageEvent => {
+  const e = v as UsageEvent
+  return (
+    v !== null &&
+    typeof v === 'object' &&
+    Number.isFinite(e.at) &&
+    Number.isFinite(e.tokens) &&
+    e.tokens >= 0 &&
+    (e.goal === null || typeof e.goal === 'string') &&
+    (e.usd === null || (typeof e.usd === 'number' && Number.isFinite(e.usd) && e.usd >= 0))
+  )
+}
+
+/**
+ * Adds saved spending (from before a reload) to a budget: its events (those
+ * still in the window at `now`) and its per-goal sums. Anything malformed in
+ * the saved data is skipped: storage is this peer's own, but may be old.
+ */
+export function withSpent(state: BudgetState, saved: unknown, now: number): BudgetState {
+  if (saved === null || typeof saved !== 'object') return state
+  const { recent, goals } = saved as Partial<SavedSpending>
+  const events = (Array.isArray(recent) ? recent : []).filter(isEvent)
+  const merged: Record<string, Spent> = { ...state.goals }
+  for (const [goal, spent] of Object.entries(goals && typeof goals === 'object' ? goals : {})) {
+    if (!isSpent(spent)) continue
+    const mine = merged[goal] ?? ZERO
+    merged[goal] = {
+      tokens: mine.tokens + spent.tokens,
+      usd: mine.usd + spent.usd,
+      unpriced: mine.unpriced + spent.unpriced,
+    }
+  }
+  const all = [...events, ...state.recent].sort((a, b) => a.at - b.at)
+  return prune({ ...state, recent: all, goals: merged }, now)
 }
 
 /** Checks person-entered limits: each a finite number ≥ 0, or null. */

@@ -16,7 +16,10 @@ import {
   type LlmProvider,
   type ProviderInit,
 } from '../llm/index'
-import type { LlmOutcome, ModelConfig } from '../llm/types'
+import type { LoopSpend, TaskTools } from '../llm/tools'
+import type { Capability, LlmOutcome, LlmTask, ModelConfig } from '../llm/types'
+import type { CodeSandbox } from '../sandbox/types'
+import type { LlmCallReport } from '../llm/call-report'
 import type { PlanRecord, WireRecord } from '../protocol/records'
 import { projectTree, type PlanTree } from '../plan/tree'
 import { withoutRecords } from '../plan/archive'
@@ -25,17 +28,22 @@ import { derived } from '../roles/peer'
 import { rootOfWork, type Consent } from '../roles/consent'
 import type { PeerConfig, PeerEvent } from '../roles/types'
 import { ActivityLog } from './activity'
+import { callEntry, type CallEntry } from './call-log'
 import {
   budgetStep,
   createBudget,
   DEFAULT_BUDGET,
   setLimits,
+  spentOf,
+  withSpent,
   type BudgetDecision,
   type BudgetLimits,
   type BudgetState,
   type UsageEvent,
 } from './budget'
-import type { RoleActivity } from './types'
+import type { SpendingPersistence } from './persist'
+import { effectiveCapabilities } from './tools'
+import { NO_TOOLS, type RoleActivity, type ToolConsent } from './types'
 
 /**
  * How often the core looks at the clock. Rules are written so that a late
@@ -61,10 +69,25 @@ export interface DriverInit {
   requestSync?: () => void
   onTree?: (tree: PlanTree) => void
   onActivity?: (activity: RoleActivity) => void
+  /** every finished LLM call, for this peer's call log (call-log.ts); without the API key */
+  onCall?: (call: CallEntry) => void
   /** caps on what this role spends (default DEFAULT_BUDGET) */
   budget?: BudgetLimits
   /** authors whose goals this role works on; null or absent: anyone in the room */
   authors?: readonly string[] | null
+  /** executors: what their person lets them do with tools (default NO_TOOLS) */
+  tools?: ToolConsent
+  /**
+   * Makes this peer's code sandbox, in the worker the LLM calls run in. Called
+   * lazily, at the first program a model wants to run, and only with runCode
+   * on. Absent: no sandbox here, so can_run_code is not offered.
+   */
+  createSandbox?: () => CodeSandbox | Promise<CodeSandbox>
+  /**
+   * Where what this role spent is kept across reloads. The role takes no LLM
+   * work until it is loaded, so a reload cannot slip past a cap.
+   */
+  spending?: SpendingPersistence
   now?: () => number
   tickMs?: number
   log?: (message: string) => void
@@ -87,22 +110,46 @@ export class CoreDriver {
   private decision: BudgetDecision
   private authors: readonly string[] | null
   private consentKey: string
+  /** the capabilities the person chose; the core advertises those the tools allow */
+  private chosen: Capability[]
+  private tools: ToolConsent
+  private sandbox: Promise<CodeSandbox> | null = null
+  /** what was spent before this start is loaded (or there is no storage) */
+  private spendingLoaded: boolean
 
   constructor(private readonly init: DriverInit) {
     this.now = init.now ?? Date.now
     this.model = init.model
     this.provider = createProvider(init.model, init.providerInit)
     this.authors = init.authors ?? null
+    this.chosen = [...init.config.capabilities]
+    this.tools = { ...(init.tools ?? NO_TOOLS) }
+    this.spendingLoaded = init.spending === undefined
     const first = budgetStep(createBudget(init.budget ?? DEFAULT_BUDGET), null, this.now())
     this.budget = first.state
     this.decision = first.decision
     const consent = this.consent()
     this.consentKey = JSON.stringify(consent)
-    this.peer = createPeer({ ...init.config, consent }, this.now())
+    this.peer = createPeer(
+      { ...init.config, capabilities: this.effective().capabilities, consent },
+      this.now(),
+    )
     for (const record of init.records ?? []) this.peer.plan.add(record)
     this.activityLog = new ActivityLog(this.peer)
     this.ticker = setInterval(() => this.deliver([{ type: 'tick' }]), init.tickMs ?? TICK_MS)
     this.deliver([{ type: 'tick' }])
+    init.spending
+      ?.load()
+      .then(
+        (saved) => {
+          this.budget = withSpent(this.budget, saved, this.now())
+        },
+        (err: Error) => this.init.log?.(`could not load what this role spent: ${err.message}`),
+      )
+      .finally(() => {
+        this.spendingLoaded = true
+        this.deliver([{ type: 'tick' }])
+      })
   }
 
   /**
@@ -131,6 +178,78 @@ export class CoreDriver {
         },
       },
     ])
+    this.readvertise()
+  }
+
+  /** The capabilities its person offers; the core advertises those the tools allow. */
+  setCapabilities(capabilities: readonly Capability[]): void {
+    this.chosen = [...capabilities]
+    this.readvertise()
+  }
+
+  /** New tool consent, at once: capabilities follow in the next presence beat. */
+  setTools(consent: ToolConsent): void {
+    this.tools = { ...consent }
+    if (!consent.runCode) this.closeSandbox()
+    this.readvertise()
+    this.scheduleViews()
+  }
+
+  private effective() {
+    if (this.init.config.role !== 'executor') return { capabilities: [], withheld: {} }
+    const model = this.provider.toolSupport()
+    const support = { ...model, code: model.code && this.init.createSandbox !== undefined }
+    return effectiveCapabilities(this.chosen, this.tools, support)
+  }
+
+  /** Tells the core when what it may advertise changed (consent, model, a model that refused tools). */
+  private readvertise(): void {
+    const { capabilities } = this.effective()
+    if (JSON.stringify(capabilities) === JSON.stringify(this.peer.config.capabilities)) return
+    this.deliver([{ type: 'command', command: { type: 'set-capabilities', capabilities } }])
+  }
+
+  private closeSandbox(): void {
+    const sandbox = this.sandbox
+    this.sandbox = null
+    sandbox?.then(
+      (box) => box.close(),
+      () => {},
+    )
+  }
+
+  /** The tools an execute call may use, by consent; the LLM layer picks by the leaf's capability. */
+  private taskTools(id: string, task: LlmTask): TaskTools | undefined {
+    if (task.kind !== 'execute') return undefined
+    const { runCode, webSearch, knowledgeAnswers } = this.tools
+    const create = this.init.createSandbox
+    return {
+      ...(runCode && create ? { sandbox: () => (this.sandbox ??= Promise.resolve(create())) } : {}),
+      search: webSearch,
+      knowledge: knowledgeAnswers,
+      budget: (spent) => this.capReachedBy(id, spent),
+    }
+  }
+
+  /**
+   * Checked before each further model call of a tool loop: would what this
+   * call spent so far reach a cap? Then the loop ends now.
+   */
+  private capReachedBy(id: string, spent: LoopSpend): string | null {
+    if (this.model.provider === 'offline') return null
+    const usage = {
+      provider: this.provider.id,
+      model: this.model.model,
+      inputTokens: spent.inputTokens,
+      outputTokens: spent.outputTokens,
+      offline: false,
+    }
+    const event = this.usageEvent(id, usage, { webSearches: spent.webSearches })
+    const { decision } = budgetStep(this.budget, event, this.now())
+    if (decision.paused) return 'an hourly budget cap was reached'
+    if (event.goal !== null && decision.skipGoals.includes(event.goal))
+      return "this goal's budget cap was reached"
+    return null
   }
 
   /** New caps: raising the one that was reached resumes the role at the next step. */
@@ -160,6 +279,7 @@ export class CoreDriver {
   }
 
   activity(): RoleActivity {
+    const { withheld } = this.effective()
     return {
       ...this.activityLog.snapshot(this.model, this.now()),
       budget: {
@@ -168,13 +288,19 @@ export class CoreDriver {
         modelPriced: priceKnown(this.model.provider, this.model.model),
         authors: this.authors === null ? null : this.authors.length,
       },
+      tools: {
+        consent: { ...this.tools },
+        chosen: [...this.chosen],
+        withheld,
+        model: this.provider.toolSupport(),
+      },
     }
   }
 
   private consent(): Consent {
     return {
       authors: this.authors,
-      paused: this.decision.paused,
+      paused: this.decision.paused || !this.spendingLoaded,
       skipGoals: this.decision.skipGoals,
     }
   }
@@ -204,6 +330,7 @@ export class CoreDriver {
     if (this.viewTimer) clearTimeout(this.viewTimer)
     for (const controller of this.calls.values()) controller.abort()
     this.calls.clear()
+    this.closeSandbox()
   }
 
   private runStep(): void {
@@ -233,12 +360,21 @@ export class CoreDriver {
   private call(id: string, task: Parameters<typeof runLlmTask>[0]): void {
     const controller = new AbortController()
     this.calls.set(id, controller)
-    runLlmTask(task, this.provider, { signal: controller.signal, seed: this.peer.config.peerId })
+    const tools = this.taskTools(id, task)
+    const secrets = [this.model.apiKey]
+    runLlmTask(task, this.provider, {
+      signal: controller.signal,
+      seed: this.peer.config.peerId,
+      ...(tools ? { tools } : {}),
+      onCall: (report) => this.reportCall(id, report, secrets),
+    })
       .then((outcome: LlmOutcome) => {
         if (this.calls.get(id) !== controller) return
         this.calls.delete(id)
         this.activityLog.usage(outcome)
         this.count(id, outcome)
+        // a model that refused tools answered text-only: stop offering what it cannot do
+        this.readvertise()
         this.deliver([{ type: 'llm', requestId: id, outcome }])
       })
       .catch((err: Error) => {
@@ -248,19 +384,53 @@ export class CoreDriver {
       })
   }
 
-  /** What a finished call spent, against its root goal; the offline model spends nothing. */
+  /** Tells the call log what a finished call did, with its goal and node, never its key. */
+  private reportCall(id: string, report: LlmCallReport, secrets: (string | undefined)[]): void {
+    if (!this.init.onCall) return
+    const work = this.peer.work.get(id)
+    try {
+      this.init.onCall(
+        callEntry(report, {
+          id: `${id}@${report.startedAt}`,
+          goal: work ? rootOfWork(this.peer, work) : null,
+          node: work ? (work.task ?? work.subject) : null,
+          costUsd: costUsd(report),
+          secrets,
+        }),
+      )
+    } catch (err) {
+      // the log is for people: a failure there must not fail the call
+      this.init.log?.(`could not log LLM call ${id}: ${(err as Error).message}`)
+    }
+  }
+
+  /** What a finished call spent (every step's tokens, each search), against its root goal. */
   private count(id: string, outcome: LlmOutcome): void {
     const { usage } = outcome
     if (usage.offline || usage.provider === 'offline') return
+    const { state } = budgetStep(this.budget, this.usageEvent(id, usage, outcome.tools), this.now())
+    this.budget = state
+    if (this.spendingLoaded) {
+      this.init.spending
+        ?.save(spentOf(this.budget))
+        .catch((err: Error) =>
+          this.init.log?.(`could not save what this role spent: ${err.message}`),
+        )
+    }
+  }
+
+  private usageEvent(
+    id: string,
+    usage: LlmOutcome['usage'],
+    tools?: LlmOutcome['tools'],
+  ): UsageEvent {
     const work = this.peer.work.get(id)
-    const event: UsageEvent = {
+    return {
       at: this.now(),
       goal: work ? rootOfWork(this.peer, work) : null,
       tokens: usage.inputTokens + usage.outputTokens,
-      usd: costUsd(usage),
+      usd: costUsd(usage, tools),
     }
-    const { state } = budgetStep(this.budget, event, this.now())
-    this.budget = state
   }
 
   private scheduleViews(): void {

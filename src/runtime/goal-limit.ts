@@ -5,8 +5,23 @@
  */
 import { wouldBeHeld } from '../plan/derive'
 import { PlanState } from '../plan/state'
-import { GOALS_PER_AUTHOR_PER_WINDOW, MAX_OPEN_GOALS_PER_AUTHOR } from '../protocol/limits'
+import {
+  AUTHOR_QUOTA,
+  GOALS_PER_AUTHOR_PER_WINDOW,
+  MAX_OPEN_GOALS_PER_AUTHOR,
+} from '../protocol/limits'
 import type { GoalRecord, PlanRecord } from '../protocol/records'
+
+/** This peer already holds as many of its own records of a kind as any author may (limits.ts). */
+export class AuthorQuotaError extends Error {
+  constructor(kind: string) {
+    super(
+      `this peer has the most ${kind} records one author may have in a room ` +
+        `(${AUTHOR_QUOTA[kind as keyof typeof AUTHOR_QUOTA]}): archive finished goals first`,
+    )
+    this.name = 'AuthorQuotaError'
+  }
+}
 
 export class GoalLimitError extends Error {
   constructor() {

@@ -2,14 +2,17 @@
  * Where the role core runs, as the runtime sees it: in-process (headless
  * agents, tests, benchmarks) or in a Web Worker (tabs: worker-host.browser.ts).
  */
-import type { ModelConfig, ProviderInit } from '../llm/index'
+import type { Capability, ModelConfig, ProviderInit } from '../llm/index'
+import type { CodeSandbox } from '../sandbox/types'
+import type { SpendingPersistence } from './persist'
 import type { PlanRecord, WireRecord } from '../protocol/records'
 import type { PlanTree } from '../plan/tree'
 import type { PeerInput } from '../roles/index'
 import type { PeerConfig } from '../roles/types'
 import type { BudgetLimits } from './budget'
+import type { CallEntry } from './call-log'
 import { CoreDriver } from './driver'
-import type { RoleActivity } from './types'
+import type { RoleActivity, ToolConsent } from './types'
 
 export interface CoreHostInit {
   config: PeerConfig
@@ -18,12 +21,16 @@ export interface CoreHostInit {
   budget: BudgetLimits
   /** authors whose goals the role works on; null: anyone in the room */
   authors: string[] | null
+  /** executors: the tool consent (config.capabilities is the person's choice, before it) */
+  tools: ToolConsent
   /** records the core wants published */
   publish: (records: WireRecord[]) => void
   /** the core asks for an anti-entropy round now (see Effects.sync) */
   requestSync: () => void
   onTree: (tree: PlanTree) => void
   onActivity: (activity: RoleActivity) => void
+  /** a finished LLM call, for the call log (without the API key) */
+  onCall: (call: CallEntry) => void
   log: (message: string) => void
 }
 
@@ -32,6 +39,9 @@ export interface CoreHost {
   setModel(model: ModelConfig): void
   setBudget(limits: BudgetLimits): void
   setAuthors(authors: string[] | null): void
+  /** the capabilities the person offers (the core advertises those its tools allow) */
+  setCapabilities(capabilities: Capability[]): void
+  setTools(consent: ToolConsent): void
   /** drops archived records from the core's plan (see src/plan/archive.ts) */
   archive(ids: string[]): void
   /** the latest tree and activity (a worker host answers with the last it received) */
@@ -42,15 +52,25 @@ export interface CoreHost {
 
 export type StartCore = (init: CoreHostInit) => CoreHost
 
+export interface InProcessInit {
+  providerInit?: ProviderInit
+  /** makes the code sandbox (a Node agent: createNodeSandbox), lazily, only when runCode is on */
+  createSandbox?: () => CodeSandbox | Promise<CodeSandbox>
+  /** where what the role spent is kept (an agent's data directory) */
+  spending?: SpendingPersistence
+}
+
 /** Run the core in this process. */
-export function inProcessCore(providerInit?: ProviderInit): StartCore {
+export function inProcessCore(options: InProcessInit = {}): StartCore {
   return (init) => {
-    const driver = new CoreDriver({ ...init, providerInit })
+    const driver = new CoreDriver({ ...init, ...options })
     return {
       deliver: (inputs) => driver.deliver(inputs),
       setModel: (model) => driver.setModel(model),
       setBudget: (limits) => driver.setBudget(limits),
       setAuthors: (authors) => driver.setAuthors(authors),
+      setCapabilities: (capabilities) => driver.setCapabilities(capabilities),
+      setTools: (consent) => driver.setTools(consent),
       archive: (ids) => driver.archive(ids),
       tree: () => driver.tree(),
       activity: () => driver.activity(),

@@ -12,9 +12,11 @@ import { loadOrCreateKeyFile } from '../net/identity.node.js'
 import { createSwarmNode } from '../net/node.node.js'
 import type { RtcConfigurationSource } from '../net/types'
 import { nodeVerify } from '../protocol/verify.node.js'
+import { createNodeSandbox } from '../sandbox/sandbox.node.js'
+import { jsonLinesCallStore } from './call-log.node.js'
 import { inProcessCore } from './host'
 import { memoryPersistence } from './persist'
-import { filePersistence } from './persist.node.js'
+import { filePersistence, fileSpending } from './persist.node.js'
 import { createRuntime } from './runtime'
 import type { PeerRuntime, RuntimeInit } from './types'
 
@@ -29,6 +31,8 @@ export interface NodeRuntimeInit extends RuntimeInit {
   /** STUN/TURN servers (e.g. iceServersSource of the app's /ice.json); default none */
   rtcConfiguration?: RtcConfigurationSource
   providerInit?: ProviderInit
+  /** appends every LLM call to this JSON Lines file (the agent's --log-calls); default: memory only */
+  callLogFile?: string
   log?: (message: string) => void
 }
 
@@ -44,7 +48,13 @@ export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRunt
     persistence: init.dataDir
       ? filePersistence(join(init.dataDir, `records-${init.room.id}.bin`))
       : memoryPersistence(),
-    startCore: inProcessCore(init.providerInit),
+    startCore: inProcessCore({
+      ...(init.providerInit ? { providerInit: init.providerInit } : {}),
+      // the sandbox is a worker thread, started at the first program a model runs (runCode on)
+      createSandbox: () => createNodeSandbox(),
+      // what the agent spent survives a restart, so a restart does not lift an hourly cap
+      ...(init.dataDir ? { spending: fileSpending(join(init.dataDir, 'spending.json')) } : {}),
+    }),
     createNode: (nodeInit) =>
       createSwarmNode({
         ...nodeInit,
@@ -52,6 +62,7 @@ export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRunt
         ...(init.rtcBindAddress ? { rtcBindAddress: init.rtcBindAddress } : {}),
         ...(init.rtcConfiguration ? { rtcConfiguration: init.rtcConfiguration } : {}),
       }),
+    ...(init.callLogFile ? { callStore: jsonLinesCallStore(init.callLogFile) } : {}),
     log: init.log,
     ...(init.log ? { netLogger: lineLogger(init.log) } : {}),
     verify: nodeVerify,

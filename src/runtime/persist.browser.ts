@@ -5,8 +5,8 @@
  * Archiving deletes records and remembers their ids (packed, 16 bytes each)
  * in a second database, one entry per archive.
  */
-import { createStore, delMany, entries, set, values, type UseStore } from 'idb-keyval'
-import { packIds, unpackIds, type RecordPersistence } from './persist'
+import { createStore, delMany, entries, get, set, values, type UseStore } from 'idb-keyval'
+import { packIds, unpackIds, type RecordPersistence, type SpendingPersistence } from './persist'
 
 export function indexedDbPersistence(room: string): RecordPersistence {
   const store: UseStore = createStore(`murmuration-plan-${room}`, 'records')
@@ -29,5 +29,17 @@ export function indexedDbPersistence(room: string): RecordPersistence {
       const key = `${Date.now()}-${Math.random().toString(36).slice(2)}`
       await set(key, packIds(ids), archive)
     },
+  }
+}
+
+/**
+ * What a tab's role spent, in IndexedDB under the tab's PeerId (its identity
+ * survives a reload, src/net/identity.browser.ts). Works in the role worker.
+ */
+export function indexedDbSpending(peerId: string): SpendingPersistence {
+  const store: UseStore = createStore('murmuration-spending', 'spent')
+  return {
+    load: () => get(peerId, store),
+    save: (spent) => set(peerId, spent, store),
   }
 }

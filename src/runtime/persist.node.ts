@@ -6,9 +6,9 @@
  * are appended to `<path>.archived` (16 bytes each); the records file is not
  * rewritten, its archived records are skipped on load.
  */
-import { appendFile, mkdir, readFile } from 'node:fs/promises'
+import { appendFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import { packIds, unpackIds, type RecordPersistence } from './persist'
+import { packIds, unpackIds, type RecordPersistence, type SpendingPersistence } from './persist'
 
 export function filePersistence(path: string): RecordPersistence {
   const saved = new Set<string>()
@@ -54,6 +54,28 @@ export function filePersistence(path: string): RecordPersistence {
       queue = queue.then(async () => {
         await mkdir(dirname(path), { recursive: true })
         await appendFile(path, frame)
+      })
+      await queue
+    },
+  }
+}
+
+/** What an agent spent, as JSON in its data directory; written whole, atomically (rename). */
+export function fileSpending(path: string): SpendingPersistence {
+  let queue: Promise<void> = Promise.resolve()
+  return {
+    async load() {
+      try {
+        return JSON.parse(await readFile(path, 'utf8')) as unknown
+      } catch {
+        return null
+      }
+    },
+    async save(spent) {
+      queue = queue.then(async () => {
+        await mkdir(dirname(path), { recursive: true })
+        await writeFile(`${path}.tmp`, JSON.stringify(spent))
+        await rename(`${path}.tmp`, path)
       })
       await queue
     },

@@ -17,6 +17,29 @@ export interface RecordPersistence {
   close?(): Promise<void>
 }
 
+/**
+ * Where a role keeps what it spent (src/runtime/budget.ts SavedSpending),
+ * so a reload does not reset its caps: IndexedDB per tab identity, a file
+ * in an agent's data directory. The value is opaque here.
+ */
+export interface SpendingPersistence {
+  load(): Promise<unknown>
+  save(spent: unknown): Promise<void>
+}
+
+export function memorySpending(): SpendingPersistence & { saved: unknown } {
+  const store = {
+    saved: null as unknown,
+    async load() {
+      return store.saved === null ? null : structuredClone(store.saved)
+    },
+    async save(spent: unknown) {
+      store.saved = structuredClone(spent)
+    },
+  }
+  return store
+}
+
 export function memoryPersistence(): RecordPersistence & {
   records: Map<string, Uint8Array>
   tombstones: Set<string>

@@ -35,6 +35,8 @@ async function peer(relays: string[], role: Role, room: RoomKey = ROOM): Promise
     relays,
     rtcBindAddress: '127.0.0.1',
     providerInit: { latencyMs: 20 },
+    // executors with every tool a person can allow the offline model, so every leaf can be done
+    tools: { runCode: true, webSearch: false, knowledgeAnswers: true },
     log: () => {},
   })
   running.push(runtime)

@@ -26,16 +26,18 @@ import type { RecordPersistence } from './persist'
 import { SealedStore } from './sealed'
 import { isPlanRecord, PlanStore } from './store'
 import { archiveFinished } from './archive'
+import { addCall, EMPTY_CALL_LOG, restoreCallLog, type CallStore } from './call-log'
 import { DEFAULT_BUDGET } from './budget'
-import { GoalLimitError, ownGoalWouldWait } from './goal-limit'
+import { AuthorQuotaError, GoalLimitError, ownGoalWouldWait } from './goal-limit'
 import { authorNamed, openSealed, type Opened, type OpenResult } from './opener'
-import type {
-  GoalSource,
-  PeerRuntime,
-  RoleActivity,
-  RuntimeEvents,
-  RuntimeInit,
-  TrafficStats,
+import {
+  NO_TOOLS,
+  type GoalSource,
+  type PeerRuntime,
+  type RoleActivity,
+  type RuntimeEvents,
+  type RuntimeInit,
+  type TrafficStats,
 } from './types'
 
 export const DEFAULT_CAPACITY = 4
@@ -78,6 +80,8 @@ export interface RuntimeParts {
    * (default: none; this peer always counts as its own)
    */
   localAuthors?: () => Promise<string[]>
+  /** where this peer's call log is kept across restarts (default: memory only) */
+  callStore?: CallStore
   /** opens and verifies gossip elsewhere (a tab's signature worker); default in-process */
   opener?: { open(sealed: Uint8Array): Promise<OpenResult>; close(): void }
 }
@@ -124,6 +128,22 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   })
   const dropped = await store.restore()
   if (dropped > 0) log(`dropped ${dropped} stored records that failed verification`)
+
+  // this peer's own LLM calls, for the person whose key paid (never gossiped)
+  const callStore = parts.callStore
+  const keepCalls = (what: string, work: Promise<void> | undefined) =>
+    work?.catch((err: Error) => log(`could not ${what} the call log: ${err.message}`))
+  let callLog = EMPTY_CALL_LOG
+  if (callStore) {
+    try {
+      const restoredCalls = restoreCallLog(await callStore.load())
+      callLog = restoredCalls.log
+      if (restoredCalls.evicted.length)
+        void keepCalls('trim', callStore.remove(restoredCalls.evicted))
+    } catch (err) {
+      log(`could not load the call log: ${(err as Error).message}`)
+    }
+  }
 
   let node: SwarmNode | null = null
   let outbox = Promise.resolve()
@@ -179,10 +199,18 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     model,
     budget: init.budget ?? DEFAULT_BUDGET,
     authors: goalsFrom === 'anyone' ? null : [peerId],
+    tools: { ...(init.tools ?? NO_TOOLS) },
     publish,
     requestSync: () => checkSync(),
     onTree: (tree) => emit('tree', tree),
     onActivity: (activity) => emit('activity', activity),
+    onCall: (call) => {
+      const added = addCall(callLog, call)
+      callLog = added.log
+      void keepCalls('save', callStore?.save(call))
+      if (added.evicted.length) void keepCalls('trim', callStore?.remove(added.evicted))
+      emit('call', call)
+    },
     log,
   })
   // records come in bursts (a sync brings hundreds): hand them over in one batch, one step
@@ -227,7 +255,10 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
         log(`dropped gossip via ${from}: a ${record.kind} on the plan topic`)
         return 'reject'
       }
-      return store.has(record.id) && !mine ? 'ignore' : 'accept'
+      // known, or over its author's quota (protocol/quota.ts): not kept, so not forwarded
+      if (mine || store.wouldKeep(record)) return 'accept'
+      store.noteOverQuota(record)
+      return 'ignore'
     }
     if (topic === topics.presence && record.kind === 'presence') {
       const last = beats.get(record.from)
@@ -334,6 +365,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     connections: () => swarmNode.connections(),
     traffic: () => ({ ...traffic, synced: store.synced, syncedBytes: store.syncedBytes }),
     records: () => store.records(),
+    calls: () => [...callLog.entries],
     on(event, cb) {
       let set = listeners.get(event)
       if (!set) listeners.set(event, (set = new Set()))
@@ -345,17 +377,23 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       const goal = ownRecord(newGoal(room, peerId, text, now(), maxDepth))
       // a goal over the limits per author would wait unseen: refuse it, saying why
       if (ownGoalWouldWait(store.records(), goal)) throw new GoalLimitError()
+      if (!store.wouldKeep(goal)) throw new AuthorQuotaError('goal')
       publish([goal])
       await outbox
       return goal.id
     },
     async cancelGoal(goalId, reason) {
       if (role === 'observer') throw new Error('an observer publishes nothing')
-      publish([ownRecord(newCancel(room, peerId, goalId, now(), reason))])
+      const cancel = ownRecord(newCancel(room, peerId, goalId, now(), reason))
+      if (!store.wouldKeep(cancel)) throw new AuthorQuotaError('cancel')
+      publish([cancel])
       await outbox
     },
     setCapabilities(capabilities) {
-      core.deliver([{ type: 'command', command: { type: 'set-capabilities', capabilities } }])
+      core.setCapabilities(capabilities)
+    },
+    setTools(consent) {
+      core.setTools(consent)
     },
     setModel(next) {
       core.setModel(next)

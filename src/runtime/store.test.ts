@@ -4,7 +4,8 @@ import { encodeRecord } from '../protocol/codec'
 import { makeSigner, sampleRecords } from '../protocol/fixtures.test-support'
 import { isPlanRecord, PlanStore } from './store'
 import { memoryPersistence } from './persist'
-import type { PlanRecord } from '../protocol/records'
+import { newCancel, type PlanRecord } from '../protocol/records'
+import { AUTHOR_QUOTA } from '../protocol/limits'
 
 async function setup() {
   const signer = await makeSigner()
@@ -45,5 +46,52 @@ describe('PlanStore archive', () => {
     expect(again.has(a.r.id)).toBe(false)
     expect(again.size).toBe(signed.length - 1)
     expect([...again.tombstones()]).toEqual([a.r.id])
+  })
+})
+
+describe('PlanStore author quota', () => {
+  it('keeps an author’s lowest-id records of a kind, at every door, and remembers the rest', async () => {
+    const signer = await makeSigner()
+    const limit = AUTHOR_QUOTA.cancel
+    const cancels = Array.from({ length: limit + 40 }, (_, i) =>
+      newCancel('r', signer.peerId, i.toString(16).padStart(32, '0'), 1_700_000_000_000 + i, ''),
+    )
+    const signed = await Promise.all(
+      cancels.map(async (r) => ({ r, bytes: await encodeRecord(r, signer) })),
+    )
+    const persistence = memoryPersistence()
+    const store = new PlanStore({ room: 'r', persistence, onRecord: () => {} })
+    // gossip (addVerified) and sync (add) alike, in arrival order
+    for (const [i, { r, bytes }] of signed.entries()) {
+      if (i % 2 === 0) store.addVerified(r, bytes)
+      else await store.add(bytes, 'peer')
+    }
+    const lowest = cancels
+      .map((r) => r.id)
+      .sort()
+      .slice(0, limit)
+    expect(store.size).toBe(limit)
+    expect([...store.ids()].sort()).toEqual(lowest)
+    // ids dropped after their signature was checked are reconciled as held
+    // (not fetched again), never offered
+    const tombstones = [...store.tombstones()]
+    expect(tombstones.length).toBe(store.refusedCount)
+    expect(tombstones.length).toBeGreaterThan(0)
+    for (const id of tombstones) expect(lowest).not.toContain(id)
+    const over = signed.find(({ r }) => !lowest.includes(r.id))!
+    expect(store.wouldKeep(over.r)).toBe(false)
+    expect(await store.add(over.bytes, 'peer')).toBe('ignore')
+    // by sync, a record over the quota is dropped before its signature is checked
+    const forged = new Uint8Array(over.bytes)
+    forged[1]! ^= 1
+    expect(await store.add(forged, 'peer')).toBe('ignore')
+    expect(store.size).toBe(limit)
+    // storage holds what memory holds, and a reload applies the same rule
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect([...persistence.records.keys()].sort()).toEqual(lowest)
+    for (const { r, bytes } of signed) persistence.records.set(r.id, bytes)
+    const again = new PlanStore({ room: 'r', persistence, onRecord: () => {} })
+    await again.restore()
+    expect([...again.ids()].sort()).toEqual(lowest)
   })
 })

@@ -3,10 +3,14 @@
  * was received in (so anti-entropy can forward them verbatim) and as a typed
  * record. It is the RecordStore the network layer syncs, and the only place
  * where records enter the peer: from gossip, from sync, from storage, or
- * from this peer itself. Each is verified once, persisted, and handed on.
+ * from this peer itself. Each is verified once, held to its author's quota
+ * (src/protocol/quota.ts: the same rule at every door), persisted, and
+ * handed on.
  */
 import type { RecordStore, Verdict } from '../net/types'
 import { decodeRecordAsync, WIRE_HEADER_BYTES } from '../protocol/codec'
+import { AUTHOR_QUOTA } from '../protocol/limits'
+import { AuthorQuota, type QuotaKey } from '../protocol/quota'
 import type { PlanRecord, WireRecord } from '../protocol/records'
 import type { RecordPersistence } from './persist'
 
@@ -18,6 +22,14 @@ export interface PlanStoreInit {
   log?: (message: string) => void
 }
 
+/**
+ * Ids refused or evicted by the author quota that a peer remembers, so that
+ * sync does not fetch them again (they are reconciled as tombstones). A
+ * flooder's ids past this many are forgotten oldest first: fetching one
+ * again costs a signature check, and it is refused again.
+ */
+export const MAX_REFUSED_IDS = 65_536
+
 export function isPlanRecord(record: WireRecord): record is PlanRecord {
   return record.kind !== 'presence'
 }
@@ -26,6 +38,9 @@ export class PlanStore implements RecordStore {
   private readonly bytes = new Map<string, Uint8Array>()
   /** ids archived: dropped on purpose, never taken back (see RecordStore.tombstones) */
   private readonly archived = new Set<string>()
+  /** ids over their author's quota (refused or evicted), oldest first; not persisted */
+  private readonly refused = new Set<string>()
+  private readonly quota = new AuthorQuota()
   /** records (and their bytes) kept from anti-entropy sync */
   synced = 0
   syncedBytes = 0
@@ -44,8 +59,29 @@ export class PlanStore implements RecordStore {
     return this.bytes.keys()
   }
 
-  tombstones(): Iterable<string> {
-    return this.archived
+  /** archived ids and ids over their author's quota: sync treats them as held, never offers them */
+  *tombstones(): Iterable<string> {
+    yield* this.archived
+    for (const id of this.refused) if (!this.archived.has(id)) yield id
+  }
+
+  /** Would `record` be kept (new and within its author's quota)? For the gossip validator. */
+  wouldKeep(record: PlanRecord): boolean {
+    return !this.has(record.id) && !this.archived.has(record.id) && this.quota.allows(record)
+  }
+
+  /**
+   * Remembers a verified record the gossip validator would not keep because
+   * of its author's quota, so that sync does not fetch it again.
+   */
+  noteOverQuota(record: PlanRecord): void {
+    if (this.has(record.id) || this.archived.has(record.id)) return
+    if (!this.quota.allows(record)) this.refuse(record.id)
+  }
+
+  /** Records over their authors' quota refused or evicted so far (remembered ones). */
+  get refusedCount(): number {
+    return this.refused.size
   }
 
   get archivedCount(): number {
@@ -61,7 +97,12 @@ export class PlanStore implements RecordStore {
     const list = [...ids].filter((id) => !this.archived.has(id))
     let dropped = 0
     for (const id of list) {
-      if (this.bytes.delete(id)) dropped++
+      const bytes = this.bytes.get(id)
+      if (bytes !== undefined) {
+        this.quota.remove(decodeHeld(bytes))
+        this.bytes.delete(id)
+        dropped++
+      }
       this.archived.add(id)
     }
     await this.init.persistence.saveTombstones?.(list)
@@ -76,6 +117,19 @@ export class PlanStore implements RecordStore {
   /** Add a record already decoded and verified (gossip validator, or our own). */
   addVerified(record: PlanRecord, bytes: Uint8Array, persist = true): boolean {
     if (this.bytes.has(record.id) || this.archived.has(record.id)) return false
+    const verdict = this.quota.admit(record)
+    if (!verdict.kept) {
+      this.refuse(record.id)
+      this.init.log?.(`dropped a ${record.kind} by ${record.from}: over its author's quota`)
+      return false
+    }
+    if (verdict.evicted !== undefined) {
+      this.bytes.delete(verdict.evicted)
+      this.refuse(verdict.evicted)
+      this.init.persistence.remove?.([verdict.evicted]).catch((err: Error) => {
+        this.init.log?.(`could not remove record ${verdict.evicted}: ${err.message}`)
+      })
+    }
     this.bytes.set(record.id, bytes)
     if (persist) {
       this.init.persistence.save(record.id, bytes).catch((err: Error) => {
@@ -102,6 +156,18 @@ export class PlanStore implements RecordStore {
     persist: boolean,
     expected?: (id: string) => boolean,
   ): Promise<Verdict> {
+    // A record its author's quota has no room for is dropped before its
+    // signature is checked: a flood offered by sync costs a parse, not an
+    // Ed25519 check, per record. Unverified, its id is not remembered (a
+    // forgery could name any id), so another session may offer it again.
+    const claimed = claimedKey(bytes)
+    if (claimed !== undefined && !this.has(claimed.id) && !this.quota.allows(claimed)) {
+      if (expected !== undefined && !expected(claimed.id)) {
+        this.init.log?.(`dropped a record from ${from} that nobody asked for: ${claimed.id}`)
+        return 'reject'
+      }
+      return 'ignore'
+    }
     const decoded = await decodeRecordAsync(bytes, { room: this.init.room })
     if (!decoded.ok) {
       this.init.log?.(`dropped a record from ${from}: ${decoded.reason} (${decoded.detail})`)
@@ -118,16 +184,16 @@ export class PlanStore implements RecordStore {
     return this.addVerified(decoded.record, bytes, persist) ? 'accept' : 'ignore'
   }
 
+  private refuse(id: string): void {
+    this.refused.add(id)
+    if (this.refused.size > MAX_REFUSED_IDS) {
+      this.refused.delete(this.refused.values().next().value!)
+    }
+  }
+
   /** Decoded copies of every record held (already verified: no signature check again). */
   records(): PlanRecord[] {
-    const records: PlanRecord[] = []
-    for (const bytes of this.bytes.values()) {
-      const record = JSON.parse(
-        new TextDecoder().decode(bytes.subarray(WIRE_HEADER_BYTES)),
-      ) as PlanRecord
-      records.push(record)
-    }
-    return records
+    return [...this.bytes.values()].map(decodeHeld)
   }
 
   /** Load what persistence holds, verifying each record again. Returns how many were dropped. */
@@ -139,4 +205,25 @@ export class PlanStore implements RecordStore {
     }
     return dropped
   }
+}
+
+const PLAN_KINDS = new Set<string>(Object.keys(AUTHOR_QUOTA))
+
+/** The id, kind and author a record's body claims, unverified; undefined when it names none. */
+function claimedKey(bytes: Uint8Array): QuotaKey | undefined {
+  try {
+    const body = JSON.parse(new TextDecoder().decode(bytes.subarray(WIRE_HEADER_BYTES))) as unknown
+    if (typeof body !== 'object' || body === null) return undefined
+    const { id, kind, from } = body as Record<string, unknown>
+    if (typeof id !== 'string' || typeof from !== 'string' || typeof kind !== 'string')
+      return undefined
+    return PLAN_KINDS.has(kind) ? { id, kind: kind as QuotaKey['kind'], from } : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** A held record's fields (its bytes were verified when they came in). */
+function decodeHeld(bytes: Uint8Array): PlanRecord {
+  return JSON.parse(new TextDecoder().decode(bytes.subarray(WIRE_HEADER_BYTES))) as PlanRecord
 }

@@ -10,8 +10,9 @@ import type { PlanRecord, Role } from '../protocol/records'
 import type { PlanTree } from '../plan/tree'
 import type { RoomKey } from '../protocol/room-key'
 import type { BudgetDecision, BudgetLimits } from './budget'
+import type { CallEntry } from './call-log'
 
-export type { ConnectionSummary, PeerLink, PlanTree, Role, Capability, ModelConfig }
+export type { ConnectionSummary, PeerLink, PlanTree, Role, Capability, ModelConfig, CallEntry }
 
 /** One LLM call or claimed task the role is busy with right now. */
 export interface WorkItem {
@@ -74,6 +75,22 @@ export interface RoleActivity {
   }
   /** this tab's consent and budget (absent before the core reported) */
   budget?: BudgetStatus
+  /** executors: the tool consent and what it lets this executor offer (absent before the core reported) */
+  tools?: ToolStatus
+}
+
+/**
+ * An executor's tools, for "Run code: on/off" and for saying why a
+ * capability is not offered. `capabilities` (above) is what it advertises.
+ */
+export interface ToolStatus {
+  consent: ToolConsent
+  /** the capabilities its person chose (setCapabilities) */
+  chosen: Capability[]
+  /** why each chosen capability is not advertised, e.g. "running code is off" */
+  withheld: Partial<Record<Capability, string>>
+  /** what the current model does with tools (false after it rejected them) */
+  model: { code: boolean; search: boolean }
 }
 
 /** What the budget and the goal filter are doing, for the UI's notice and settings. */
@@ -120,6 +137,8 @@ export interface RuntimeInit {
   budget?: BudgetLimits
   /** whose goals this role spends its key on (default: anyone in the room) */
   goalsFrom?: GoalSource
+  /** executors: what they may do with tools (default NO_TOOLS: nothing) */
+  tools?: ToolConsent
 }
 
 /**
@@ -135,6 +154,8 @@ export interface RuntimeEvents {
   activity: RoleActivity
   /** links changed */
   connections: ConnectionSummary
+  /** this peer finished an LLM call (it is in calls() now) */
+  call: CallEntry
 }
 
 /** Traffic of this peer at the protocol level (records, not transport frames). */
@@ -169,11 +190,16 @@ export interface PeerRuntime {
   traffic(): TrafficStats
   /** every plan record this peer holds (decoded copies; for inspection and tests) */
   records(): PlanRecord[]
+  /** this peer's own LLM calls, newest first, bounded (call-log.ts); never gossiped */
+  calls(): CallEntry[]
   on<E extends keyof RuntimeEvents>(event: E, cb: (detail: RuntimeEvents[E]) => void): () => void
   /** publishes a new root goal (not for observers) and returns its id */
   submitGoal(text: string, maxDepth?: number): Promise<string>
   cancelGoal(goalId: string, reason?: string): Promise<void>
+  /** executors: the capabilities its person offers; it advertises those its tools allow */
   setCapabilities(capabilities: Capability[]): void
+  /** executors: new tool consent, at once (capabilities re-advertised in the next presence beat) */
+  setTools(consent: ToolConsent): void
   /** changes this role's model (and key) from now on; the key stays in this process */
   setModel(model: ModelConfig): void
   /** new caps (raising one resumes what it paused) */

@@ -41,6 +41,9 @@ export const workerCore: StartCore = (init) => {
       case 'log':
         init.log(data.message)
         break
+      case 'call':
+        init.onCall(data.call)
+        break
     }
   }
   worker.onerror = (event) => init.log(`role worker error: ${event.message}`)
@@ -51,12 +54,15 @@ export const workerCore: StartCore = (init) => {
     model: init.model,
     budget: init.budget,
     authors: init.authors,
+    tools: init.tools,
   })
   const host: CoreHost = {
     deliver: (inputs) => send({ type: 'deliver', inputs }),
     setModel: (model) => send({ type: 'set-model', model }),
     setBudget: (limits) => send({ type: 'set-budget', limits }),
     setAuthors: (authors) => send({ type: 'set-authors', authors }),
+    setCapabilities: (capabilities) => send({ type: 'set-capabilities', capabilities }),
+    setTools: (consent) => send({ type: 'set-tools', consent }),
     archive: (ids) => send({ type: 'archive', ids }),
     tree: () => tree,
     activity: () =>

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { MAX_OPEN_GOALS_PER_AUTHOR } from '../protocol/limits'
+import { AUTHOR_QUOTA, MAX_OPEN_GOALS_PER_AUTHOR } from '../protocol/limits'
 import { runSeed } from './run'
 import { DEFAULT_SWARM } from './swarm'
-import { FLOOD_GOALS_PER_ROUND } from './flood'
+import { FLOOD_GOALS_PER_ROUND, FLOOD_RECORDS } from './flood'
 
 /** Seeds with a goal-flooding member: the flood meets the plan at every stage. */
 const SEEDS = Array.from({ length: 6 }, (_, i) => 101 + i)
 
-describe('a member flooding the room with goals', () => {
-  it('never has more than the limits allow live, costs a bounded share, and the plan finishes', () => {
+describe('a member flooding the room with goals and records', () => {
+  it('never has more than the limits allow live or stored, costs a bounded share, and the plan finishes', () => {
     for (const seed of SEEDS) {
       const result = runSeed({ ...DEFAULT_SWARM, seed, flood: true })
       const flood = result.flood!
@@ -22,6 +22,10 @@ describe('a member flooding the room with goals', () => {
       expect(flood.worked, `seed ${seed}`).toBeLessThanOrEqual(
         MAX_OPEN_GOALS_PER_AUTHOR * flood.rounds,
       )
+      // 2,000 valid cancels, gossiped and handed over as sync would: no replica
+      // ever held more than the quota (converged: every replica the same ones)
+      expect(flood.records, `seed ${seed}`).toBe(FLOOD_RECORDS)
+      expect(flood.heldMax, `seed ${seed}`).toBe(AUTHOR_QUOTA.cancel)
     }
   }, 300_000)
 })

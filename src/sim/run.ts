@@ -5,11 +5,21 @@
  */
 import { contentId } from '../protocol/hash'
 import type { DerivedPlan } from '../plan/derive'
+import type { PlanRecord } from '../protocol/records'
 import { projectTree } from '../plan/tree'
 import { QUORUM_VOTES } from '../protocol/rules'
 import { derived } from '../roles/peer'
 import { ATTACK_EVERY_MS, attackRecords, hostileViolations } from './hostile'
-import { FLOODER_PEER, floodGoals, floodGoalsWorked, floodViolations } from './flood'
+import {
+  FLOODER_PEER,
+  FLOOD_RECORDS,
+  floodCancels,
+  floodCancelsHeld,
+  floodGoals,
+  floodGoalsWorked,
+  floodViolations,
+  quotaViolations,
+} from './flood'
 import { Swarm, type SimPeer, type SwarmOptions } from './swarm'
 
 export interface SeedResult {
@@ -37,8 +47,11 @@ export interface SeedResult {
   /** counted accepts by basis: how each goal was decided */
   accepts: Record<'quorum' | 'settled' | 'deadline', number>
   violations: string[]
-  /** with a goal flood: goals it sent, and how many any honest peer spent a call on */
-  flood?: { sent: number; worked: number; rounds: number }
+  /**
+   * with a flood: goals it sent, and how many any honest peer spent a call on;
+   * cancels it sent, and the most of them any replica held at any round
+   */
+  flood?: { sent: number; worked: number; rounds: number; records: number; heldMax: number }
 }
 
 /** When the first goal is submitted: after every peer has heard the others. */
@@ -159,6 +172,8 @@ export function runSeed(options: SwarmOptions): SeedResult {
   let completed = false
   const violations: string[] = []
   let floodRounds = 0
+  let heldMax = 0
+  const floodSent: PlanRecord[] = []
   if (options.hostile || options.flood) {
     // the hostile member strikes every few seconds, through a random live peer's links
     const attack = () => {
@@ -171,12 +186,31 @@ export function runSeed(options: SwarmOptions): SeedResult {
       }
       if (options.flood) {
         // the limits hold on every replica at every round, not only at the end
-        for (const peer of sim.alive()) violations.push(...floodViolations(derived(peer.state!)))
+        for (const peer of sim.alive()) {
+          violations.push(...floodViolations(derived(peer.state!)))
+          violations.push(...quotaViolations(peer.state!.plan))
+          heldMax = Math.max(heldMax, floodCancelsHeld(peer.state!.plan))
+        }
+        const cancels = floodCancels(room, sim.now, floodRounds)
         for (const goal of floodGoals(room, sim.now, floodRounds++)) sim.inject(via, goal)
+        // gossiped through one peer, and handed by the member's second PeerId,
+        // as sync would, to another: every cancel sent so far
+        for (const cancel of cancels) sim.inject(via, cancel)
+        floodSent.push(...cancels)
+        const other = sim.rng.pick(sim.alive())
+        sim.stepPeer(
+          other,
+          floodSent.map((record) => ({ type: 'record', record })),
+        )
       }
     }
     while (!completed && sim.now < options.maxVirtualMs) {
       completed = sim.runUntil(done, Math.min(sim.now + ATTACK_EVERY_MS, options.maxVirtualMs))
+      attack()
+    }
+    // a plan can finish before the flood is all out: the rest still comes, at the same pace
+    while (options.flood && floodSent.length < FLOOD_RECORDS && sim.now < options.maxVirtualMs) {
+      sim.runUntil(() => false, Math.min(sim.now + ATTACK_EVERY_MS, options.maxVirtualMs))
       attack()
     }
   } else {
@@ -203,7 +237,11 @@ export function runSeed(options: SwarmOptions): SeedResult {
     for (const p of alive) violations.push(...hostileViolations(derived(p.state!)))
   }
   if (options.flood) {
-    for (const p of alive) violations.push(...floodViolations(derived(p.state!)))
+    for (const p of alive) {
+      violations.push(...floodViolations(derived(p.state!)))
+      violations.push(...quotaViolations(p.state!.plan))
+      heldMax = Math.max(heldMax, floodCancelsHeld(p.state!.plan))
+    }
   }
   if (sim.wire && sim.wire.rejected > 0)
     violations.push(`${sim.wire.rejected} records rejected by the codec`)
@@ -267,6 +305,8 @@ export function runSeed(options: SwarmOptions): SeedResult {
             sent: [...state.plan.roots.values()].filter((g) => g.from === FLOODER_PEER).length,
             worked: floodGoalsWorked(state.plan),
             rounds: floodRounds,
+            records: floodSent.length,
+            heldMax,
           },
         }
       : {}),

@@ -39,6 +39,8 @@ export function summarise(results: SeedResult[], wallSeconds: number) {
           flood_goals_sent: sum(results, (r) => r.flood?.sent ?? 0),
           flood_goals_worked: sum(results, (r) => r.flood?.worked ?? 0),
           flood_goals_worked_max: Math.max(0, ...results.map((r) => r.flood?.worked ?? 0)),
+          flood_records_sent: sum(results, (r) => r.flood?.records ?? 0),
+          flood_records_held_max: Math.max(0, ...results.map((r) => r.flood?.heldMax ?? 0)),
         }
       : {}),
     virtual_seconds_p50: percentile(times, 50),

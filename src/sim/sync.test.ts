@@ -7,8 +7,13 @@ import { runSeed } from './run'
 import { DEFAULT_SWARM } from './swarm'
 import { oracleSync, realSyncFor, reconcileSync } from './sync'
 
+/** ten authors, so no author's goals reach its quota (AUTHOR_QUOTA.goal) */
+const AUTHORS = Array.from(
+  { length: 10 },
+  (_, i) => `12D3KooWQFEixa16JoXBDxgDrRsXqyCD4VY5B25vGmUyGQp4sFL${'abcdefghij'[i]}`,
+)
 const goal = (i: number): PlanRecord =>
-  newGoal('sim', '12D3KooWQFEixa16JoXBDxgDrRsXqyCD4VY5B25vGmUyGQp4sFLu', `goal ${i}`, 1_000 + i, 3)
+  newGoal('sim', AUTHORS[i % AUTHORS.length]!, `goal ${i}`, 1_000 + i, 3)
 
 function state(range: [number, number]): PlanState {
   const s = new PlanState()

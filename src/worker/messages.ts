@@ -3,13 +3,14 @@
  * UI) and its role worker (role core, LLM calls). Everything crossing it is
  * structured-cloneable plain data.
  */
-import type { ModelConfig } from '../llm/types'
+import type { Capability, ModelConfig } from '../llm/types'
 import type { PlanRecord, WireRecord } from '../protocol/records'
 import type { PlanTree } from '../plan/tree'
 import type { PeerInput } from '../roles/index'
 import type { PeerConfig } from '../roles/types'
 import type { BudgetLimits } from '../runtime/budget'
-import type { RoleActivity } from '../runtime/types'
+import type { CallEntry } from '../runtime/call-log'
+import type { RoleActivity, ToolConsent } from '../runtime/types'
 
 export type ToWorker =
   | {
@@ -19,11 +20,14 @@ export type ToWorker =
       model: ModelConfig
       budget: BudgetLimits
       authors: string[] | null
+      tools: ToolConsent
     }
   | { type: 'deliver'; inputs: PeerInput[] }
   | { type: 'set-model'; model: ModelConfig }
   | { type: 'set-budget'; limits: BudgetLimits }
   | { type: 'set-authors'; authors: string[] | null }
+  | { type: 'set-capabilities'; capabilities: Capability[] }
+  | { type: 'set-tools'; consent: ToolConsent }
   | { type: 'archive'; ids: string[] }
   | { type: 'stop' }
 
@@ -34,3 +38,5 @@ export type FromWorker =
   | { type: 'tree'; tree: PlanTree }
   | { type: 'activity'; activity: RoleActivity }
   | { type: 'log'; message: string }
+  /** a finished LLM call, for the tab's call log (without the API key) */
+  | { type: 'call'; call: CallEntry }

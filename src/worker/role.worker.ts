@@ -4,7 +4,18 @@
  * is in the background. It talks only to its tab, through messages.ts.
  */
 import { CoreDriver } from '../runtime/driver'
+import { indexedDbSpending } from '../runtime/persist.browser'
+import type { CodeSandbox } from '../sandbox/types'
 import type { FromWorker, ToWorker } from './messages'
+
+/**
+ * The tab's code sandbox, a Worker of its own started from this one: its
+ * code is loaded only when a model first runs a program (runCode on).
+ */
+async function browserSandbox(): Promise<CodeSandbox> {
+  const { createBrowserSandbox } = await import('../sandbox/sandbox.browser')
+  return createBrowserSandbox()
+}
 
 const scope = self as unknown as {
   postMessage(message: FromWorker): void
@@ -23,10 +34,15 @@ scope.onmessage = ({ data }) => {
         model: data.model,
         budget: data.budget,
         authors: data.authors,
+        tools: data.tools,
+        createSandbox: browserSandbox,
+        // what this tab spent survives a reload (IndexedDB, under the tab's identity)
+        spending: indexedDbSpending(data.config.peerId),
         publish: (records) => post({ type: 'publish', records }),
         requestSync: () => post({ type: 'sync' }),
         onTree: (tree) => post({ type: 'tree', tree }),
         onActivity: (activity) => post({ type: 'activity', activity }),
+        onCall: (call) => post({ type: 'call', call }),
         log: (message) => post({ type: 'log', message }),
       })
       post({ type: 'tree', tree: driver.tree() })
@@ -43,6 +59,12 @@ scope.onmessage = ({ data }) => {
       break
     case 'set-authors':
       driver?.setAuthors(data.authors)
+      break
+    case 'set-capabilities':
+      driver?.setCapabilities(data.capabilities)
+      break
+    case 'set-tools':
+      driver?.setTools(data.consent)
       break
     case 'archive':
       driver?.archive(data.ids)

@@ -16,6 +16,9 @@
  *   --retry-after S    retry-after seconds on simulated 429s (default 1)
  *   --structured M     follow | ignore | reject requests for structured output (default follow;
  *                      ignore and reject act like local servers that do not support it)
+ *   --tools M          use | ignore | reject requests that offer tools (run_javascript, web
+ *                      search): use follows the script in tools.ts (default); reject answers
+ *                      400 naming tools, like a server without tool calling
  *   --quiet            do not log each request
  *   --requests-log F   append each answered request to F as a JSON line (path, api, task,
  *                      status and the key it carried), for tests that run it elsewhere
@@ -55,6 +58,7 @@ const { values } = parseArgs({
     keys: { type: 'string' },
     'retry-after': { type: 'string' },
     structured: { type: 'string' },
+    tools: { type: 'string' },
     quiet: { type: 'boolean' },
     'requests-log': { type: 'string' },
   },
@@ -70,6 +74,9 @@ const structured = values.structured ?? DEFAULT_BEHAVIOUR.structuredOutput
 if (structured !== 'follow' && structured !== 'ignore' && structured !== 'reject') {
   fail(`--structured must be follow, ignore or reject, got "${structured}"`)
 }
+const tools = values.tools ?? DEFAULT_BEHAVIOUR.tools
+if (tools !== 'use' && tools !== 'ignore' && tools !== 'reject')
+  fail(`--tools must be use, ignore or reject, got "${tools}"`)
 const score = num(values.score, 'score', DEFAULT_BEHAVIOUR.score)
 if (score < 0 || score > 1) fail('--score must be between 0 and 1')
 const scores = values.scores ?? 'fixed'
@@ -93,6 +100,7 @@ const server = await createMockLlmServer({
     : undefined,
   retryAfterSeconds: num(values['retry-after'], 'retry-after', DEFAULT_BEHAVIOUR.retryAfterSeconds),
   structuredOutput: structured,
+  tools,
 })
 
 const b = server.behaviour()
@@ -100,7 +108,7 @@ console.log(
   `mock LLM listening on ${server.url} (mode ${b.mode}, latency ${b.latencyMs} ms${b.mode === 'shape' ? `, branching ${b.branching}, score ${b.scores === 'realistic' ? 'realistic' : b.score}` : ''})`,
 )
 console.log(`  Anthropic:          baseUrl ${server.url}/v1`)
-console.log(`  OpenAI:             baseUrl ${server.url}/v1`)
+console.log(`  OpenAI:             baseUrl ${server.url}/v1 (web search on /v1/responses)`)
 console.log(`  OpenAI-compatible:  baseUrl ${server.url}/v1`)
 console.log(b.keys ? `  accepted keys: ${b.keys.length}` : '  any API key accepted')
 

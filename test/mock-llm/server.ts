@@ -6,6 +6,9 @@
  *
  *   POST /v1/messages          Anthropic (x-api-key, anthropic-version)
  *   POST /v1/chat/completions  OpenAI and OpenAI-compatible (Authorization: Bearer)
+ *   POST /v1/responses         OpenAI Responses (where OpenAI's web search lives)
+ *
+ * Tool calls (run_javascript, web search) follow a script: see tools.ts.
  *   GET  /v1/models            a one-model list (connection checks)
  *   OPTIONS *                  CORS preflight (browsers call it from another port)
  *
@@ -25,13 +28,27 @@ import {
   type MockMode,
 } from './answers'
 import {
+  chattyJson,
   completion,
   errorBody,
   parseAnthropic,
   parseOpenAi,
-  type Api,
   type ParsedRequest,
 } from './wire'
+import {
+  answerWithRun,
+  answerWithSources,
+  codeCallReply,
+  DEFAULT_SEARCH_RESULTS,
+  parseResponses,
+  responsesTextReply,
+  searchReply,
+  stdoutOf,
+  toolState,
+  type ToolApi,
+} from './tools'
+import { offlineProgram } from '../../src/llm/offline-model/code-model'
+import { estimateTokens } from '../../src/llm/tokens'
 
 export type FailureKind = 'rate-limit' | 'server-error' | 'invalid-json' | 'schema-violation'
 
@@ -56,6 +73,18 @@ export interface MockBehaviour {
    * servers that do not support the parameter.
    */
   structuredOutput: 'follow' | 'ignore' | 'reject'
+  /**
+   * Requests that offer tools (run_javascript, web search): 'use' follows the
+   * script (tools.ts); 'ignore' answers in text as if none were offered;
+   * 'reject' answers 400 naming the tools, like a server without tool calling.
+   */
+  tools: 'use' | 'ignore' | 'reject'
+  /** the program the "model" runs with run_javascript (default: the offline model's for the task) */
+  toolCode: string | undefined
+  /** run_javascript calls before it answers (a large number: it never stops by itself) */
+  codeRounds: number
+  /** what a web search finds */
+  searchResults: readonly { title: string; url: string }[]
 }
 
 export interface MockLlmServerInit extends Partial<MockBehaviour> {
@@ -72,12 +101,16 @@ export interface MockRequestLog {
   /** lower-case header names; includes the key headers so tests can see which keys arrived */
   headers: Record<string, string>
   body: unknown
-  api?: Api
+  api?: ToolApi
   taskKind?: LlmTaskKind
+  /** what this reply did with tools: called run_javascript, searched, or answered after tool results */
+  tool?: 'code-call' | 'search' | 'answer-after-code'
   /** how the request asked for JSON, hence how it was answered */
   form?: ParsedRequest['form']
   status: number
   failure?: FailureKind
+  /** the response body as sent, so tests can compare it with what a tab shows */
+  reply?: string
 }
 
 export interface MockLlmServer {
@@ -116,6 +149,10 @@ export const DEFAULT_BEHAVIOUR: MockBehaviour = {
   // Short, so tests that exercise it do not wait long; real providers say 1 to 60 s.
   retryAfterSeconds: 1,
   structuredOutput: 'follow',
+  tools: 'use',
+  toolCode: undefined,
+  codeRounds: 1,
+  searchResults: DEFAULT_SEARCH_RESULTS,
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -131,11 +168,13 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
   let held: Promise<void> | null = null
 
   async function handleLlm(
-    api: Api,
+    route: ToolApi,
     req: IncomingMessage,
     res: ServerResponse,
     log: MockRequestLog,
   ) {
+    // error bodies: the Responses API shapes them as Chat Completions does
+    const api = route === 'anthropic' ? 'anthropic' : 'openai'
     const raw = await readBody(req)
     let body: Record<string, unknown>
     try {
@@ -146,13 +185,23 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
       log.status = 400
       return send(res, 400, errorBody(api, 'bad-request', 'request body is not valid JSON'))
     }
-    log.api = api
+    log.api = route
     const key = keyOf(api, req.headers)
     if (behaviour.keys !== undefined && (key === undefined || !behaviour.keys.includes(key))) {
       log.status = 401
       return send(res, 401, errorBody(api, 'auth'))
     }
-    let parsed = api === 'anthropic' ? parseAnthropic(body) : parseOpenAi(body)
+    const tools = toolState(route, body)
+    if (tools.any && behaviour.tools === 'reject') {
+      log.status = 400
+      return send(res, 400, errorBody(api, 'bad-request', 'mock-model does not support tools'))
+    }
+    let parsed: ParsedRequest =
+      route === 'anthropic'
+        ? parseAnthropic(body)
+        : route === 'responses'
+          ? { api: 'openai', form: 'text', stream: body.stream === true, ...parseResponses(body) }
+          : parseOpenAi(body)
     log.form = parsed.form
     if (parsed.form !== 'text' && behaviour.structuredOutput === 'reject') {
       log.status = 400
@@ -208,9 +257,48 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
       )
     }
     const promptHash = hashString(`${parsed.system}\n${parsed.prompt}`)
-    const n = seen.get(promptHash) ?? 0
-    seen.set(promptHash, n + 1)
+    // a tool loop's later calls repeat the prompt: they are the same "sampling", not a new one
+    const n =
+      tools.results.length > 0
+        ? Math.max(0, (seen.get(promptHash) ?? 1) - 1)
+        : (seen.get(promptHash) ?? 0)
+    if (tools.results.length === 0) seen.set(promptHash, n + 1)
     const value = answerTask(task, behaviour.mode, behaviour, `mock-${n}`)
+    const inputTokens = estimateTokens(`${parsed.system}${parsed.prompt}${tools.results.join('')}`)
+    const output = (value as { output?: unknown }).output
+    if (task.kind === 'execute' && behaviour.tools === 'use' && typeof output === 'string') {
+      if (tools.code && tools.results.length < behaviour.codeRounds) {
+        log.tool = 'code-call'
+        const code = behaviour.toolCode ?? offlineProgram(task)
+        return send(res, 200, codeCallReply(route, parsed.model, code, inputTokens))
+      }
+      if (tools.search && route !== 'openai') {
+        log.tool = 'search'
+        const sources = behaviour.searchResults
+        const text = JSON.stringify({ output: answerWithSources(output, sources) })
+        return send(
+          res,
+          200,
+          searchReply(route, parsed.model, task.task, sources, text, inputTokens),
+        )
+      }
+      if (tools.results.length > 0) {
+        log.tool = 'answer-after-code'
+        // the answer quotes what the program REALLY printed, as the tool result brought it back
+        const answer = { output: answerWithRun(output, stdoutOf(tools.results.at(-1)!)) }
+        if (route === 'responses')
+          return send(
+            res,
+            200,
+            responsesTextReply(parsed.model, JSON.stringify(answer), inputTokens),
+          )
+        return send(res, 200, completion({ ...parsed, form: 'json' }, answer))
+      }
+    }
+    if (route === 'responses') {
+      const text = parsed.form === 'text' ? chattyJson(value) : JSON.stringify(value)
+      return send(res, 200, responsesTextReply(parsed.model, text, inputTokens))
+    }
     return send(res, 200, completion(parsed, value))
   }
 
@@ -234,6 +322,11 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
       return
     }
     requests.push(log)
+    const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse
+    res.end = ((...args: unknown[]) => {
+      if (typeof args[0] === 'string') log.reply = args[0]
+      return end(...args)
+    }) as typeof res.end
     const done = (p: Promise<void> | void) =>
       Promise.resolve(p).catch((error: unknown) => {
         log.status = 500
@@ -243,6 +336,8 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
       return void done(handleLlm('anthropic', req, res, log))
     if (req.method === 'POST' && path.endsWith('/chat/completions'))
       return void done(handleLlm('openai', req, res, log))
+    if (req.method === 'POST' && path.endsWith('/responses'))
+      return void done(handleLlm('responses', req, res, log))
     if (req.method === 'GET' && path.endsWith('/models')) {
       log.status = 200
       return send(res, 200, {

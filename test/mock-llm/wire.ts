@@ -46,10 +46,16 @@ function textOf(content: unknown): string {
   return ''
 }
 
+/** The last user message with text: in a tool loop, later user messages hold only tool results. */
 function lastUserText(messages: unknown): string {
   if (!Array.isArray(messages)) return ''
   const users = messages.filter((m) => isObj(m) && m.role === 'user')
-  return textOf((users.at(-1) as Json | undefined)?.content)
+  return (
+    users
+      .map((m) => textOf((m as Json).content))
+      .filter(Boolean)
+      .at(-1) ?? ''
+  )
 }
 
 export function parseAnthropic(body: Json): ParsedRequest {

@@ -109,6 +109,7 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
     tree: new Set(),
     activity: new Set(),
     connections: new Set(),
+    call: new Set(),
   }
   let model: ModelConfig = init.model ?? { provider: 'offline', model: 'offline-v1' }
   let capabilities: Capability[] = init.capabilities ?? [
@@ -193,6 +194,7 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
     tree: () => tree,
     activity: () => activity,
     connections: () => connections,
+    calls: () => [],
     traffic: () => ({
       published: 0,
       publishedBytes: 0,
@@ -215,6 +217,7 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
     setCapabilities(next) {
       capabilities = [...next]
     },
+    setTools() {},
     setModel(next) {
       model = next
     },

@@ -12,6 +12,8 @@ import {
   type SlotView,
   type TaskView,
 } from '../../plan/tree'
+import type { Capability } from '../../protocol/capabilities'
+import type { Step } from '../../protocol/steps'
 
 const PEERS = Array.from(
   { length: 12 },
@@ -19,7 +21,13 @@ const PEERS = Array.from(
 )
 const peer = (i: number) => PEERS[i % PEERS.length]!
 
-function task(id: string, status: TaskView['status'], i: number, output: string | null): TaskView {
+function task(
+  id: string,
+  status: TaskView['status'],
+  i: number,
+  output: string | null,
+  steps: Step[] | null = null,
+): TaskView {
   return {
     id: `task-${id}`,
     status,
@@ -28,6 +36,7 @@ function task(id: string, status: TaskView['status'], i: number, output: string 
     claimedAt: status === 'open' ? null : 1_700_000_000_000 + i * 1000,
     output,
     resultBy: output ? peer(i + 3) : null,
+    steps,
     failures: status === 'failed' ? [{ from: peer(i + 3), detail: 'the provider timed out' }] : [],
     gap: null,
   }
@@ -54,6 +63,38 @@ function proposals(goalId: string, text: string, count: number, i: number): Prop
       offline: true,
     }
   })
+}
+
+/** What a done leaf's executor did, by the capability it needed: the leaf view's steps. */
+function labSteps(capability: Capability, i: number): Step[] | null {
+  if (capability === 'can_run_code') {
+    return [
+      {
+        type: 'code',
+        language: 'javascript',
+        code: `let sum = 0\nfor (let n = 1; n <= ${i}; n++) sum += n\nconsole.log(sum) // a long line, as models write them, that must scroll in its box rather than widen the page`,
+        stdout: `${(i * (i + 1)) / 2}\n`,
+        stderr: '',
+        exit: 0,
+        error: '',
+        durationMs: 3 + (i % 7),
+        timedOut: false,
+      },
+    ]
+  }
+  if (capability === 'can_query_api') {
+    return [
+      {
+        type: 'search',
+        query: `rail pass price ${i}`,
+        sources: [
+          { title: 'Japan Rail Pass: prices', url: 'https://example.com/jr-pass' },
+          { title: 'Shinkansen timetable', url: 'https://example.org/timetable' },
+        ],
+      },
+    ]
+  }
+  return null
 }
 
 const LEAF_STATUSES: SlotView['status'][] = [
@@ -85,6 +126,7 @@ function leaf(parent: string, index: number, text: string, budget: Budget): Slot
         : status === 'claimed'
           ? 'claimed'
           : 'open'
+  const capability = (['can_write_text', 'can_run_code', 'can_query_api'] as const)[i % 3]!
   const output =
     status === 'done'
       ? `## Result ${i}\n\n- point one\n- point two\n\nDone by peer ${i % 12}.`
@@ -97,11 +139,20 @@ function leaf(parent: string, index: number, text: string, budget: Budget): Slot
     nodeId: status === 'unclassified' ? null : `${parent}-n${index}`,
     atomic: status === 'unclassified' ? null : true,
     capped: false,
-    capability: (['can_write_text', 'can_run_code', 'can_query_api'] as const)[i % 3]!,
+    capability,
     reason: 'one concrete deliverable',
     classifyError: null,
     blocked: false,
-    leaf: status === 'unclassified' ? null : task(`${parent}-${index}`, taskStatus, i, output),
+    leaf:
+      status === 'unclassified'
+        ? null
+        : task(
+            `${parent}-${index}`,
+            taskStatus,
+            i,
+            output,
+            output ? labSteps(capability, i) : null,
+          ),
     goal: null,
   }
 }

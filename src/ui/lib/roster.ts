@@ -53,7 +53,11 @@ export function rosterOf(activity: RoleActivity): Roster {
   if (roster.executors === 0) roster.problems.push('No executor: tasks will wait.')
   else if (missing.length) {
     const what = missing.map((c) => CAPABILITY_VERBS[c])
-    roster.problems.push(`No executor can ${what.join(' or ')}: such tasks will fail.`)
+    // code and live lookups are opt-in (issue 24): say where a person turns them on
+    const tools = missing.some((c) => c !== 'can_write_text')
+      ? ' An executor tab turns them on under “Tools”.'
+      : ''
+    roster.problems.push(`No executor can ${what.join(' or ')}: such tasks will fail.${tools}`)
   }
   return roster
 }

@@ -6,11 +6,12 @@
 import type { GoalView, SlotView } from '../../plan/tree'
 import type { Capability } from '../../runtime/types'
 import { shortPeer } from './format'
+import type { IconName } from './icons'
 
 export type Tone = 'idle' | 'busy' | 'good' | 'bad' | 'muted'
 
 export interface StatusLook {
-  icon: string
+  icon: IconName
   label: string
   tone: Tone
 }
@@ -24,14 +25,14 @@ export const CAPABILITY_LABELS: Record<Capability, string> = {
 /** what an executor with the capability can do, as a verb phrase: "nobody can …" */
 export const CAPABILITY_VERBS: Record<Capability, string> = {
   can_write_text: 'write text',
-  can_run_code: 'write code',
-  can_query_api: 'query APIs',
+  can_run_code: 'run code',
+  can_query_api: 'look up live facts',
 }
 
 export const CAPABILITY_DESCRIPTIONS: Record<Capability, string> = {
   can_write_text: 'Write text: plans, summaries, lists, messages',
-  can_run_code: 'Write code: scripts and snippets (it writes code; nothing is run)',
-  can_query_api: 'Query APIs: look up facts, prices, schedules',
+  can_run_code: 'Run code: computations and scripts, run in the executor’s sandbox',
+  can_query_api: 'Look up live facts: prices, news, schedules (web search)',
 }
 
 function who(peerId: string, self: string): string {
@@ -41,24 +42,28 @@ function who(peerId: string, self: string): string {
 export function goalLook(goal: GoalView, self = ''): StatusLook {
   switch (goal.status) {
     case 'awaiting-proposals':
-      return { icon: '◌', label: 'Awaiting proposals', tone: 'idle' }
+      return { icon: 'pending', label: 'Awaiting proposals', tone: 'idle' }
     case 'scoring':
       return {
-        icon: '⚖',
+        icon: 'scale',
         label: `Scoring ${goal.proposals.length} proposal${goal.proposals.length === 1 ? '' : 's'}`,
         tone: 'busy',
       }
     case 'accepted':
       if (goal.rollup.status === 'claimed' && goal.rollup.holder) {
-        return { icon: '⟳', label: `Rolling up (${who(goal.rollup.holder, self)})`, tone: 'busy' }
+        return {
+          icon: 'rollup',
+          label: `Rolling up (${who(goal.rollup.holder, self)})`,
+          tone: 'busy',
+        }
       }
-      return { icon: '▶', label: 'Split accepted, in progress', tone: 'busy' }
+      return { icon: 'play', label: 'Split accepted, in progress', tone: 'busy' }
     case 'done':
-      return { icon: '✔', label: 'Done', tone: 'good' }
+      return { icon: 'check', label: 'Done', tone: 'good' }
     case 'failed':
-      return { icon: '✖', label: 'Failed', tone: 'bad' }
+      return { icon: 'cross', label: 'Failed', tone: 'bad' }
     case 'cancelled':
-      return { icon: '⊘', label: 'Cancelled', tone: 'muted' }
+      return { icon: 'cancelled', label: 'Cancelled', tone: 'muted' }
   }
 }
 
@@ -67,25 +72,26 @@ export function slotLook(slot: SlotView, self = ''): StatusLook {
   if (slot.goal) return goalLook(slot.goal, self)
   switch (slot.status) {
     case 'unclassified':
-      return { icon: '◌', label: 'Classifying', tone: 'idle' }
+      return { icon: 'pending', label: 'Classifying', tone: 'idle' }
     case 'waiting':
-      return { icon: '⏸', label: 'Atomic, waiting for earlier steps', tone: 'idle' }
+      return { icon: 'pause', label: 'Atomic, waiting for earlier steps', tone: 'idle' }
     case 'open':
-      return { icon: '◇', label: 'Atomic, open for executors', tone: 'idle' }
+      return { icon: 'open', label: 'Atomic, open for executors', tone: 'idle' }
     case 'claimed':
       return {
-        icon: '⚙',
+        icon: 'gear',
         label: slot.leaf?.holder ? `Claimed by ${who(slot.leaf.holder, self)}` : 'Claimed',
         tone: 'busy',
       }
     case 'active':
-      return { icon: '▶', label: 'In progress', tone: 'busy' }
+      return { icon: 'play', label: 'In progress', tone: 'busy' }
     case 'done':
-      return { icon: '✔', label: 'Done', tone: 'good' }
+      return { icon: 'check', label: 'Done', tone: 'good' }
     case 'failed':
-      if (slot.leaf?.gap) return { icon: '⚠', label: 'Capability gap', tone: 'bad' }
-      if (slot.blocked) return { icon: '✖', label: 'Blocked: an earlier step failed', tone: 'bad' }
-      if (slot.classifyError) return { icon: '✖', label: 'Could not classify', tone: 'bad' }
-      return { icon: '✖', label: 'Failed', tone: 'bad' }
+      if (slot.leaf?.gap) return { icon: 'warning', label: 'Capability gap', tone: 'bad' }
+      if (slot.blocked)
+        return { icon: 'cross', label: 'Blocked: an earlier step failed', tone: 'bad' }
+      if (slot.classifyError) return { icon: 'cross', label: 'Could not classify', tone: 'bad' }
+      return { icon: 'cross', label: 'Failed', tone: 'bad' }
   }
 }

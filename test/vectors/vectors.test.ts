@@ -1,18 +1,20 @@
-import { createHash, createPublicKey, verify } from 'node:crypto'
+import { createHash, createPublicKey, hkdfSync, verify } from 'node:crypto'
+import { xchacha20poly1305 } from '@noble/ciphers/chacha.js'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { canonicalJson } from '../canonical'
-import { decodeRecord } from '../codec'
-import { contentId, rendezvousOrder, rendezvousWeight } from '../hash'
-import { nodeId, taskId } from '../ids'
-import { recordId, type WireRecord } from '../records'
-import { roomTopics } from '../topics'
-import { validateRecord } from '../validate'
+import { canonicalJson } from '../../src/protocol/canonical'
+import { decodeRecord } from '../../src/protocol/codec'
+import { contentId, rendezvousOrder, rendezvousWeight } from '../../src/protocol/hash'
+import { nodeId, taskId } from '../../src/protocol/ids'
+import { recordId, type WireRecord } from '../../src/protocol/records'
+import { roomTopics } from '../../src/protocol/topics'
+import { validateRecord } from '../../src/protocol/validate'
+import { decodeSecret, deriveRoomKey, openRecord } from '../../src/protocol/room-key'
 import { generateVectors, vectorKey } from './generate'
 
 /** The known answers, as a peer written elsewhere would read them. */
 const vectors = JSON.parse(
-  readFileSync(new URL('../../../docs/test-vectors.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../docs/test-vectors.json', import.meta.url), 'utf8'),
 ) as ReturnType<typeof generateVectors>
 
 const sha256Hex = (text: string | Buffer) => createHash('sha256').update(text).digest('hex')
@@ -95,6 +97,68 @@ describe('test vectors (docs/test-vectors.json)', () => {
       }
       expect(rendezvousOrder(subject, Object.keys(weights))).toEqual(order)
     }
+  })
+
+  it('§0: room id and record key by HKDF-SHA256 of the decoded invite key, UTF-8 salt and info', () => {
+    const r = vectors.room
+    const secret = Buffer.from(r.inviteKey, 'base64url')
+    expect(secret.toString('hex')).toBe(r.secret)
+    expect(Buffer.from(decodeSecret(r.inviteKey)).toString('hex')).toBe(r.secret)
+    const hkdf = (info: string, bytes: number) =>
+      Buffer.from(hkdfSync('sha256', secret, Buffer.from(r.salt), Buffer.from(info), bytes))
+    expect(hkdf(r.roomIdInfo, 16).toString('hex')).toBe(r.roomId)
+    expect(hkdf(r.recordKeyInfo, 32).toString('hex')).toBe(r.recordKey)
+    const key = deriveRoomKey(r.name, secret)
+    expect(key.id).toBe(r.roomId)
+    expect(Buffer.from(key.recordKey).toString('hex')).toBe(r.recordKey)
+  })
+
+  it('§0: a sealed record, with its associated data', () => {
+    const s = vectors.sealed
+    expect(s.plain).toBe(vectors.records[0]!.wire)
+    expect(Buffer.from(s.associatedData, 'hex').toString('utf8')).toBe(
+      `murmuration/sealed/2\n${vectors.room.roomId}`,
+    )
+    const sealed = Buffer.from(s.sealed, 'hex')
+    expect(sealed[0]).toBe(2)
+    expect(sealed.subarray(1, 25).toString('hex')).toBe(s.nonce)
+    const key = Buffer.from(vectors.room.recordKey, 'hex')
+    const cipher = xchacha20poly1305(
+      key,
+      sealed.subarray(1, 25),
+      Buffer.from(s.associatedData, 'hex'),
+    )
+    expect(Buffer.from(cipher.decrypt(sealed.subarray(25))).toString('hex')).toBe(s.plain)
+    const opened = openRecord({ id: vectors.room.roomId, recordKey: key }, sealed)
+    expect(opened.ok && Buffer.from(opened.plain).toString('hex')).toBe(s.plain)
+    // another room's id in the associated data does not open it
+    expect(openRecord({ id: '0'.repeat(32), recordKey: key }, sealed).ok).toBe(false)
+  })
+
+  it('§7: fingerprints and the frames that start a session', () => {
+    for (const { ids, input, fingerprint } of vectors.sync.fingerprints) {
+      const count = Buffer.from([ids.length])
+      const spelled = Buffer.concat([
+        count,
+        ...ids.map((id) => Buffer.concat([Buffer.from([16]), Buffer.from(id, 'hex')])),
+      ])
+      expect(spelled.toString('hex')).toBe(input)
+      expect(sha256Hex(spelled).slice(0, 32)).toBe(fingerprint)
+    }
+    const h = vectors.sync.hello
+    const frame = Buffer.from(h.frame, 'hex')
+    expect(h.onWire).toBe(Buffer.from([frame.length]).toString('hex') + h.frame)
+    expect([frame[0], frame[1], frame[2]]).toEqual([1, 2, h.room.length])
+    expect(frame.subarray(3, 3 + h.room.length).toString('utf8')).toBe(vectors.room.roomId)
+    expect(frame[3 + h.room.length]).toBe(h.count)
+    expect(frame.subarray(4 + h.room.length).toString('hex')).toBe(h.fingerprint)
+    expect(h.fingerprint).toBe(vectors.sync.fingerprints[2]!.fingerprint)
+    // RANGES: one range, bound infinity (len 0), mode 2 (idlist), 3 held ids, 0 archived
+    const m = vectors.sync.firstMessage
+    const ids = m.ids.map((id) => `10${id}`).join('')
+    // frame: type, bound, mode, count, 3 × (length, 16 bytes), archived count
+    expect(m.ranges).toBe(`${(1 + 1 + 1 + 1 + 3 * 17 + 1).toString(16)}02000203${ids}00`)
+    expect(m.roundEnd).toBe('0103')
   })
 
   it('topics', () => {

@@ -1,0 +1,245 @@
+/**
+ * Writes docs/test-vectors.json: known answers for docs/PROTOCOL.md, computed
+ * by this implementation, so that a peer written elsewhere can check itself
+ * and this one cannot drift unnoticed (vectors.test.ts regenerates them and
+ * compares).
+ *
+ *     npm run vectors
+ *
+ * Run it on a deliberate protocol change (a version bump, a new field) and
+ * commit the file with the change.
+ */
+import { createPrivateKey, createPublicKey, sign } from 'node:crypto'
+import { writeFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import { format, resolveConfig } from 'prettier'
+import { encodeHello, encodeMessage } from '../../src/net/sync-wire'
+import { encodeUvarint } from '../../src/net/bytes'
+import { IdSet, initialMessage, SYNC_PARAMS } from '../../src/protocol/reconcile'
+import { deriveRoomKey, encodeSecret, sealRecord } from '../../src/protocol/room-key'
+import { PROTOCOL_VERSION } from '../../src/protocol/schemas'
+import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex } from '@noble/hashes/utils.js'
+import { publicKeyFromRaw } from '@libp2p/crypto/keys'
+import { peerIdFromPublicKey } from '@libp2p/peer-id'
+import { canonicalJson } from '../../src/protocol/canonical'
+import { SIGNING_PREFIX, WIRE_FORMAT } from '../../src/protocol/codec'
+import { contentId, rendezvousOrder, rendezvousWeight } from '../../src/protocol/hash'
+import { nodeId, taskId } from '../../src/protocol/ids'
+import {
+  stamp,
+  type ClaimRecord,
+  type FailureRecord,
+  type GoalRecord,
+} from '../../src/protocol/records'
+import { roomTopics } from '../../src/protocol/topics'
+
+const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex')
+
+/** The fixed key of the vectors: seed bytes 0x00, 0x01, … 0x1f. Never use it for anything else. */
+export function vectorKey() {
+  const seed = Buffer.from(Array.from({ length: 32 }, (_, i) => i))
+  const key = createPrivateKey({
+    key: Buffer.concat([PKCS8_PREFIX, seed]),
+    format: 'der',
+    type: 'pkcs8',
+  })
+  const raw = Buffer.from(createPublicKey(key).export({ format: 'jwk' }).x!, 'base64url')
+  const peerId = peerIdFromPublicKey(publicKeyFromRaw(raw)).toString()
+  return { seed, key, publicKey: raw, peerId }
+}
+
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex')
+const utf8 = (text: string) => new TextEncoder().encode(text)
+
+/** The room of the vectors: a fixed secret (bytes 0x00 … 0x0f). Never use it for anything else. */
+export const VECTOR_ROOM = { name: 'lobby', secret: Uint8Array.from({ length: 16 }, (_, i) => i) }
+/** The nonce the sealing vector uses (a real seal draws 24 random bytes). */
+const VECTOR_NONCE = Uint8Array.from({ length: 24 }, (_, i) => 0x40 + i)
+
+export function generateVectors() {
+  const { seed, key, publicKey, peerId } = vectorKey()
+  const canonicalValues: unknown[] = [
+    { b: 1, a: [true, false, null], A: 'x' },
+    { é: 1, z: 2, Z: 3, '10': 4, '9': 5, '': 6 },
+    { '😀': 1, '\uffff': 2 },
+    [0, -0, 1.5, -2, 1e21, 123456789012345, 0.1],
+    'quote " backslash \\ newline \n tab \t nul \u0000 line-sep \u2028 é 😀',
+    { nested: { y: [{ b: 2, a: 1 }], x: {} } },
+  ]
+  const canonical = canonicalValues.map((value) => ({ value, canonical: canonicalJson(value) }))
+  const ids = [['node', 'a', 0, 'text', true], { kind: 'example' }, 'hello'].map((value) => ({
+    value,
+    canonical: canonicalJson(value),
+    sha256: bytesToHex(sha256(new TextEncoder().encode(canonicalJson(value)))),
+    id: contentId(value),
+  }))
+  const roomKey = deriveRoomKey(VECTOR_ROOM.name, VECTOR_ROOM.secret)
+  const room = roomKey.id
+  const goal = stamp<GoalRecord>({
+    kind: 'goal',
+    room,
+    from: peerId,
+    text: 'Plan a two-week trip to Japan',
+    createdAt: 1_700_000_000_000,
+    maxDepth: 3,
+  })
+  const proposal = contentId(['example proposal'])
+  const node = nodeId(goal.id, proposal, 1, 'Book the flights', true)
+  const tasks = [
+    { type: 'decide' as const, subject: goal.id },
+    { type: 'execute' as const, subject: node },
+    { type: 'rollup' as const, subject: goal.id },
+  ].map((task) => ({ ...task, id: taskId(task.type, task.subject) }))
+  const claim = stamp<ClaimRecord>({
+    kind: 'claim',
+    room,
+    from: peerId,
+    task: tasks[1]!.id,
+    taskType: 'execute',
+    subject: node,
+    epoch: 0,
+    at: 1_700_000_001_000,
+  })
+  const failure = stamp<FailureRecord>({
+    kind: 'failure',
+    room,
+    from: peerId,
+    subject: tasks[1]!.id,
+    stage: 'execute',
+    epoch: 0,
+    index: -1,
+    errorKind: 'rate-limit',
+    detail: 'the LLM provider is rate limiting (3 attempts)',
+    usage: { provider: 'openai', model: 'gpt-4o', inputTokens: 0, outputTokens: 0, offline: false },
+  })
+  const wires: Uint8Array[] = []
+  const records = [goal, claim, failure].map((record) => {
+    const body = new TextEncoder().encode(canonicalJson(record))
+    const signingInput = Buffer.concat([SIGNING_PREFIX, body])
+    const signature = sign(null, signingInput, key)
+    const wire = Buffer.concat([Buffer.from([WIRE_FORMAT]), signature, body])
+    wires.push(wire)
+    return {
+      record,
+      body: canonicalJson(record),
+      id: record.id,
+      signingInput: hex(signingInput),
+      signature: hex(signature),
+      wire: hex(wire),
+    }
+  })
+  const associatedData = Buffer.concat([Buffer.from('murmuration/sealed/2\n'), utf8(room)])
+  const sealed = sealRecord(roomKey, wires[0]!, () => VECTOR_NONCE)
+  // §7: fingerprints of id lists, and the frames of a session's start
+  const recordIds = [goal.id, claim.id, failure.id].sort()
+  const fingerprints = [[], [recordIds[0]!], recordIds].map((ids) => {
+    const set = new IdSet(ids)
+    return {
+      ids,
+      input: hex(
+        Buffer.concat([
+          encodeUvarint(ids.length),
+          ...ids.map((id) => Buffer.concat([Buffer.from([id.length / 2]), Buffer.from(id, 'hex')])),
+        ]),
+      ),
+      fingerprint: hex(set.fingerprintAll()),
+    }
+  })
+  const set = new IdSet(recordIds)
+  const hello = encodeHello({ room, count: set.size, fingerprint: set.fingerprintAll() })
+  const [ranges] = encodeMessage(initialMessage(set, SYNC_PARAMS), 64 * 1024)
+  const onWire = (frame: Uint8Array) => hex(Buffer.concat([encodeUvarint(frame.length), frame]))
+  const peers = [
+    peerId,
+    '12D3KooWGzh9h1oUqPixbMU3hS6jCeLBVBHnRDEpNv1mtx3PDmF8',
+    '12D3KooWDpJ7As7BWAwRMfu1VU2WCqNjvq387JEYKDBj4kx6nXTN',
+    '12D3KooWQYhTNQdmr3ArTeUHRYzFg94BKyTkoWBDWez9kSCVe2Xo',
+  ]
+  const rendezvous = [goal.id, tasks[1]!.id, `watch:${tasks[1]!.id}`].map((subject) => ({
+    subject,
+    weights: Object.fromEntries(peers.map((peer) => [peer, rendezvousWeight(subject, peer)])),
+    order: rendezvousOrder(subject, peers),
+  }))
+  const topics = roomTopics(room)
+  return {
+    about:
+      `Known answers for docs/PROTOCOL.md: records v${PROTOCOL_VERSION}, topics ` +
+      `${topics.plan.split('/').slice(0, 2).join('/')}/…, sync /murmuration/sync/2.0.0. ` +
+      'Generated by test/vectors/generate.ts (npm run vectors); ' +
+      'checked by test/vectors/vectors.test.ts.',
+    room: {
+      about:
+        '§0: HKDF-SHA256, input key = the secret (the invite key base64url-decoded), salt and info UTF-8',
+      name: VECTOR_ROOM.name,
+      secret: hex(VECTOR_ROOM.secret),
+      inviteKey: encodeSecret(VECTOR_ROOM.secret),
+      salt: 'murmuration/room/2',
+      roomIdInfo: `room-id\n${VECTOR_ROOM.name}`,
+      roomId: room,
+      recordKeyInfo: `record-key\n${VECTOR_ROOM.name}`,
+      recordKey: hex(roomKey.recordKey),
+    },
+    sealed: {
+      about:
+        '§0: XChaCha20-Poly1305 of records[0].wire under room.recordKey; associated data = "murmuration/sealed/2\\n" ‖ the room id as UTF-8 hex text',
+      plain: hex(wires[0]!),
+      nonce: hex(VECTOR_NONCE),
+      associatedData: hex(associatedData),
+      sealed: hex(sealed),
+    },
+    key: {
+      about: 'Ed25519 key from a fixed 32-byte seed (RFC 8032); for these vectors only',
+      seed: hex(seed),
+      publicKey: hex(publicKey),
+      peerId,
+    },
+    signingPrefix: new TextDecoder().decode(SIGNING_PREFIX),
+    topics: { room, ...topics },
+    canonical,
+    contentIds: ids,
+    nodeId: {
+      goal: goal.id,
+      proposal,
+      index: 1,
+      text: 'Book the flights',
+      atomic: true,
+      id: node,
+    },
+    taskIds: tasks,
+    records,
+    rendezvous,
+    sync: {
+      about:
+        '§7: fingerprint = first 16 bytes of SHA-256(input); frames as sent: uvarint length ‖ type ‖ body',
+      fingerprints,
+      hello: {
+        room,
+        count: set.size,
+        fingerprint: hex(set.fingerprintAll()),
+        frame: hex(hello),
+        onWire: onWire(hello),
+      },
+      firstMessage: {
+        about:
+          'the opener’s first message for these ids: one idlist range (held ids, no archived ids)',
+        ids: recordIds,
+        ranges: onWire(ranges!),
+        roundEnd: onWire(Uint8Array.of(0x03)),
+      },
+    },
+  }
+}
+
+/** Where the vectors live, formatted as the repository formats JSON. */
+export const VECTORS_FILE = fileURLToPath(new URL('../../docs/test-vectors.json', import.meta.url))
+
+export async function vectorsJson(): Promise<string> {
+  const options = (await resolveConfig(VECTORS_FILE)) ?? {}
+  return format(JSON.stringify(generateVectors()), { ...options, filepath: VECTORS_FILE })
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await writeFile(VECTORS_FILE, await vectorsJson())
+  console.log(`wrote ${VECTORS_FILE}`)
+}

@@ -1,4 +1,4 @@
-import { request as httpRequest } from 'node:http'
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -6,6 +6,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket, { WebSocketServer } from 'ws'
 import { serveApp, type AppServer } from './app-server'
+import type { IceConfig } from '../src/net/ice-config'
+import { iceConfig, TURN_CREDENTIAL_TTL_S } from './ice'
 import { loadOrCreateTlsCert } from './tls'
 
 const RELAY_ID = '12D3KooWM3D1J9MBUMYYG7o8cHMJvH9qGBtbqbvMjpbS3SXzzLyp'
@@ -27,6 +29,7 @@ beforeAll(async () => {
     port: 0,
     relay: { peerId: RELAY_ID, multiaddrs: [`/ip4/127.0.0.1/tcp/9090/ws/p2p/${RELAY_ID}`] },
     lanOrigins: () => [],
+    ice: () => iceConfig({ urls: ['turn:203.0.113.1:3478'], secret: 'not-for-tabs' }, Date.now()),
     tls,
     relayWs: { host: '127.0.0.1', port: (relayWs.address() as { port: number }).port },
   })
@@ -37,7 +40,10 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-function get(scheme: 'http' | 'https', path: string): Promise<{ status: number; body: string }> {
+function get(
+  scheme: 'http' | 'https',
+  path: string,
+): Promise<{ status: number; body: string; headers: IncomingHttpHeaders }> {
   const request = scheme === 'http' ? httpRequest : httpsRequest
   return new Promise((ok, fail) => {
     const req = request(
@@ -51,7 +57,7 @@ function get(scheme: 'http' | 'https', path: string): Promise<{ status: number; 
       (res) => {
         let body = ''
         res.on('data', (c: Buffer) => (body += c.toString()))
-        res.on('end', () => ok({ status: res.statusCode ?? 0, body }))
+        res.on('end', () => ok({ status: res.statusCode ?? 0, body, headers: res.headers }))
       },
     )
     req.on('error', fail)
@@ -64,7 +70,8 @@ describe('the app server with --https', () => {
     const plain = await get('http', '/')
     const secure = await get('https', '/')
     expect(plain.status).toBe(200)
-    expect(secure).toEqual(plain)
+    expect(secure.body).toEqual(plain.body)
+    expect(secure.status).toEqual(plain.status)
   })
 
   it('tells an https page to reach the relay over wss on the same origin, first', async () => {
@@ -84,5 +91,18 @@ describe('the app server with --https', () => {
     })
     ws.close()
     expect(reply).toBe('echo hello')
+  })
+})
+
+describe('/ice.json', () => {
+  it('hands out a fresh short-lived TURN credential, never the secret, never cached', async () => {
+    const first = JSON.parse((await get('http', '/ice.json')).body) as IceConfig
+    expect(first.iceServers[1]).toMatchObject({ urls: ['turn:203.0.113.1:3478'] })
+    expect(first.iceServers[1]?.username).toMatch(/^\d+:murmuration$/)
+    expect(first.expiresAt).toBeGreaterThan(Date.now())
+    expect(first.expiresAt! - Date.now()).toBeLessThanOrEqual(TURN_CREDENTIAL_TTL_S * 1000)
+    const raw = await get('https', '/ice.json')
+    expect(raw.body).not.toContain('not-for-tabs')
+    expect(raw.headers['cache-control']).toBe('no-store')
   })
 })

@@ -3,6 +3,7 @@
  * documents the app reads from its own origin:
  *   GET /relay.json       the relay's PeerId and multiaddrs
  *   GET /app-config.json  { lanOrigins }: where friends on the LAN can open the app
+ *   GET /ice.json         STUN/TURN servers, with fresh short-lived TURN credentials (ice.ts)
  * Static files only, no plan state, no keys.
  *
  * With `tls`, the same port speaks both http and https (the first byte of a
@@ -16,6 +17,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createHttpsServer } from 'node:https'
 import { connect, createServer as createTcpServer, isIP, type Socket } from 'node:net'
 import { Duplex } from 'node:stream'
+import { NO_ICE_SERVERS, type IceConfig } from '../src/net/ice-config'
 import { createStaticFiles } from './static-files'
 
 export interface AppServerInit {
@@ -25,6 +27,8 @@ export interface AppServerInit {
   port: number
   relay: { peerId: string; multiaddrs: string[] }
   lanOrigins: (port: number) => string[]
+  /** the body of /ice.json, made per request (ice.ts); default: no ICE servers */
+  ice?: () => IceConfig
   /** serve https too (PEM); WebSocket upgrades then go to `relayWs` */
   tls?: { cert: string; key: string }
   /** the relay's plain WebSocket listener, for wss passed through this port */
@@ -130,6 +134,7 @@ export async function serveApp(init: AppServerInit): Promise<AppServer> {
           multiaddrs: wss === undefined ? init.relay.multiaddrs : [wss, ...init.relay.multiaddrs],
         })
       } else if (path === '/app-config.json') reply = json({ lanOrigins: init.lanOrigins(port) })
+      else if (path === '/ice.json') reply = json(init.ice?.() ?? NO_ICE_SERVERS)
       if (!reply) {
         // the built app: compressed, cached by kind, no source maps (static-files.ts)
         const file = await files.get(path, req.headers['accept-encoding'])
@@ -141,7 +146,8 @@ export async function serveApp(init: AppServerInit): Promise<AppServer> {
       res.writeHead(200, {
         ...SECURITY_HEADERS,
         'Content-Type': reply.type,
-        'Cache-Control': 'no-cache',
+        // no-store: /ice.json holds credentials, and all three change with the server's options
+        'Cache-Control': 'no-store',
       })
       res.end(reply.body)
     })().catch(() => res.writeHead(500).end())

@@ -18,6 +18,7 @@ const values = optionsOrExit(
 // loaded once the command line is good: --help and a mistake are answered at once
 const { createRelay } = await import('./relay')
 const { consoleLogger } = await import('../src/net/log')
+const { iceFromOptions } = await import('./ice')
 
 const logger = consoleLogger('relay')
 const relay = await createRelay({
@@ -25,6 +26,7 @@ const relay = await createRelay({
   port: values.port,
   httpPort: values['http-port'],
   keyFile: values['key-file'],
+  ice: iceFromOptions(values.turn, values['turn-secret']),
   logger: values.quiet ? { ...logger, info: () => {} } : logger,
 })
 

@@ -37,6 +37,8 @@ describe('npm start options', () => {
         dist: 'dist',
         cert: undefined,
         key: undefined,
+        turn: [],
+        'turn-secret': undefined,
         quiet: false,
       },
     })
@@ -75,6 +77,8 @@ describe('npm run relay options', () => {
         port: DEFAULT_RELAY_PORT,
         'http-port': undefined,
         'key-file': DEFAULT_RELAY_KEY_FILE,
+        turn: [],
+        'turn-secret': undefined,
         quiet: false,
       },
     })

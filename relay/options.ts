@@ -7,8 +7,10 @@
  * line before it builds the app, so it imports nothing that loads libp2p.
  */
 import {
+  badValue,
   flag,
   formatOptions,
+  list,
   option,
   parseOptions,
   port,
@@ -16,13 +18,42 @@ import {
   EXIT_USAGE,
   UsageError,
   type OptionValues,
+  type Parse,
 } from '../src/cli/options'
+import { isIceUrl, TURN_CREDENTIAL_TTL_S, TURN_SECRET_ENV } from './ice'
 import {
   DEFAULT_APP_PORT,
   DEFAULT_RELAY_HOST,
   DEFAULT_RELAY_KEY_FILE,
   DEFAULT_RELAY_PORT,
 } from './defaults'
+
+const iceUrl: Parse<string> = (raw, name) => {
+  if (!isIceUrl(raw))
+    throw badValue(name, 'stun:HOST[:PORT], turn:HOST[:PORT] or turns:HOST[:PORT]', raw)
+  return raw
+}
+
+/** STUN/TURN servers for tabs and agents (ice.ts), served at /ice.json by both commands. */
+const ICE_OPTIONS = {
+  turn: list({
+    arg: 'URL',
+    help: 'a STUN or TURN server for links across NATs, e.g. turn:HOST:3478 or turns:HOST:5349 (repeatable; a turn: server is asked for STUN too)',
+    parse: iceUrl,
+  }),
+  'turn-secret': option({
+    arg: 'SECRET',
+    help: `coturn's static-auth-secret: tabs get TURN credentials made with it, valid ${TURN_CREDENTIAL_TTL_S / 3600} h (or set $${TURN_SECRET_ENV}, out of sight of ps)`,
+    parse: text,
+    shownDefault: 'none',
+  }),
+}
+
+/** A secret for no TURN server is a mistake worth saying. */
+function checkIce(options: { turn: string[]; 'turn-secret': string | undefined }): void {
+  if (options['turn-secret'] !== undefined && !options.turn.some((u) => u.startsWith('turn')))
+    throw new UsageError('--turn-secret needs a --turn turn:HOST:PORT server')
+}
 
 /** `npm start`: the relay and the web app in one process. */
 export const START_OPTIONS = {
@@ -62,6 +93,7 @@ export const START_OPTIONS = {
     parse: text,
     shownDefault: 'none',
   }),
+  ...ICE_OPTIONS,
   quiet: flag("print only errors and the start lines, not the relay's log"),
 }
 
@@ -84,6 +116,7 @@ export function parseStartArgs(
   const options = command.values
   if ((options.cert === undefined) !== (options.key === undefined))
     throw new UsageError('--cert and --key go together')
+  checkIce(options)
   return { kind: 'run', options }
 }
 
@@ -108,13 +141,14 @@ export const RELAY_OPTIONS = {
     parse: text,
     default: DEFAULT_RELAY_KEY_FILE,
   }),
+  ...ICE_OPTIONS,
   quiet: flag('print only errors and the start lines'),
 }
 
 export const RELAY_USAGE = `Usage: npm run relay -- [options]
 
 Runs the relay alone and prints its multiaddrs and the /relay.json URL for
-web apps served elsewhere.
+web apps served elsewhere (and /ice.json beside it, with --turn).
 
 Options:
 ${formatOptions(RELAY_OPTIONS)}`
@@ -126,7 +160,9 @@ export function parseRelayArgs(
   argv: string[],
 ): { kind: 'help' } | { kind: 'run'; options: RelayOptions } {
   const command = parseOptions(RELAY_OPTIONS, argv)
-  return command.kind === 'help' ? command : { kind: 'run', options: command.values }
+  if (command.kind === 'help') return command
+  checkIce(command.values)
+  return { kind: 'run', options: command.values }
 }
 
 /**

@@ -17,6 +17,8 @@ import { DISCOVER_PROTOCOL } from '../src/net/constants'
 import { decodePeers, encodeJoin } from '../src/net/discovery-wire'
 import { silentLogger } from '../src/net/log'
 import { fetchRelayInfo, pickRelayAddrs } from '../src/net/relay-info'
+import { iceServersSource } from '../src/net/ice-config'
+import { iceFromOptions } from './ice'
 
 let dir: string
 beforeAll(async () => {
@@ -102,6 +104,29 @@ describe('relay', () => {
     await expect(fetchRelayInfo(relay.infoUrl.replace('relay.json', 'nope'))).rejects.toThrow(
       /cannot read relay info/,
     )
+  })
+
+  it('serves /ice.json beside it: none by default, fresh TURN credentials with --turn', async () => {
+    const plain = await startRelay()
+    const none = await fetch(plain.infoUrl.replace('relay.json', 'ice.json'))
+    expect(await none.json()).toEqual({ iceServers: [], expiresAt: null })
+    const keyFile = join(dir, 'ice-relay.key')
+    const relay = await createRelay({
+      port: 0,
+      keyFile,
+      logger: silentLogger,
+      ice: iceFromOptions(['turn:203.0.113.1:3478'], 'secret', {}),
+    })
+    try {
+      const source = iceServersSource({ url: relay.infoUrl.replace('relay.json', 'ice.json') })
+      const config = await source()
+      expect(config.iceServers).toMatchObject([
+        { urls: ['stun:203.0.113.1:3478'] },
+        { urls: ['turn:203.0.113.1:3478'], username: expect.stringMatching(/^\d+:murmuration$/) },
+      ])
+    } finally {
+      await relay.stop()
+    }
   })
 
   it('orders relay addresses for the page host: same host first', () => {

@@ -7,7 +7,8 @@
  *
  * It keeps its Ed25519 key on disk so its PeerId (and every share URL naming
  * it) survives a restart, and serves GET /relay.json on a sibling HTTP port
- * so a web app served elsewhere can find it.
+ * so a web app served elsewhere can find it, and GET /ice.json there: the
+ * STUN/TURN servers peers should use, with fresh TURN credentials (ice.ts).
  */
 import { createServer, type Server } from 'node:http'
 import { networkInterfaces } from 'node:os'
@@ -22,6 +23,7 @@ import type { Libp2p, PrivateKey } from '@libp2p/interface'
 import { DISCOVER_PROTOCOL, LINK_PING_MIN_TIMEOUT_MS } from '../src/net/constants'
 import { loadOrCreateKeyFile } from '../src/net/identity.node.js'
 import { consoleLogger, errMsg, type NetLogger } from '../src/net/log'
+import { NO_ICE_SERVERS, type IceConfig } from '../src/net/ice-config'
 import { DiscoveryServer } from './discover'
 
 import { DEFAULT_RELAY_HOST, DEFAULT_RELAY_KEY_FILE, DEFAULT_RELAY_PORT } from './defaults'
@@ -77,6 +79,8 @@ export interface RelayInit {
   privateKey?: PrivateKey
   /** default: console */
   logger?: NetLogger
+  /** the body of GET /ice.json, made per request (ice.ts); default: no ICE servers */
+  ice?: () => IceConfig
 }
 
 export interface RelayLimits {
@@ -177,6 +181,9 @@ export async function createRelay(init: RelayInit = {}): Promise<Relay> {
     } else if (req.method === 'GET' && path === '/relay.json') {
       res.setHeader('Content-Type', 'application/json')
       res.writeHead(200).end(JSON.stringify(info))
+    } else if (req.method === 'GET' && path === '/ice.json') {
+      res.setHeader('Content-Type', 'application/json')
+      res.writeHead(200).end(JSON.stringify(init.ice?.() ?? NO_ICE_SERVERS))
     } else {
       res.writeHead(404).end()
     }

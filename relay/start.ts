@@ -31,6 +31,7 @@ const { consoleLogger } = await import('../src/net/log')
 const { serveApp } = await import('./app-server')
 const { createRelay } = await import('./relay')
 const { loadOrCreateTlsCert, readTlsFiles, TlsConfigError } = await import('./tls')
+const { iceFromOptions, TURN_CREDENTIAL_TTL_S } = await import('./ice')
 
 function fail(message: string): never {
   console.error(`murmuration: ${message}`)
@@ -38,6 +39,8 @@ function fail(message: string): never {
 }
 
 const useTls = values.https || values.cert !== undefined
+// fresh TURN credentials for each tab that asks (ice.ts); none without --turn
+const ice = iceFromOptions(values.turn, values['turn-secret'])
 
 function lanAddresses(): string[] {
   return Object.values(networkInterfaces())
@@ -76,6 +79,7 @@ const app = await serveApp({
   lanOrigins: (port) =>
     host === '0.0.0.0' ? lanAddresses().map((ip) => `${scheme}://${ip}:${port}`) : [],
   tls,
+  ...(ice ? { ice } : {}),
   relayWs: { host: host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host, port: relayPort },
 })
 
@@ -94,6 +98,11 @@ if (tls !== undefined) {
   console.log('         (friends accept it once; the fingerprint their browser shows must match)')
 }
 console.log(`  Relay: ${relay.peerId}`)
+if (ice !== undefined) {
+  const turn =
+    ice().expiresAt === null ? '' : ` (TURN credentials valid ${TURN_CREDENTIAL_TTL_S / 3600} h)`
+  console.log(`  ICE:   ${values.turn.join(' ')}${turn}`)
+}
 console.log('')
 console.log(`APP_URL ${local}`)
 console.log('APP_READY')

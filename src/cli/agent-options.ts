@@ -51,7 +51,8 @@ same swarm through the relay.
 
 Options:
   --role R            decomposer | scorer | executor | observer (default executor)
-  --app URL           the app started by \`npm start\`, to find the relay (default ${DEFAULT_APP_URL})
+  --app URL           the app started by \`npm start\`, to find the relay and STUN/TURN servers
+                      (default ${DEFAULT_APP_URL})
   --relay MULTIADDR   dial this relay instead of asking --app (repeatable)
   --invite LINK       the room's invite link (the app's Invite panel; quote it:
                       its secret is after the '#'); a room name alone joins nothing

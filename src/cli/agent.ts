@@ -15,6 +15,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { fetchRelayInfo, pickRelayAddrs } from '../net/relay-info'
+import { ICE_CONFIG_PATH, iceServersSource } from '../net/ice-config'
 import { createNodeRuntime } from '../runtime/node'
 import {
   EXIT_USAGE,
@@ -126,6 +127,15 @@ async function main(): Promise<void> {
     ...(options.capabilities ? { capabilities: options.capabilities } : {}),
     dataDir: lock.dir,
     ...(options.rtcBind ? { rtcBindAddress: options.rtcBind } : {}),
+    // the app that named the relay also names the STUN/TURN servers, as it does for tabs
+    ...(options.relays.length === 0
+      ? {
+          rtcConfiguration: iceServersSource({
+            url: new URL(ICE_CONFIG_PATH, options.app).href,
+            log: (m) => process.stderr.write(`agent: ${m}\n`),
+          }),
+        }
+      : {}),
     ...(options.logCalls ? { callLogFile: options.logCalls } : {}),
     log: options.quiet ? () => {} : (message) => console.log(`  ${message}`),
   })

@@ -15,6 +15,7 @@ import { DEFAULT_ROOM, RELAY_RESERVATION_TIMEOUT_MS } from './constants'
 import { acquireTabIdentity, type TabIdentityInit } from './identity.browser'
 import { returningTab } from './returning.browser'
 import { createSwarm } from './swarm'
+import { rtcConfigurationWith } from './ice-config'
 import type { SwarmNode, SwarmNodeInitBase } from './types'
 
 export interface BrowserSwarmNodeInit extends SwarmNodeInitBase {
@@ -41,7 +42,9 @@ export async function createSwarmNode(init: BrowserSwarmNodeInit): Promise<Swarm
       transports: [
         webSockets(),
         circuitRelayTransport({ reservationCompletionTimeout: RELAY_RESERVATION_TIMEOUT_MS }),
-        webRTC({ rtcConfiguration: { iceServers: [], ...init.rtcConfiguration } }),
+        webRTC({
+          rtcConfiguration: rtcConfigurationWith({ iceServers: [] }, init.rtcConfiguration),
+        }),
       ],
       // the default browser gater refuses private and loopback addresses,
       // which is exactly where a LAN relay lives

@@ -15,6 +15,7 @@ import { webSockets } from '@libp2p/websockets'
 import { LINK_PING_MIN_TIMEOUT_MS, RELAY_RESERVATION_TIMEOUT_MS } from './constants'
 import { loadOrCreateKeyFile } from './identity.node.js'
 import { createSwarm } from './swarm'
+import { rtcConfigurationWith } from './ice-config'
 import type { SwarmNode, SwarmNodeInitBase } from './types'
 
 export interface NodeSwarmNodeInit extends SwarmNodeInitBase {
@@ -53,11 +54,9 @@ async function nodeKey(init: NodeSwarmNodeInit): Promise<PrivateKey> {
 }
 
 export async function createSwarmNode(init: NodeSwarmNodeInit): Promise<SwarmNode> {
-  const rtcConfiguration: RTCConfiguration & { bindAddress?: string } = {
-    iceServers: [],
-    ...init.rtcConfiguration,
-  }
-  if (init.rtcBindAddress !== undefined) rtcConfiguration.bindAddress = init.rtcBindAddress
+  const defaults: RTCConfiguration & { bindAddress?: string } = { iceServers: [] }
+  if (init.rtcBindAddress !== undefined) defaults.bindAddress = init.rtcBindAddress
+  const rtcConfiguration = rtcConfigurationWith(defaults, init.rtcConfiguration)
   return createSwarm(init, {
     privateKey: await nodeKey(init),
     listen: init.listen ?? DEFAULT_NODE_LISTEN,

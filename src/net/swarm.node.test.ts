@@ -83,6 +83,12 @@ describe('swarm node (Node variant)', () => {
     const b = await peer(r)
     await waitFor(() => linked(a.node, b.node) && linked(b.node, a.node), 15_000, 'direct link')
     expect(a.node.connections().relay).toBe('up')
+    // both on loopback, host candidates: the link says it goes across the LAN
+    await waitFor(
+      () => a.node.connections().peers.some((p) => p.peerId === b.node.peerId && p.path === 'lan'),
+      5_000,
+      'link path',
+    )
     // each peer joined its room once: one discovery stream, not a churn of them
     expect(relayLogs.filter((l) => l.startsWith('info discover: joined')).length).toBe(2)
 

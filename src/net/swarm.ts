@@ -37,6 +37,7 @@ import { Strikes } from './strikes'
 import { banGater } from './ban-gater'
 import { Syncer } from './sync'
 import { firstEnough } from './enough'
+import { LinkPaths } from './link-paths'
 import type {
   ConnectionSummary,
   LinkKind,
@@ -276,18 +277,21 @@ export async function createSwarm(
   }
 
   function summary(): ConnectionSummary {
-    const best = new Map<string, LinkKind>()
+    const best = new Map<string, PeerLink>()
     for (const c of libp2p.getConnections()) {
       if (c.status !== 'open') continue
       const peer = c.remotePeer.toString()
       if (relayClient.isRelay(peer)) continue
       const kind = linkKind(c)
+      // a WebRTC link counts once data went both ways over it
+      if (kind === 'direct-webrtc' && !linkPaths.carries(c)) continue
       const prev = best.get(peer)
-      if (prev === undefined || LINK_RANK[kind] > LINK_RANK[prev]) best.set(peer, kind)
+      if (prev === undefined || LINK_RANK[kind] > LINK_RANK[prev.kind]) {
+        const path = kind === 'direct-webrtc' ? linkPaths.path(c) : undefined
+        best.set(peer, { peerId: peer, kind, ...(path ? { path } : {}) })
+      }
     }
-    const peers: PeerLink[] = [...best.entries()]
-      .map(([peerId, kind]) => ({ peerId, kind }))
-      .sort((a, b) => (a.peerId < b.peerId ? -1 : 1))
+    const peers: PeerLink[] = [...best.values()].sort((a, b) => (a.peerId < b.peerId ? -1 : 1))
     const relaysStatus = relayClient.status()
     return {
       relay: relaysStatus.some((r) => r.connected && r.reserved) ? 'up' : 'down',
@@ -299,6 +303,13 @@ export async function createSwarm(
       known: dialer.known,
     }
   }
+
+  // --- link paths: LAN, NAT or TURN (link-paths.ts) --------------------------
+  const linkPaths = new LinkPaths({ onChange: summaryChanged, logger })
+  libp2p.addEventListener('peer:identify', (evt) => {
+    linkPaths.identified(evt.detail.connection)
+    summaryChanged()
+  })
 
   // --- wiring ---------------------------------------------------------------
   await libp2p.handle(SYNC_PROTOCOL, syncer.handle, {
@@ -340,6 +351,7 @@ export async function createSwarm(
     relayClient.tick()
     relinker.tick()
     dialer.tick()
+    linkPaths.tick(directConnections())
     summaryChanged()
   }, DIAL_RECHECK_MS)
 

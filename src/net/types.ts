@@ -1,7 +1,9 @@
 import type { PrivateKey } from '@libp2p/interface'
+import type { LinkPath } from './link-paths'
 import type { NetLogger } from './log'
 
 export type { NetLogger } from './log'
+export type { LinkPath } from './link-paths'
 
 /**
  * The contract between the network layer and the rest of the peer.
@@ -69,6 +71,9 @@ export type GossipValidator = (
   from: string,
 ) => Verdict | Promise<Verdict>
 
+/** A fixed ICE configuration, or where to get the current one. */
+export type RtcConfigurationSource = RTCConfiguration | (() => Promise<RTCConfiguration>)
+
 /** What both variants of createSwarmNode take. */
 export interface SwarmNodeInitBase {
   /**
@@ -103,11 +108,12 @@ export interface SwarmNodeInitBase {
   /** Default: console, with info/warn/error only. */
   logger?: NetLogger
   /**
-   * ICE configuration of every RTCPeerConnection. Default `{ iceServers: [] }`:
-   * host candidates only, which is what a LAN needs; no public STUN server is
-   * contacted unless you pass one.
+   * ICE configuration of every RTCPeerConnection, or a function asked for it
+   * at each new one (ice-config.ts: TURN credentials that expire). Default
+   * `{ iceServers: [] }`: host candidates only, which is what a LAN needs; no
+   * public STUN server is contacted unless you pass one.
    */
-  rtcConfiguration?: RTCConfiguration
+  rtcConfiguration?: RtcConfigurationSource
   /** Largest record accepted or published. Default MAX_RECORD_BYTES (256 KiB). */
   maxRecordBytes?: number
   /** Aborting it stops the node (like stop()). */
@@ -125,7 +131,10 @@ export type LinkKind =
 
 export interface PeerLink {
   peerId: string
+  /** a direct WebRTC link counts once it has carried data both ways */
   kind: LinkKind
+  /** how a direct WebRTC link goes (its selected ICE pair), once known (link-paths.ts) */
+  path?: LinkPath
 }
 
 /** The state of our links, for the UI. */

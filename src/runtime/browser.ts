@@ -7,6 +7,7 @@ import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { acquireTabIdentity, browserTabPeerIds } from '../net/identity.browser'
 import { createSwarmNode } from '../net/node.browser'
 import { fetchRelayInfo, pickRelayAddrs } from '../net/relay-info'
+import { ICE_CONFIG_PATH, iceServersSource } from '../net/ice-config'
 import { workerOpener } from './opener.browser'
 import { indexedDbCallStore } from './call-log.browser'
 import { indexedDbPersistence } from './persist.browser'
@@ -33,7 +34,12 @@ export async function createBrowserRuntime(init: RuntimeInit): Promise<PeerRunti
     // the tab's own calls, under its identity: a reload (same identity) finds them
     callStore: indexedDbCallStore(peerIdFromPrivateKey(identity.privateKey).toString()),
     startCore: workerCore,
-    createNode: (nodeInit) => createSwarmNode(nodeInit),
+    // STUN/TURN from the page's origin, fetched again before TURN credentials expire
+    createNode: (nodeInit) =>
+      createSwarmNode({
+        ...nodeInit,
+        rtcConfiguration: iceServersSource({ url: ICE_CONFIG_PATH, log: (m) => console.warn(m) }),
+      }),
     localAuthors: () => browserTabPeerIds(),
   })
   const stop = runtime.stop

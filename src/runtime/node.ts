@@ -10,6 +10,7 @@ import type { ProviderInit } from '../llm/index'
 import { lineLogger } from '../net/log'
 import { loadOrCreateKeyFile } from '../net/identity.node.js'
 import { createSwarmNode } from '../net/node.node.js'
+import type { RtcConfigurationSource } from '../net/types'
 import { nodeVerify } from '../protocol/verify.node.js'
 import { createNodeSandbox } from '../sandbox/sandbox.node.js'
 import { jsonLinesCallStore } from './call-log.node.js'
@@ -27,6 +28,8 @@ export interface NodeRuntimeInit extends RuntimeInit {
   listen?: string[]
   /** local address for WebRTC ICE candidates (tests: 127.0.0.1) */
   rtcBindAddress?: string
+  /** STUN/TURN servers (e.g. iceServersSource of the app's /ice.json); default none */
+  rtcConfiguration?: RtcConfigurationSource
   providerInit?: ProviderInit
   /** appends every LLM call to this JSON Lines file (the agent's --log-calls); default: memory only */
   callLogFile?: string
@@ -57,6 +60,7 @@ export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRunt
         ...nodeInit,
         ...(init.listen ? { listen: init.listen } : {}),
         ...(init.rtcBindAddress ? { rtcBindAddress: init.rtcBindAddress } : {}),
+        ...(init.rtcConfiguration ? { rtcConfiguration: init.rtcConfiguration } : {}),
       }),
     ...(init.callLogFile ? { callStore: jsonLinesCallStore(init.callLogFile) } : {}),
     log: init.log,

@@ -5,14 +5,14 @@
  * IndexedDB or the role core directly.
  */
 import type { Capability, LlmTaskKind, ModelConfig } from '../llm/types'
-import type { ConnectionSummary } from '../net/types'
+import type { ConnectionSummary, PeerLink } from '../net/types'
 import type { PlanRecord, Role } from '../protocol/records'
 import type { PlanTree } from '../plan/tree'
 import type { RoomKey } from '../protocol/room-key'
 import type { BudgetDecision, BudgetLimits } from './budget'
 import type { CallEntry } from './call-log'
 
-export type { ConnectionSummary, PlanTree, Role, Capability, ModelConfig, CallEntry }
+export type { ConnectionSummary, PeerLink, PlanTree, Role, Capability, ModelConfig, CallEntry }
 
 /** One LLM call or claimed task the role is busy with right now. */
 export interface WorkItem {

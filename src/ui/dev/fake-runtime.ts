@@ -129,6 +129,9 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
     peers: Array.from({ length: 10 }, (_, i) => ({
       peerId: randomPeerId(),
       kind: i < 8 ? ('direct-webrtc' as const) : ('relayed' as const),
+      ...(i < 8
+        ? { path: i < 4 ? ('lan' as const) : i < 6 ? ('nat' as const) : ('turn' as const) }
+        : {}),
     })),
     direct: 8,
     relayed: 2,

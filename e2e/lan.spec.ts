@@ -15,6 +15,7 @@ import { APP_PORT, startLanScene, type LanScene } from './fixtures/lan-app'
 import { testRoom } from './fixtures/rooms'
 import { expect, FRIEND_KEY } from './fixtures/ui-app'
 import {
+  allowTools,
   expectJoined,
   leavesDone,
   pickRole,
@@ -76,6 +77,8 @@ async function friendDoesTheWork(scene: LanScene, secure: boolean): Promise<void
     baseUrl: scene.friendLlmUrl,
     key: FRIEND_KEY,
   })
+  // the plan has code and live-data leaves: the friend lets its executor run code and search
+  await allowTools(executor, { code: true, search: true })
   const friendId = await peerIdOf(executor)
 
   await waitForPeers(observer, 4)

@@ -16,6 +16,7 @@ import { startNatScene, TURN_SECRET, type NatScene } from './fixtures/nat-app'
 import { testRoom, type TestRoom } from './fixtures/rooms'
 import { expect, FRIEND_KEY } from './fixtures/ui-app'
 import {
+  allowTools,
   expectJoined,
   leavesDone,
   peerCount,
@@ -115,6 +116,8 @@ test.describe('a friend behind another NAT, no direct way: through TURN', () => 
       baseUrl: scene.friendLlmUrl,
       key: FRIEND_KEY,
     })
+    // the plan has code and live-data leaves: the friend lets its executor run code and search
+    await allowTools(executor, { code: true, search: true })
     const friendId = await peerIdOf(executor)
     await waitForPeers(decomposer, HOST_TABS)
     await submitGoal(decomposer, GOAL, 2)

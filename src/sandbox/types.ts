@@ -4,26 +4,18 @@
  * executor that asked the model runs the code; what ran reaches the core as
  * data (a CodeStep in the result, src/protocol/steps.ts).
  */
-import type { CodeLanguage } from '../protocol/steps'
+import type { CodeLanguage, CodeStep } from '../protocol/steps'
 
 export interface CodeRunRequest {
   language: CodeLanguage
   code: string
 }
 
-/** What one run did. Output is already cut to the sandbox's caps. */
-export interface CodeRun {
-  language: CodeLanguage
-  code: string
-  stdout: string
-  stderr: string
-  /** 0: ended normally; 1: threw, hit a limit or was stopped */
-  exit: number
-  /** why it ended badly (the exception, "time limit of 5 s reached", "memory limit reached"); '' when exit is 0 */
-  error: string
-  durationMs: number
-  timedOut: boolean
-}
+/**
+ * What one run did: a CodeStep's fields, with output cut to the sandbox's
+ * caps (the executor clips again to the record's when it publishes).
+ */
+export type CodeRun = Omit<CodeStep, 'type'>
 
 export interface CodeSandbox {
   /** Runs one program. Never rejects for the program's own faults (they are in the CodeRun); rejects only when signal aborts. */

@@ -149,8 +149,11 @@ test('two relays: tabs register with both; one killed mid-run costs nothing, and
     const joinStarted = Date.now()
     const friend = await browse.tab(await browse.machine('friend'), 'late observer')
     await pickRole(friend, room, 'observer')
+    const joinedAt = Date.now()
     await waitForPeers(friend, 4)
-    console.log(`late tab linked to 4 peers ${Date.now() - joinStarted} ms after opening`)
+    console.log(
+      `late tab joined ${joinedAt - joinStarted} ms after opening, linked to 4 peers ${Date.now() - joinedAt} ms later`,
+    )
     await expect(friend.getByRole('heading', { name: 'Final plan' })).toBeVisible({
       timeout: 30_000,
     })

@@ -106,3 +106,59 @@ describe('/ice.json', () => {
     expect(raw.headers['cache-control']).toBe('no-store')
   })
 })
+
+describe('behind a reverse proxy, with other relays (--public-url, --relay)', () => {
+  const OTHER = '12D3KooWQhjarUFZ3AGcpwuxsu6NZ4YBQRNzwBUE9imFXv6V3J6f'
+  const other = {
+    peerId: OTHER,
+    multiaddrs: [`/dns/relay2.example.org/tcp/443/tls/ws/p2p/${OTHER}`],
+  }
+  let proxied: AppServer
+  let others: Array<typeof other>
+
+  beforeAll(async () => {
+    others = [other]
+    proxied = await serveApp({
+      dir,
+      host: '127.0.0.1',
+      port: 0,
+      relay: { peerId: RELAY_ID, multiaddrs: [`/ip4/127.0.0.1/tcp/9090/ws/p2p/${RELAY_ID}`] },
+      otherRelays: () => others,
+      publicUrl: new URL('https://murmuration.example.org'),
+      lanOrigins: () => [],
+      relayWs: { host: '127.0.0.1', port: (relayWs.address() as { port: number }).port },
+    })
+  })
+  afterAll(() => proxied.close())
+
+  const relayJson = async () => {
+    const res = await fetch(`http://127.0.0.1:${proxied.port}/relay.json`)
+    return (await res.json()) as { multiaddrs: string[]; relays?: unknown }
+  }
+
+  it('names the relay as wss on the public origin first, then the other relays as they are now', async () => {
+    expect(await relayJson()).toEqual({
+      peerId: RELAY_ID,
+      multiaddrs: [
+        `/dns/murmuration.example.org/tcp/443/tls/ws/p2p/${RELAY_ID}`,
+        `/ip4/127.0.0.1/tcp/9090/ws/p2p/${RELAY_ID}`,
+      ],
+      relays: [other],
+    })
+    // a relay that is not reachable (yet) is left out, and the field with it
+    others = []
+    expect((await relayJson()).relays).toBeUndefined()
+    others = [other]
+  })
+
+  it('passes WebSocket upgrades over plain http to the relay (the proxy terminated TLS)', async () => {
+    const ws = new WebSocket(`ws://127.0.0.1:${proxied.port}/`)
+    const reply = await new Promise<string>((ok, fail) => {
+      ws.once('open', () => ws.send('through the proxy'))
+      ws.once('message', (m) => ok(String(m)))
+      ws.once('error', fail)
+    })
+    ws.close()
+    expect(reply).toBe('echo through the proxy')
+  })
+})

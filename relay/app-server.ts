@@ -1,7 +1,7 @@
 /**
- * Serves the built web app (dist/) beside the relay, plus two small JSON
+ * Serves the built web app (dist/) beside the relay, plus three small JSON
  * documents the app reads from its own origin:
- *   GET /relay.json       the relay's PeerId and multiaddrs
+ *   GET /relay.json       the relay's PeerId and multiaddrs, and the other relays of its list
  *   GET /app-config.json  { lanOrigins }: where friends on the LAN can open the app
  *   GET /ice.json         STUN/TURN servers, with fresh short-lived TURN credentials (ice.ts)
  * Static files only, no plan state, no keys.
@@ -12,12 +12,16 @@
  * friend's http request is redirected to https, and WebSocket upgrades (wss)
  * are passed through to the relay, so an https page reaches the relay on the
  * very origin whose certificate its user accepted, and never tries ws://.
+ * Plain http passes WebSocket upgrades to the relay too, so a reverse proxy
+ * that terminates TLS (deploy/Caddyfile, deploy/nginx.conf) needs only this
+ * one port; with `publicUrl`, /relay.json names the relay as wss on it.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import { connect, createServer as createTcpServer, isIP, type Socket } from 'node:net'
 import { Duplex } from 'node:stream'
 import { NO_ICE_SERVERS, type IceConfig } from '../src/net/ice-config'
+import type { RelayAddrs, RelayInfo } from '../src/net/relay-info'
 import { createStaticFiles } from './static-files'
 
 export interface AppServerInit {
@@ -25,7 +29,11 @@ export interface AppServerInit {
   dir: string
   host: string
   port: number
-  relay: { peerId: string; multiaddrs: string[] }
+  relay: RelayAddrs
+  /** the other relays tabs and agents register with as well (other-relays.ts); default none */
+  otherRelays?: () => RelayAddrs[]
+  /** the https origin a reverse proxy serves this app on: /relay.json names the relay as wss there */
+  publicUrl?: URL
   lanOrigins: (port: number) => string[]
   /** the body of /ice.json, made per request (ice.ts); default: no ICE servers */
   ice?: () => IceConfig
@@ -74,12 +82,40 @@ function securityHeaders(path: string): Record<string, string> {
     : SECURITY_HEADERS
 }
 
-/** The relay's address through this port, as an https page on `req`'s host must dial it (wss). */
-function secureRelayAddr(req: IncomingMessage, port: number, peerId: string): string | undefined {
-  const host = (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[|\]$/g, '')
+/** The relay's address through `host`:`port`, as an https page there must dial it (wss). */
+function secureRelayAddr(host: string, port: number, peerId: string): string | undefined {
   if (host === '' || !/^[a-zA-Z0-9.:-]+$/.test(host)) return undefined
   const family = isIP(host) === 4 ? 'ip4' : isIP(host) === 6 ? 'ip6' : 'dns'
   return `/${family}/${host}/tcp/${port}/tls/ws/p2p/${peerId}`
+}
+
+/** The host a request was made to, without port or IPv6 brackets. */
+function requestHost(req: IncomingMessage): string {
+  return (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[|\]$/g, '')
+}
+
+/**
+ * The body of /relay.json for `req`: the relay's own addresses, led by its
+ * wss address on the public origin and, for a request over https, on the
+ * host that request named; then the other relays of the list.
+ */
+function relayInfoFor(
+  init: AppServerInit,
+  req: IncomingMessage,
+  secure: boolean,
+  port: number,
+): RelayInfo {
+  const { peerId } = init.relay
+  const publicPort = Number(init.publicUrl?.port || 443)
+  const leading = [
+    init.publicUrl &&
+      secureRelayAddr(init.publicUrl.hostname.replace(/^\[|\]$/g, ''), publicPort, peerId),
+    secure ? secureRelayAddr(requestHost(req), port, peerId) : undefined,
+  ].filter((m): m is string => m !== undefined && !init.relay.multiaddrs.includes(m))
+  const info: RelayInfo = { peerId, multiaddrs: [...new Set(leading), ...init.relay.multiaddrs] }
+  const others = (init.otherRelays?.() ?? []).filter((r) => r.peerId !== peerId)
+  if (others.length > 0) info.relays = others
+  return info
 }
 
 /** Hands an upgraded (WebSocket) request to the relay's listener, bytes untouched. */
@@ -127,13 +163,8 @@ export async function serveApp(init: AppServerInit): Promise<AppServer> {
         return void res.end()
       }
       let reply: { type: string; body: Buffer } | null = null
-      if (path === '/relay.json') {
-        const wss = secure ? secureRelayAddr(req, port, init.relay.peerId) : undefined
-        reply = json({
-          peerId: init.relay.peerId,
-          multiaddrs: wss === undefined ? init.relay.multiaddrs : [wss, ...init.relay.multiaddrs],
-        })
-      } else if (path === '/app-config.json') reply = json({ lanOrigins: init.lanOrigins(port) })
+      if (path === '/relay.json') reply = json(relayInfoFor(init, req, secure, port))
+      else if (path === '/app-config.json') reply = json({ lanOrigins: init.lanOrigins(port) })
       else if (path === '/ice.json') reply = json(init.ice?.() ?? NO_ICE_SERVERS)
       if (!reply) {
         // the built app: compressed, cached by kind, no source maps (static-files.ts)
@@ -156,8 +187,10 @@ export async function serveApp(init: AppServerInit): Promise<AppServer> {
   const http: Server = createServer(handle(false))
   const https =
     init.tls && createHttpsServer({ cert: init.tls.cert, key: init.tls.key }, handle(true))
-  if (https !== undefined && init.relayWs !== undefined)
-    https.on('upgrade', passToRelay(init.relayWs))
+  if (init.relayWs !== undefined) {
+    http.on('upgrade', passToRelay(init.relayWs))
+    https?.on('upgrade', passToRelay(init.relayWs))
+  }
   // one port, two protocols: a TLS connection starts with a handshake record (0x16)
   const listener =
     https === undefined

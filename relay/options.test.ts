@@ -37,6 +37,8 @@ describe('npm start options', () => {
         dist: 'dist',
         cert: undefined,
         key: undefined,
+        relay: [],
+        'public-url': undefined,
         turn: [],
         'turn-secret': undefined,
         quiet: false,
@@ -58,8 +60,36 @@ describe('npm start options', () => {
     [['--port', 'http'], '--port must be a port number (0 to 65535), got "http"'],
     [['--relay-prot', '1'], "Unknown option '--relay-prot' (did you mean --relay-port?)"],
     [['--data', ''], '--data must not be empty'],
+    [
+      ['--relay', '/ip4/127.0.0.1/tcp/9090/ws'],
+      '--relay must be a relay\'s multiaddr ending in /p2p/<PeerId> (e.g. /dns4/HOST/tcp/443/tls/ws/p2p/12D3KooW…) or its /relay.json URL, got "/ip4/127.0.0.1/tcp/9090/ws"',
+    ],
+    [
+      ['--public-url', 'http://murmuration.example.org'],
+      '--public-url must be an https origin such as https://murmuration.example.org, got "http://murmuration.example.org"',
+    ],
+    [['--public-url', 'https://example.org/app/'], '--public-url must be an https origin'],
   ])('%j: %s', (argv, message) => {
     expect(() => parseStartArgs(argv)).toThrow(message)
+  })
+
+  it('take other relays, in order, by multiaddr or /relay.json URL, and a public origin', () => {
+    const addr =
+      '/dns4/relay2.example.org/tcp/443/tls/ws/p2p/12D3KooWM3D1J9MBUMYYG7o8cHMJvH9qGBtbqbvMjpbS3SXzzLyp'
+    const command = parseStartArgs([
+      '--relay',
+      'https://relay3.example.org/relay.json',
+      '--relay',
+      addr,
+      '--public-url',
+      'https://murmuration.example.org',
+    ])
+    expect(command).toMatchObject({
+      kind: 'run',
+      options: { relay: ['https://relay3.example.org/relay.json', addr] },
+    })
+    if (command.kind === 'run')
+      expect(command.options['public-url']?.href).toBe('https://murmuration.example.org/')
   })
 
   it('help names every option of the table', () => {

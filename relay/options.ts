@@ -21,6 +21,7 @@ import {
   type Parse,
 } from '../src/cli/options'
 import { isIceUrl, TURN_CREDENTIAL_TTL_S, TURN_SECRET_ENV } from './ice'
+import { isRelayInfoUrl, isRelayMultiaddr } from './relay-source'
 import {
   DEFAULT_APP_PORT,
   DEFAULT_RELAY_HOST,
@@ -47,6 +48,28 @@ const ICE_OPTIONS = {
     parse: text,
     shownDefault: 'none',
   }),
+}
+
+const relaySource: Parse<string> = (raw, name) => {
+  if (!isRelayMultiaddr(raw) && !isRelayInfoUrl(raw))
+    throw badValue(
+      name,
+      "a relay's multiaddr ending in /p2p/<PeerId> (e.g. /dns4/HOST/tcp/443/tls/ws/p2p/12D3KooW…) or its /relay.json URL",
+      raw,
+    )
+  return raw
+}
+
+const publicUrl: Parse<URL> = (raw, name) => {
+  let url: URL | undefined
+  try {
+    url = new URL(raw)
+  } catch {
+    url = undefined
+  }
+  if (url?.protocol !== 'https:' || url.pathname !== '/' || url.search !== '' || url.hash !== '')
+    throw badValue(name, 'an https origin such as https://murmuration.example.org', raw)
+  return url
 }
 
 /** A secret for no TURN server is a mistake worth saying. */
@@ -91,6 +114,17 @@ export const START_OPTIONS = {
     arg: 'FILE',
     help: 'PEM private key of --cert',
     parse: text,
+    shownDefault: 'none',
+  }),
+  relay: list({
+    arg: 'ADDR',
+    help: 'another relay for tabs and agents to register with as well, so the room survives losing one: its multiaddr ending in /p2p/<PeerId>, or its /relay.json URL (repeatable)',
+    parse: relaySource,
+  }),
+  'public-url': option({
+    arg: 'URL',
+    help: 'the https origin people open, when a reverse proxy (Caddy, nginx) serves this app there: /relay.json then names the relay as wss on it',
+    parse: publicUrl,
     shownDefault: 'none',
   }),
   ...ICE_OPTIONS,

@@ -13,6 +13,11 @@
  * context once they accept the certificate. This machine's tabs keep using
  * http://127.0.0.1, which browsers already treat as secure.
  *
+ * --relay (repeatable) names other relays, by multiaddr or /relay.json URL:
+ * tabs and agents register with every one as well as with this one, so the
+ * room outlives any one of them (other-relays.ts). --public-url is for a
+ * reverse proxy that serves this app over https (README "Run a public relay").
+ *
  * Exit codes: 0 stopped, 2 usage (one line on stderr).
  */
 import { hostname, networkInterfaces } from 'node:os'
@@ -32,6 +37,7 @@ const { serveApp } = await import('./app-server')
 const { createRelay } = await import('./relay')
 const { loadOrCreateTlsCert, readTlsFiles, TlsConfigError } = await import('./tls')
 const { iceFromOptions, TURN_CREDENTIAL_TTL_S } = await import('./ice')
+const { otherRelays } = await import('./other-relays')
 
 function fail(message: string): never {
   console.error(`murmuration: ${message}`)
@@ -57,6 +63,11 @@ const relay = await createRelay({
   keyFile: join(values.data, 'relay.key'),
   logger: values.quiet ? { ...logger, info: () => {} } : logger,
 })
+const stopOthers = new AbortController()
+const others = otherRelays({ sources: values.relay, logger, signal: stopOthers.signal })
+// a first answer from each /relay.json URL before the first tab asks; one that
+// is down is left out, retried, and named once it answers
+await others.ready
 let tls: TlsFiles | undefined
 try {
   if (values.cert !== undefined && values.key !== undefined) {
@@ -76,6 +87,8 @@ const app = await serveApp({
   host,
   port: values.port,
   relay: { peerId: relay.peerId, multiaddrs: relay.multiaddrs },
+  otherRelays: () => others.list(),
+  ...(values['public-url'] ? { publicUrl: values['public-url'] } : {}),
   lanOrigins: (port) =>
     host === '0.0.0.0' ? lanAddresses().map((ip) => `${scheme}://${ip}:${port}`) : [],
   tls,
@@ -98,6 +111,9 @@ if (tls !== undefined) {
   console.log('         (friends accept it once; the fingerprint their browser shows must match)')
 }
 console.log(`  Relay: ${relay.peerId}`)
+for (const other of others.list()) console.log(`         and ${other.peerId}`)
+for (const url of others.waiting()) console.log(`         (${url} not reachable yet: retried)`)
+if (values['public-url'] !== undefined) console.log(`  Public: ${values['public-url'].href}`)
 if (ice !== undefined) {
   const turn =
     ice().expiresAt === null ? '' : ` (TURN credentials valid ${TURN_CREDENTIAL_TTL_S / 3600} h)`
@@ -111,6 +127,7 @@ let stopping = false
 async function shutdown(): Promise<void> {
   if (stopping) return
   stopping = true
+  stopOthers.abort()
   await app.close()
   await relay.stop()
   process.exit(0)

@@ -51,9 +51,10 @@ same swarm through the relay.
 
 Options:
   --role R            decomposer | scorer | executor | observer (default executor)
-  --app URL           the app started by \`npm start\`, to find the relay and STUN/TURN servers
-                      (default ${DEFAULT_APP_URL})
-  --relay MULTIADDR   dial this relay instead of asking --app (repeatable)
+  --app URL           the app started by \`npm start\`, to find its relays (every one it
+                      lists) and STUN/TURN servers (default ${DEFAULT_APP_URL})
+  --relay MULTIADDR   register with this relay instead of asking --app (repeatable:
+                      with several, the room outlives any one of them)
   --invite LINK       the room's invite link (the app's Invite panel; quote it:
                       its secret is after the '#'); a room name alone joins nothing
   --data DIR          identity and records (default .data/agents/<room>-<id>-<role>); a

@@ -232,8 +232,26 @@ export class Dialer {
       )
   }
 
+  /**
+   * The relay to signal a dial to `c` through: of the relays that listed the
+   * peer, those we are connected to (one that went down still lists it until
+   * it comes back, and a dial through it could only fail), in turn by failure
+   * count; any of them when none is up.
+   */
+  private relayFor(c: Candidate): string | undefined {
+    const up = new Set(
+      this.init.libp2p
+        .getConnections()
+        .filter((conn) => conn.status === 'open' && conn.limits == null)
+        .map((conn) => conn.remotePeer.toString()),
+    )
+    const live = [...c.via].filter(([relay]) => up.has(relay)).map(([, addr]) => addr)
+    const choices = live.length > 0 ? live : [...c.via.values()]
+    return choices[c.failures % choices.length]
+  }
+
   private async dial(peerId: string, c: Candidate): Promise<void> {
-    const relayAddr = [...c.via.values()][c.failures % c.via.size]
+    const relayAddr = this.relayFor(c)
     if (relayAddr === undefined) return
     c.dialing = true
     const started = Date.now()

@@ -21,6 +21,18 @@ import { errMsg, type NetLogger } from './log'
 import { backoff } from './backoff'
 import { peerIdOf } from './multiaddr'
 
+/**
+ * The listen addresses with one /p2p-circuit per relay: each /p2p-circuit is
+ * one reservation for the circuit relay transport, on whichever relay it
+ * finds first, so a peer given several relays listens on as many to hold a
+ * reservation on each (and be listed by each: relay-client.ts). A relay that
+ * goes away frees its slot for it again when it comes back.
+ */
+export function circuitListen(listen: string[], relays: Multiaddr[]): string[] {
+  const count = Math.max(1, new Set(relays.map((r) => peerIdOf(r))).size)
+  return listen.flatMap((addr) => (addr === '/p2p-circuit' ? Array(count).fill(addr) : [addr]))
+}
+
 export interface RelayClientInit {
   libp2p: Libp2p
   /** relay multiaddrs, each with /p2p/<id> */

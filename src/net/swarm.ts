@@ -32,7 +32,7 @@ import { createRelinker } from './relink'
 import { roomTopics } from '../protocol/topics'
 import { consoleLogger, errMsg, type NetLogger } from './log'
 import { peerIdOf } from './multiaddr'
-import { RelayClient } from './relay-client'
+import { circuitListen, RelayClient } from './relay-client'
 import { Strikes } from './strikes'
 import { banGater } from './ban-gater'
 import { Syncer } from './sync'
@@ -124,7 +124,7 @@ export async function createSwarm(
 
   const libp2p: Libp2p<Services> = await createLibp2p({
     privateKey: platform.privateKey,
-    addresses: { listen: platform.listen },
+    addresses: { listen: circuitListen(platform.listen, relays) },
     transports: platform.transports,
     connectionEncrypters: [noise()],
     streamMuxers: [yamux()],

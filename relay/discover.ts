@@ -12,7 +12,7 @@ import { DISCOVER_MAX_FRAME_BYTES } from '../src/net/constants'
 import { decodeJoin, encodePeers } from '../src/net/discovery-wire'
 import { errMsg, type NetLogger } from '../src/net/log'
 import { RateLimiter } from '../src/net/rate-limit'
-import { DEFAULT_ADDRESS_LIMITS, type AddressLimits, type RefusalLog } from './limits'
+import { DEFAULT_ADDRESS_LIMITS, type RefusalLog } from './limits'
 import { addressOf } from './limits-gater'
 
 /** A peer must name its room this soon after opening the stream. */

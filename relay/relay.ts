@@ -25,7 +25,12 @@ import { loadOrCreateKeyFile } from '../src/net/identity.node.js'
 import { consoleLogger, errMsg, type NetLogger } from '../src/net/log'
 import { NO_ICE_SERVERS, type IceConfig } from '../src/net/ice-config'
 import { DEFAULT_DISCOVERY_LIMITS, DiscoveryServer, type DiscoveryLimits } from './discover'
-import { DEFAULT_ADDRESS_LIMITS, REFUSAL_SUMMARY_MS, RefusalLog, type AddressLimits } from './limits'
+import {
+  DEFAULT_ADDRESS_LIMITS,
+  REFUSAL_SUMMARY_MS,
+  RefusalLog,
+  type AddressLimits,
+} from './limits'
 import { addressGater, addressOf } from './limits-gater'
 
 import { DEFAULT_RELAY_HOST, DEFAULT_RELAY_KEY_FILE, DEFAULT_RELAY_PORT } from './defaults'
@@ -87,7 +92,8 @@ export interface RelayInit {
   limits?: Partial<RelayLimits>
 }
 
-export interface RelayLimits extends AddressLimits, Omit<DiscoveryLimits, 'burstPerAddress' | 'refillPerSPerAddress'> {
+export interface RelayLimits
+  extends AddressLimits, Omit<DiscoveryLimits, 'burstPerAddress' | 'refillPerSPerAddress'> {
   maxReservations: number
   linkDurationMs: number
   linkDataBytes: bigint
@@ -139,14 +145,14 @@ export async function createRelay(init: RelayInit = {}): Promise<Relay> {
   const family = host.includes(':') ? 'ip6' : 'ip4'
   const refusals = new RefusalLog(logger)
   // the gater asks libp2p about connections and reservations: set once it exists
-  let node: Libp2p<{ identify: Identify; relay: CircuitRelayService }> | undefined
+  const ref: { node?: Libp2p<{ identify: Identify; relay: CircuitRelayService }> } = {}
   const gater = addressGater({
     limits,
     refusals,
     connectionsFrom: (address) =>
-      node?.getConnections().filter((c) => addressOf(c.remoteAddr) === address).length ?? 0,
+      ref.node?.getConnections().filter((c) => addressOf(c.remoteAddr) === address).length ?? 0,
     addressOfPeer: (peer) => {
-      for (const c of node?.getConnections(peer) ?? []) {
+      for (const c of ref.node?.getConnections(peer) ?? []) {
         const address = addressOf(c.remoteAddr)
         if (address !== undefined) return address
       }
@@ -154,7 +160,7 @@ export async function createRelay(init: RelayInit = {}): Promise<Relay> {
     },
     reservationsFrom: (address, except) => {
       let n = 0
-      for (const [peer, r] of node?.services.relay.reservations ?? []) {
+      for (const [peer, r] of ref.node?.services.relay.reservations ?? []) {
         if (!peer.equals(except) && addressOf(r.addr) === address) n++
       }
       return n
@@ -190,7 +196,7 @@ export async function createRelay(init: RelayInit = {}): Promise<Relay> {
     },
   })
 
-  node = libp2p
+  ref.node = libp2p
   const relayService = libp2p.services.relay
   // A reservation outlives its peer's connection (its TTL is 2 h) but is no
   // use without it (the relay reaches a peer only over that connection):

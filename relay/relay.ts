@@ -24,7 +24,14 @@ import { DISCOVER_PROTOCOL, LINK_PING_MIN_TIMEOUT_MS } from '../src/net/constant
 import { loadOrCreateKeyFile } from '../src/net/identity.node.js'
 import { consoleLogger, errMsg, type NetLogger } from '../src/net/log'
 import { NO_ICE_SERVERS, type IceConfig } from '../src/net/ice-config'
-import { DiscoveryServer } from './discover'
+import { DEFAULT_DISCOVERY_LIMITS, DiscoveryServer, type DiscoveryLimits } from './discover'
+import {
+  DEFAULT_ADDRESS_LIMITS,
+  REFUSAL_SUMMARY_MS,
+  RefusalLog,
+  type AddressLimits,
+} from './limits'
+import { addressGater, addressOf } from './limits-gater'
 
 import { DEFAULT_RELAY_HOST, DEFAULT_RELAY_KEY_FILE, DEFAULT_RELAY_PORT } from './defaults'
 
@@ -81,13 +88,27 @@ export interface RelayInit {
   logger?: NetLogger
   /** the body of GET /ice.json, made per request (ice.ts); default: no ICE servers */
   ice?: () => IceConfig
+  /** caps (tests lower them); default: the RELAY_*, limits.ts and discover.ts constants */
+  limits?: Partial<RelayLimits>
 }
 
-export interface RelayLimits {
+export interface RelayLimits
+  extends AddressLimits, Omit<DiscoveryLimits, 'burstPerAddress' | 'refillPerSPerAddress'> {
   maxReservations: number
   linkDurationMs: number
   linkDataBytes: bigint
   maxHopStreams: number
+}
+
+export const DEFAULT_RELAY_LIMITS: RelayLimits = {
+  maxReservations: RELAY_MAX_RESERVATIONS,
+  linkDurationMs: RELAY_LINK_DURATION_MS,
+  linkDataBytes: RELAY_LINK_DATA_BYTES,
+  maxHopStreams: RELAY_MAX_HOP_STREAMS,
+  ...DEFAULT_ADDRESS_LIMITS,
+  maxRooms: DEFAULT_DISCOVERY_LIMITS.maxRooms,
+  maxRoomMembers: DEFAULT_DISCOVERY_LIMITS.maxRoomMembers,
+  maxRoomsPerPeer: DEFAULT_DISCOVERY_LIMITS.maxRoomsPerPeer,
 }
 
 export interface Relay {
@@ -97,6 +118,8 @@ export interface Relay {
   /** http://host:port/relay.json */
   infoUrl: string
   limits: RelayLimits
+  /** refusals so far by "kind|address" (limits.ts RefusalLog) */
+  refusals(): Map<string, number>
   /** PeerIds holding a reservation */
   reservations(): string[]
   /** room → member PeerIds */
@@ -118,13 +141,31 @@ export async function createRelay(init: RelayInit = {}): Promise<Relay> {
   const httpPort = init.httpPort ?? (port === 0 ? 0 : port + 1)
   const privateKey =
     init.privateKey ?? (await loadOrCreateKeyFile(init.keyFile ?? DEFAULT_RELAY_KEY_FILE))
-  const limits: RelayLimits = {
-    maxReservations: RELAY_MAX_RESERVATIONS,
-    linkDurationMs: RELAY_LINK_DURATION_MS,
-    linkDataBytes: RELAY_LINK_DATA_BYTES,
-    maxHopStreams: RELAY_MAX_HOP_STREAMS,
-  }
+  const limits: RelayLimits = { ...DEFAULT_RELAY_LIMITS, ...init.limits }
   const family = host.includes(':') ? 'ip6' : 'ip4'
+  const refusals = new RefusalLog(logger)
+  // the gater asks libp2p about connections and reservations: set once it exists
+  const ref: { node?: Libp2p<{ identify: Identify; relay: CircuitRelayService }> } = {}
+  const gater = addressGater({
+    limits,
+    refusals,
+    connectionsFrom: (address) =>
+      ref.node?.getConnections().filter((c) => addressOf(c.remoteAddr) === address).length ?? 0,
+    addressOfPeer: (peer) => {
+      for (const c of ref.node?.getConnections(peer) ?? []) {
+        const address = addressOf(c.remoteAddr)
+        if (address !== undefined) return address
+      }
+      return undefined
+    },
+    reservationsFrom: (address, except) => {
+      let n = 0
+      for (const [peer, r] of ref.node?.services.relay.reservations ?? []) {
+        if (!peer.equals(except) && addressOf(r.addr) === address) n++
+      }
+      return n
+    },
+  })
 
   const libp2p: Libp2p<{ identify: Identify; relay: CircuitRelayService }> = await createLibp2p({
     privateKey,
@@ -132,6 +173,7 @@ export async function createRelay(init: RelayInit = {}): Promise<Relay> {
     transports: [webSockets()],
     connectionEncrypters: [noise()],
     streamMuxers: [yamux()],
+    connectionGater: gater,
     connectionManager: {
       maxConnections: RELAY_MAX_CONNECTIONS,
       inboundConnectionThreshold: RELAY_INBOUND_CONNECTION_THRESHOLD,
@@ -154,9 +196,27 @@ export async function createRelay(init: RelayInit = {}): Promise<Relay> {
     },
   })
 
+  ref.node = libp2p
   const relayService = libp2p.services.relay
+  // A reservation outlives its peer's connection (its TTL is 2 h) but is no
+  // use without it (the relay reaches a peer only over that connection):
+  // dropped at disconnect, so reservations count live peers only.
+  libp2p.addEventListener('peer:disconnect', (evt) => {
+    const r = relayService.reservations.get(evt.detail)
+    if (r === undefined) return
+    r.signal.clear()
+    relayService.reservations.delete(evt.detail)
+  })
+  const summary = setInterval(() => refusals.flush(Date.now()), REFUSAL_SUMMARY_MS)
+  summary.unref()
   const discovery = new DiscoveryServer({
     logger,
+    refusals,
+    limits: {
+      ...limits,
+      burstPerAddress: limits.discoverBurstPerAddress,
+      refillPerSPerAddress: limits.discoverRefillPerSPerAddress,
+    },
     hasReservation: (peerId) => {
       for (const id of relayService.reservations.keys()) if (id.toString() === peerId) return true
       return false
@@ -198,11 +258,13 @@ export async function createRelay(init: RelayInit = {}): Promise<Relay> {
     multiaddrs,
     infoUrl,
     limits,
+    refusals: () => refusals.totals(),
     reservations: () => [...relayService.reservations.keys()].map((p) => p.toString()),
     rooms: () => discovery.snapshot(),
     libp2p,
     stop: () => {
       stopping ??= (async () => {
+        clearInterval(summary)
         http.close()
         http.closeAllConnections()
         try {

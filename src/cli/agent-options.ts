@@ -18,6 +18,7 @@ import { DEFAULT_CAPACITY } from '../runtime/runtime'
 import { DEFAULT_BUDGET, type BudgetLimits } from '../runtime/budget'
 import { NO_TOOLS, type GoalSource, type ToolConsent } from '../runtime/types'
 import { EXIT_USAGE, UsageError, usageErrorFrom } from './options'
+import { isIceUrl, TURN_SECRET_ENV } from '../../relay/ice'
 
 export { EXIT_USAGE, UsageError }
 
@@ -55,6 +56,11 @@ Options:
                       lists) and STUN/TURN servers (default ${DEFAULT_APP_URL})
   --relay MULTIADDR   register with this relay instead of asking --app (repeatable:
                       with several, the room outlives any one of them)
+  --turn URL          a STUN/TURN server for WebRTC (repeatable: stun:, turn:, turns:),
+                      instead of the app's; with --relay the agent has none otherwise
+  --turn-secret S     coturn's static-auth-secret: the agent makes its own short-lived
+                      TURN credentials (better: $${TURN_SECRET_ENV}, out of \`ps\`)
+  --ice URL           fetch STUN/TURN servers from this /ice.json (e.g. another app's)
   --invite LINK       the room's invite link (the app's Invite panel; quote it:
                       its secret is after the '#'); a room name alone joins nothing
   --data DIR          identity and records (default .data/agents/<room>-<id>-<role>); a
@@ -106,6 +112,8 @@ export interface AgentOptions {
   /** --app, when no --relay was given: where to fetch /relay.json */
   app: URL
   relays: string[]
+  /** --turn / --turn-secret, or --ice: the agent's own STUN/TURN servers (agent-ice.ts) */
+  ice?: AgentIce
   room: RoomKey
   /** the data dir asked for (before the lock picks a free one) */
   data: string
@@ -123,6 +131,10 @@ export interface AgentOptions {
   check: boolean
   quiet: boolean
 }
+
+/** Where an agent's STUN/TURN servers come from, when not from --app. */
+export type AgentIce =
+  { kind: 'servers'; urls: string[]; secret?: string } | { kind: 'url'; url: URL }
 
 export type AgentCommand =
   { kind: 'help' } | { kind: 'version' } | { kind: 'run'; options: AgentOptions }
@@ -163,6 +175,9 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
     role: { type: 'string', default: 'executor' },
     app: { type: 'string', default: DEFAULT_APP_URL },
     relay: { type: 'string', multiple: true },
+    turn: { type: 'string', multiple: true },
+    'turn-secret': { type: 'string' },
+    ice: { type: 'string' },
     invite: { type: 'string' },
     data: { type: 'string' },
     provider: { type: 'string', default: 'offline' },
@@ -322,6 +337,7 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
     }
   }
   const app = httpUrl(values.app, 'app')
+  const ice = agentIce(values.turn ?? [], values['turn-secret'], values.ice, env)
 
   const goal = values.goal?.trim()
   if (values.goal !== undefined && (!goal || goal.length > MAX_GOAL_TEXT))
@@ -341,6 +357,7 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
       role: role.data,
       app,
       relays,
+      ...(ice ? { ice } : {}),
       room,
       data,
       model,
@@ -356,4 +373,31 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
       quiet: values.quiet,
     },
   }
+}
+
+/** --turn, --turn-secret (or its variable) and --ice, checked; undefined when none is given. */
+function agentIce(
+  turn: string[],
+  secretFlag: string | undefined,
+  iceUrl: string | undefined,
+  env: NodeJS.ProcessEnv,
+): AgentIce | undefined {
+  for (const url of turn)
+    if (!isIceUrl(url))
+      throw new UsageError(
+        `--turn "${url}" is not a STUN/TURN URL (e.g. turn:turn.example.org:3478, stun:host, turns:host:5349)`,
+      )
+  if (iceUrl !== undefined) {
+    if (turn.length > 0) throw new UsageError('give --turn or --ice, not both')
+    if (secretFlag !== undefined) throw new UsageError('--turn-secret goes with --turn, not --ice')
+    return { kind: 'url', url: httpUrl(iceUrl, 'ice') }
+  }
+  if (secretFlag !== undefined && !secretFlag.trim())
+    throw new UsageError('--turn-secret must not be empty')
+  if (turn.length === 0) {
+    if (secretFlag !== undefined) throw new UsageError('--turn-secret needs --turn turn:HOST:PORT')
+    return undefined
+  }
+  const secret = secretFlag ?? (env[TURN_SECRET_ENV]?.trim() || undefined)
+  return { kind: 'servers', urls: turn, ...(secret ? { secret } : {}) }
 }

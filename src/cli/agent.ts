@@ -15,7 +15,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { fetchRelayInfo, pickRelayAddrs } from '../net/relay-info'
-import { ICE_CONFIG_PATH, iceServersSource } from '../net/ice-config'
+import { agentIceLine, agentRtcConfiguration } from './agent-ice'
 import { createNodeRuntime } from '../runtime/node'
 import {
   EXIT_USAGE,
@@ -115,6 +115,7 @@ async function main(): Promise<void> {
   if (lock.slot > 1)
     console.log(`  ${options.data} is in use by another agent: this one uses ${lock.dir}`)
 
+  const iceSource = agentRtcConfiguration(options, (m) => process.stderr.write(`agent: ${m}\n`))
   const runtime = await createNodeRuntime({
     room: options.room,
     role: options.role,
@@ -127,15 +128,8 @@ async function main(): Promise<void> {
     ...(options.capabilities ? { capabilities: options.capabilities } : {}),
     dataDir: lock.dir,
     ...(options.rtcBind ? { rtcBindAddress: options.rtcBind } : {}),
-    // the app that named the relay also names the STUN/TURN servers, as it does for tabs
-    ...(options.relays.length === 0
-      ? {
-          rtcConfiguration: iceServersSource({
-            url: new URL(ICE_CONFIG_PATH, options.app).href,
-            log: (m) => process.stderr.write(`agent: ${m}\n`),
-          }),
-        }
-      : {}),
+    // --turn / --ice, or the app that named the relay (as for tabs): agent-ice.ts
+    ...(iceSource ? { rtcConfiguration: iceSource } : {}),
     ...(options.logCalls ? { callLogFile: options.logCalls } : {}),
     log: options.quiet ? () => {} : (message) => console.log(`  ${message}`),
   })
@@ -147,6 +141,7 @@ async function main(): Promise<void> {
   for (const [capability, why] of Object.entries(runtime.activity().tools?.withheld ?? {}))
     console.log(`  Does not offer ${capability}: ${why}`)
 
+  if (options.ice) console.log(`  ${agentIceLine(options)}`)
   if (options.role !== 'observer') {
     console.log(`  ${limitsLine(options.budget)}`)
     const warning = unpricedWarning(

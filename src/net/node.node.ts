@@ -56,7 +56,7 @@ async function nodeKey(init: NodeSwarmNodeInit): Promise<PrivateKey> {
 export async function createSwarmNode(init: NodeSwarmNodeInit): Promise<SwarmNode> {
   const defaults: RTCConfiguration & { bindAddress?: string } = { iceServers: [] }
   if (init.rtcBindAddress !== undefined) defaults.bindAddress = init.rtcBindAddress
-  const rtcConfiguration = rtcConfigurationWith(defaults, init.rtcConfiguration)
+  const rtcConfiguration = forNodeDatachannel(rtcConfigurationWith(defaults, init.rtcConfiguration))
   return createSwarm(init, {
     privateKey: await nodeKey(init),
     listen: init.listen ?? DEFAULT_NODE_LISTEN,
@@ -69,4 +69,35 @@ export async function createSwarmNode(init: NodeSwarmNodeInit): Promise<SwarmNod
       webRTC({ rtcConfiguration }),
     ],
   })
+}
+
+/**
+ * node-datachannel's RTCPeerConnection puts each TURN server's username and
+ * credential into a URL, turn:USERNAME:CREDENTIAL@host, which libdatachannel
+ * splits at the first ':' and percent-decodes. A coturn shared-secret
+ * username ("EXPIRY:murmuration") has a ':', and its base64 credential may
+ * have '/', '+' and '=': unencoded, the server gets the wrong username and
+ * refuses the allocation. Percent-encoded, they arrive as sent.
+ */
+export function encodeIceCredentials(config: RTCConfiguration): RTCConfiguration {
+  if (config.iceServers === undefined) return config
+  return {
+    ...config,
+    iceServers: config.iceServers.map((s) =>
+      s.username === undefined || s.credential === undefined
+        ? s
+        : {
+            ...s,
+            username: encodeURIComponent(s.username),
+            credential: encodeURIComponent(String(s.credential)),
+          },
+    ),
+  }
+}
+
+function forNodeDatachannel<T extends RTCConfiguration>(
+  config: T | (() => Promise<T>),
+): T | (() => Promise<T>) {
+  if (typeof config === 'function') return async () => encodeIceCredentials(await config()) as T
+  return encodeIceCredentials(config) as T
 }

@@ -29,7 +29,7 @@ import { DIRECT_LINKS } from '../src/net/constants'
 import type { Role } from '../src/runtime/types'
 import type { PeerHost, PeerSpec } from './host'
 import { forkMockLlm } from './mock-process'
-import { chromiumType, descendants, readProc } from './proc-cpu'
+import { chromiumType, descendants, hasThread, readProc } from './proc-cpu'
 import { RemoteHost } from './remote'
 import type { TabHost } from './tabs'
 
@@ -99,7 +99,9 @@ async function snapshot(agents: RemoteHost[]): Promise<Snapshot> {
   for (const p of descendants(process.pid).sort((a, b) => a.pid - b.pid)) {
     const type = chromiumType(p.pid)
     if (!type) continue
-    const label = type === 'renderer' ? `tab ${renderer++}` : `chromium ${type}`
+    // a tab's renderer runs its worker; Chromium keeps other renderers too (spare, blank pages)
+    const tab = type === 'renderer' && hasThread(p.pid, 'DedicatedWorker')
+    const label = tab ? `tab ${renderer++}` : `chromium ${type}`
     cpu.set(label, (cpu.get(label) ?? 0) + p.cpuSeconds)
   }
   const self = readProc(process.pid)

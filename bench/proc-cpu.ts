@@ -67,3 +67,18 @@ export function chromiumType(pid: number): string | null {
     return null
   }
 }
+
+/** Does the process run a thread named like `prefix` (e.g. Chromium's "DedicatedWorker thread")? */
+export function hasThread(pid: number, prefix: string): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/task`).some((tid) => {
+      try {
+        return readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').startsWith(prefix)
+      } catch {
+        return false
+      }
+    })
+  } catch {
+    return false
+  }
+}

@@ -86,3 +86,69 @@ describe('a core whose timers fire late (a hidden tab)', () => {
     }
   })
 })
+
+describe('the roster (a beat alone)', () => {
+  afterEach(() => vi.useRealTimers())
+
+  it('refreshes an idle observer when a peer joins or changes, not on a keepalive that changes nothing', () => {
+    vi.useFakeTimers({ now: 1_000_000 })
+    const rng = createRng('driver-roster')
+    const rosters: string[][] = []
+    const observer = new CoreDriver({
+      config: {
+        peerId: fakePeerId(rng),
+        room: 'r',
+        role: 'observer',
+        capabilities: [],
+        capacity: 1,
+        model: 'offline-v1',
+        offline: true,
+      },
+      model: { provider: 'offline', model: 'offline-v1' },
+      publish: () => {},
+      onTree: () => {},
+      onActivity: (a) => rosters.push(a.swarm.map((p) => `${p.peerId}:${p.healthy}`)),
+    })
+    let beatsOf: Presence[] = []
+    const other = new CoreDriver({
+      config: {
+        peerId: fakePeerId(rng),
+        room: 'r',
+        role: 'scorer',
+        capabilities: [],
+        capacity: 1,
+        model: 'offline-v1',
+        offline: true,
+      },
+      model: { provider: 'offline', model: 'offline-v1' },
+      publish: (records) => {
+        for (const r of records) if (r.kind === 'presence') beatsOf.push(r)
+      },
+    })
+    try {
+      vi.advanceTimersByTime(10_000) // both quiet; the observer's views settle
+      const settled = rosters.length
+      const hear = () => {
+        observer.deliver(beatsOf.map((presence) => ({ type: 'presence' as const, presence })))
+        beatsOf = []
+        vi.advanceTimersByTime(1_000)
+      }
+      hear() // the scorer's beats so far: it joins the roster
+      expect(rosters.length).toBeGreaterThan(settled)
+      expect(rosters.at(-1)).toEqual([`${other.peer.config.peerId}:true`])
+      const joined = rosters.length
+      for (let i = 0; i < 20; i++) hear() // 20 s of keepalives that change nothing
+      expect(rosters.length).toBe(joined)
+      other.setModel({
+        provider: 'openai-compatible',
+        model: 'm2',
+        baseUrl: 'http://127.0.0.1:9/v1',
+      })
+      for (let i = 0; i < 2; i++) hear() // its change is beaten at once and shows
+      expect(rosters.length).toBe(joined + 1)
+    } finally {
+      observer.stop()
+      other.stop()
+    }
+  })
+})

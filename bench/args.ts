@@ -34,6 +34,12 @@ export interface BenchOptions {
    * largest size only
    */
   tabs: number
+  /**
+   * runs of one size, reported as the run with the median ratio plus the
+   * spread: runs of one code move by ±0.05 (docs/PERFORMANCE.md). Not in a
+   * sweep, where each size runs once.
+   */
+  repeat: number
 }
 
 export const DEFAULTS: BenchOptions = {
@@ -54,6 +60,7 @@ export const DEFAULTS: BenchOptions = {
   joinBatch: undefined,
   scores: 'fixed',
   tabs: 0,
+  repeat: 3,
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -83,6 +90,9 @@ export const USAGE = `npm run bench -- [options]
                    no CPU or transport; takes seconds)
   --gossip-ms MS   one gossip hop in the virtual-time run (default 10)
   --dump FILE      write the call timelines and critical chains to FILE (JSON)
+  --repeat R       run the size R times (default 3) and report the run with the
+                   median ratio, with every run's ratio (the spread); a sweep
+                   runs each size once
   --json-only      print only the final JSON line
   --help           this text`
 
@@ -171,6 +181,9 @@ export function parseArgs(argv: readonly string[]): BenchOptions | 'help' {
       }
       case '--json-only':
         options.jsonOnly = true
+        break
+      case '--repeat':
+        options.repeat = int('--repeat', value(), 1, 20)
         break
       case '--help':
       case '-h':

@@ -110,6 +110,23 @@ export const MIN_BEAT_GAP_MS = 500
 export function keepaliveMs(peers: number): number {
   return Math.min(MAX_KEEPALIVE_MS, Math.max(PRESENCE_INTERVAL_MS, peers * KEEPALIVE_PER_PEER_MS))
 }
+/**
+ * A room is quiet for a peer that holds nothing and has heard no plan record
+ * for QUIET_ROOM_AFTER_MS (and has run that long). Its keepalive gap is then
+ * at least QUIET_KEEPALIVE_MS: a room of tabs left open after their plan sends
+ * a beat per peer per 30 s instead of per 5 s. What it costs: a quiet peer that
+ * dies unannounced is taken for gone only after presenceTtlMs(30 s) = 91 s;
+ * until then it may be ranked first for new work, which delays that work by
+ * a claim stagger, not more. A plan record makes the room busy again, and the
+ * peer's next step beats at its busy gap (its last, longer promise is kept).
+ */
+export const QUIET_ROOM_AFTER_MS = 60_000
+export const QUIET_KEEPALIVE_MS = 30_000
+
+/** The keepalive gap of an idle peer in a quiet room. */
+export function quietKeepaliveMs(peers: number): number {
+  return Math.max(QUIET_KEEPALIVE_MS, keepaliveMs(peers))
+}
 
 /** How long a peer whose latest beat promised the next within `every` ms stays alive unheard: three beats. */
 export function presenceTtlMs(every: number): number {

@@ -16,7 +16,12 @@ import {
   type Presence,
   type WireRecord,
 } from '../protocol/records'
-import { MAX_TASK_ATTEMPTS, RETRY_FAILED_AFTER_MS, WARMUP_MS } from '../protocol/rules'
+import {
+  MAX_TASK_ATTEMPTS,
+  QUIET_ROOM_AFTER_MS,
+  RETRY_FAILED_AFTER_MS,
+  WARMUP_MS,
+} from '../protocol/rules'
 import { beatEvery, beatKey, shouldBeat } from './presence'
 import { validateRecord } from '../protocol/validate'
 import { createSyncRounds, syncEnded, type SyncRounds } from './neighbours'
@@ -86,6 +91,8 @@ export interface PeerState {
   beatDue: boolean
   /** a peer it did not know was heard since the last beat */
   newcomerHeard: boolean
+  /** local time of the last plan record heard (or of the start): the room is quiet QUIET_ROOM_AFTER_MS after it */
+  lastPlanAt: number
   healthy: boolean
   unhealthySince: number
   lastError: string | null
@@ -116,6 +123,7 @@ export function createPeer(config: PeerConfig, now: number, plan = new PlanState
     lastBeatKey: '',
     beatDue: true,
     newcomerHeard: false,
+    lastPlanAt: now,
     healthy: true,
     unhealthySince: 0,
     lastError: null,
@@ -312,6 +320,7 @@ function maybeBeat(peer: PeerState, fx: Effects, now: number): void {
   const holding = heldTasks(peer)
   const key = currentBeatKey(peer)
   const known = liveCount(peer.view, now)
+  const quiet = holding.length === 0 && now - peer.lastPlanAt >= QUIET_ROOM_AFTER_MS
   const due = shouldBeat({
     now,
     lastBeatAt: peer.lastBeatAt,
@@ -320,9 +329,10 @@ function maybeBeat(peer: PeerState, fx: Effects, now: number): void {
     known,
     changed: peer.beatDue || key !== peer.lastBeatKey,
     newcomer: peer.newcomerHeard,
+    quiet,
   })
   if (!due) return
-  const every = beatEvery(holding.length > 0, known)
+  const every = beatEvery(holding.length > 0, known, quiet)
   peer.seq++
   peer.lastBeatAt = now
   peer.lastEvery = every
@@ -368,7 +378,9 @@ export function stepPeer(
   for (const input of Array.isArray(inputs) ? inputs : [inputs as PeerInput]) {
     switch (input.type) {
       case 'record':
-        if (input.record.room === peer.config.room) peer.plan.add(input.record)
+        // a new record (not one already held) makes the room busy
+        if (input.record.room === peer.config.room && peer.plan.add(input.record))
+          peer.lastPlanAt = now
         break
       case 'presence':
         if (

@@ -5,7 +5,11 @@ import {
   MIN_BEAT_GAP_MS,
   PRESENCE_INTERVAL_MS,
   presenceTtlMs,
+  QUIET_KEEPALIVE_MS,
+  QUIET_ROOM_AFTER_MS,
 } from '../protocol/rules'
+import type { Presence } from '../protocol/records'
+import { createView, hearPresence, isAlive } from './view'
 import { newGoal } from '../protocol/records'
 import { createRng } from '../sim/rng'
 import { fakePeerId } from '../sim/swarm'
@@ -85,6 +89,64 @@ describe('presence beats (presence.ts)', () => {
     expect(beatKey({ ...base, capabilities: [] })).not.toBe(beatKey(base))
     expect(beatKey({ ...base, model: 'n' })).not.toBe(beatKey(base))
     expect(beatKey({ ...base, offline: true })).not.toBe(beatKey(base))
+  })
+})
+
+describe('a quiet room (no plan record for QUIET_ROOM_AFTER_MS)', () => {
+  const peerIn = (seed: string) =>
+    createPeer(
+      {
+        peerId: fakePeerId(createRng(seed)),
+        room: 'r',
+        role: 'scorer',
+        capabilities: [],
+        capacity: 1,
+        model: 'm',
+        offline: true,
+      },
+      0,
+    )
+  const beatsOf = (fx: Effects) =>
+    fx.publish.filter((record): record is Presence => record.kind === 'presence')
+
+  it('an idle peer stretches its keepalive to QUIET_KEEPALIVE_MS, never a holder', () => {
+    expect(beatEvery(false, 3, true)).toBe(QUIET_KEEPALIVE_MS)
+    expect(beatEvery(true, 3, true)).toBe(PRESENCE_INTERVAL_MS)
+    // a room so big that its keepalive is already longer keeps it
+    expect(beatEvery(false, 63, true)).toBe(keepaliveMs(64))
+  })
+
+  it('beats every 30 s once the room is quiet, and at its busy gap as soon as a record comes', () => {
+    const peer = peerIn('quiet-room')
+    const beats: Array<{ at: number; every: number }> = []
+    let t = 0
+    for (; t < QUIET_ROOM_AFTER_MS + 2 * QUIET_KEEPALIVE_MS; t += 250) {
+      for (const b of beatsOf(step(peer, { type: 'tick' }, t)))
+        beats.push({ at: t, every: b.every })
+    }
+    const quiet = beats.filter((b) => b.at >= QUIET_ROOM_AFTER_MS)
+    expect(quiet.map((b) => b.every)).toEqual([QUIET_KEEPALIVE_MS, QUIET_KEEPALIVE_MS])
+    expect(quiet[1]!.at - quiet[0]!.at).toBe(QUIET_KEEPALIVE_MS)
+    // before it, the busy keepalive (alone in the room: PRESENCE_INTERVAL_MS)
+    expect(
+      beats
+        .filter((b) => b.at < QUIET_ROOM_AFTER_MS)
+        .every((b) => b.every === PRESENCE_INTERVAL_MS),
+    ).toBe(true)
+    // a goal arrives 10 s after the last quiet beat: the next step beats with the busy gap
+    t = quiet[1]!.at + 10_000
+    const fx = step(peer, { type: 'record', record: newGoal('r', 'someone', 'g', t, 2) }, t)
+    expect(beatsOf(fx).map((b) => b.every)).toEqual([PRESENCE_INTERVAL_MS])
+  })
+
+  it('others keep a quiet peer alive for three of its gaps, then take it for gone', () => {
+    const quietPeer = peerIn('quiet-other')
+    const beat = beatsOf(step(quietPeer, { type: 'tick' }, 0))[0]!
+    const view = createView()
+    hearPresence(view, { ...beat, every: QUIET_KEEPALIVE_MS }, 0)
+    expect(presenceTtlMs(QUIET_KEEPALIVE_MS)).toBe(91_000)
+    expect(isAlive(view, beat.from, 91_000)).toBe(true)
+    expect(isAlive(view, beat.from, 91_001)).toBe(false)
   })
 })
 

@@ -10,6 +10,8 @@
  * - a holder beats every PRESENCE_INTERVAL_MS (its leases, LEASE_TIMEOUT_MS);
  * - an idle peer beats every keepaliveMs(peers it knows): the room as a
  *   whole sends about one keepalive a second, whatever its size;
+ * - an idle peer in a quiet room (no plan record heard for
+ *   QUIET_ROOM_AFTER_MS) beats every quietKeepaliveMs(peers), 30 s at least;
  * - a change others act on (a new claim, health, capabilities, model:
  *   beatKey) is beaten at once, at most every MIN_BEAT_GAP_MS;
  * - a newcomer is answered (so it learns who is here) at most every
@@ -22,6 +24,7 @@
  */
 import {
   keepaliveMs,
+  quietKeepaliveMs,
   MIN_BEAT_GAP_MS,
   NEWCOMER_ANSWER_PER_PEER_MS,
   PRESENCE_INTERVAL_MS,
@@ -41,17 +44,20 @@ export interface BeatInput {
   changed: boolean
   /** has it heard a peer it did not know since its last beat? */
   newcomer: boolean
+  /** is the room quiet (no plan record for QUIET_ROOM_AFTER_MS)? */
+  quiet?: boolean
 }
 
 /** The gap this peer promises until its next beat. */
-export function beatEvery(holding: boolean, known: number): number {
-  return holding ? PRESENCE_INTERVAL_MS : keepaliveMs(known + 1)
+export function beatEvery(holding: boolean, known: number, quiet = false): number {
+  if (holding) return PRESENCE_INTERVAL_MS
+  return quiet ? quietKeepaliveMs(known + 1) : keepaliveMs(known + 1)
 }
 
 /** Should the peer beat now? */
 export function shouldBeat(input: BeatInput): boolean {
   const since = input.now - input.lastBeatAt
-  const every = beatEvery(input.holding, input.known)
+  const every = beatEvery(input.holding, input.known, input.quiet)
   // keep the last beat's promise even when the gap has grown meanwhile
   if (since >= Math.min(every, input.lastEvery)) return true
   if (input.changed && since >= MIN_BEAT_GAP_MS) return true

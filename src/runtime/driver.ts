@@ -27,6 +27,7 @@ import { createPeer, step, type PeerInput, type PeerState } from '../roles/index
 import { derived } from '../roles/peer'
 import { rootOfWork, type Consent } from '../roles/consent'
 import type { PeerConfig, PeerEvent } from '../roles/types'
+import { presenceTtlMs } from '../protocol/rules'
 import { ActivityLog } from './activity'
 import { callEntry, type CallEntry } from './call-log'
 import {
@@ -51,6 +52,18 @@ import { NO_TOOLS, type RoleActivity, type ToolConsent } from './types'
  * to their nominal values in a foreground tab or a worker.
  */
 export const TICK_MS = 250
+/**
+ * The tick of a quiet core: nothing in flight, nothing held, and no input but
+ * ticks and presence beats for QUIET_AFTER_MS. Nothing then waits on a
+ * claim window or a stagger (those follow a plan record, which makes the
+ * core busy again at once); what remains is keepalive beats (gaps of 5 s
+ * and more, with a 1 s margin in presenceTtlMs) and others' leases and
+ * deadlines (20 s and more), which a tick up to a second late only delays.
+ * A hidden tab's timers fire at most once a second anyway.
+ */
+export const QUIET_TICK_MS = 1_000
+/** How long after the last input that is not a tick or a beat the core is taken for quiet. */
+export const QUIET_AFTER_MS = 5_000
 /** At most this often the tree and activity are re-projected for the UI. */
 export const VIEW_THROTTLE_MS = 150
 
@@ -89,7 +102,10 @@ export interface DriverInit {
    */
   spending?: SpendingPersistence
   now?: () => number
+  /** the tick while busy (default TICK_MS) */
   tickMs?: number
+  /** the tick once quiet (default QUIET_TICK_MS) */
+  quietTickMs?: number
   log?: (message: string) => void
 }
 
@@ -100,9 +116,15 @@ export class CoreDriver {
   private readonly pending: PeerInput[] = []
   private scheduled = false
   private readonly calls = new Map<string, AbortController>()
-  private readonly ticker: ReturnType<typeof setInterval>
+  private ticker: ReturnType<typeof setTimeout> | null = null
+  /** the delay of the pending tick (TICK_MS or QUIET_TICK_MS) */
+  private tickDelay = 0
+  /** local time of the last input that is not a tick or a presence beat */
+  private lastBusyAt: number
   private viewTimer: ReturnType<typeof setTimeout> | null = null
   private lastTreeVersion = -1
+  /** rosterKey() when the views were last scheduled: a beat alone that changes it refreshes them */
+  private lastRoster = ''
   private stopped = false
   private readonly activityLog: ActivityLog
   private readonly now: () => number
@@ -136,7 +158,7 @@ export class CoreDriver {
     )
     for (const record of init.records ?? []) this.peer.plan.add(record)
     this.activityLog = new ActivityLog(this.peer)
-    this.ticker = setInterval(() => this.deliver([{ type: 'tick' }]), init.tickMs ?? TICK_MS)
+    this.lastBusyAt = this.now()
     this.deliver([{ type: 'tick' }])
     init.spending
       ?.load()
@@ -159,7 +181,10 @@ export class CoreDriver {
    */
   deliver(inputs: PeerInput[]): void {
     if (this.stopped) return
-    for (const input of inputs) this.pending.push(input)
+    for (const input of inputs) {
+      this.pending.push(input)
+      if (input.type !== 'tick' && input.type !== 'presence') this.lastBusyAt = this.now()
+    }
     if (this.scheduled) return
     this.scheduled = true
     setTimeout(() => this.runStep(), 0)
@@ -326,7 +351,7 @@ export class CoreDriver {
 
   stop(): void {
     this.stopped = true
-    clearInterval(this.ticker)
+    if (this.ticker) clearTimeout(this.ticker)
     if (this.viewTimer) clearTimeout(this.viewTimer)
     for (const controller of this.calls.values()) controller.abort()
     this.calls.clear()
@@ -347,7 +372,12 @@ export class CoreDriver {
     }
     for (const request of effects.startLlm) this.call(request.id, request.task)
     this.activityLog.record(effects.events, effects.publish, this.now())
+    this.scheduleTick()
+    const roster = this.rosterKey()
+    const rosterChanged = roster !== this.lastRoster
+    this.lastRoster = roster
     if (
+      rosterChanged ||
       budgetChanged ||
       effects.events.length ||
       effects.publish.length ||
@@ -355,6 +385,27 @@ export class CoreDriver {
     ) {
       this.scheduleViews()
     }
+  }
+
+  /**
+   * The next tick: TICK_MS while the core is busy, QUIET_TICK_MS once it is
+   * quiet. A step that finds the core busy again brings a pending slow tick
+   * forward.
+   */
+  private scheduleTick(): void {
+    const delay = tickDelay({
+      busy: this.calls.size > 0 || this.peer.work.size > 0,
+      sinceInputMs: this.now() - this.lastBusyAt,
+      tickMs: this.init.tickMs ?? TICK_MS,
+      quietTickMs: this.init.quietTickMs ?? QUIET_TICK_MS,
+    })
+    if (this.ticker && delay >= this.tickDelay) return
+    if (this.ticker) clearTimeout(this.ticker)
+    this.tickDelay = delay
+    this.ticker = setTimeout(() => {
+      this.ticker = null
+      this.deliver([{ type: 'tick' }])
+    }, delay)
   }
 
   private call(id: string, task: Parameters<typeof runLlmTask>[0]): void {
@@ -433,6 +484,32 @@ export class CoreDriver {
     }
   }
 
+  /**
+   * Who is alive and what they said that the roster shows (not when each was
+   * last heard): a peer that joins, leaves or changes refreshes the views,
+   * while keepalive beats that change nothing cost the UI nothing.
+   */
+  private rosterKey(): string {
+    const now = this.now()
+    const parts: string[] = []
+    for (const { presence: p, heardAt } of this.peer.view.peers.values()) {
+      if (now - heardAt > presenceTtlMs(p.every)) continue
+      parts.push(
+        [
+          p.from,
+          p.role,
+          p.healthy,
+          p.model,
+          p.offline,
+          p.capabilities.join(','),
+          p.load,
+          p.capacity,
+        ].join('/'),
+      )
+    }
+    return parts.sort().join('|')
+  }
+
   private scheduleViews(): void {
     if (this.viewTimer || this.stopped) return
     this.viewTimer = setTimeout(() => {
@@ -445,6 +522,21 @@ export class CoreDriver {
       this.init.onActivity?.(this.activity())
     }, VIEW_THROTTLE_MS)
   }
+}
+
+/**
+ * The delay to the next tick: tickMs while the core has calls in flight or
+ * work held, or had an input other than a tick or a beat in the last
+ * QUIET_AFTER_MS; quietTickMs (never shorter) once it is quiet.
+ */
+export function tickDelay(state: {
+  busy: boolean
+  sinceInputMs: number
+  tickMs: number
+  quietTickMs: number
+}): number {
+  const quiet = !state.busy && state.sinceInputMs >= QUIET_AFTER_MS
+  return quiet ? Math.max(state.tickMs, state.quietTickMs) : state.tickMs
 }
 
 export function modelLabel(model: ModelConfig): string {

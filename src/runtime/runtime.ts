@@ -26,6 +26,7 @@ import type { RecordPersistence } from './persist'
 import { SealedStore } from './sealed'
 import { isPlanRecord, PlanStore } from './store'
 import { archiveFinished } from './archive'
+import { AntiEntropyClock } from './anti-entropy'
 import { addCall, EMPTY_CALL_LOG, restoreCallLog, type CallStore } from './call-log'
 import { DEFAULT_BUDGET } from './budget'
 import { AuthorQuotaError, GoalLimitError, ownGoalWouldWait } from './goal-limit'
@@ -41,12 +42,7 @@ import {
 } from './types'
 
 export const DEFAULT_CAPACITY = 4
-/**
- * Anti-entropy with every linked peer this often, besides the sync when a
- * link opens: repairs what gossip lost. Peers already in sync exchange one
- * HELLO frame (a fingerprint) each way, so this costs almost nothing.
- */
-export const ANTI_ENTROPY_INTERVAL_MS = 20_000
+export { ANTI_ENTROPY_INTERVAL_MS } from './anti-entropy'
 /**
  * A peer starts its warm-up after its first sync (see PeerConfig.joinFirst).
  * One that finds nobody to sync with (the first tab of a room) starts after
@@ -120,10 +116,15 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   let deliver: (record: PlanRecord) => void = (record) => {
     restored.push(record)
   }
+  // the anti-entropy cadence follows new records (anti-entropy.ts)
+  let recordArrived = () => {}
   const store = new PlanStore({
     room,
     persistence: parts.persistence,
-    onRecord: (record) => deliver(record),
+    onRecord: (record) => {
+      recordArrived()
+      deliver(record)
+    },
     log,
   })
   const dropped = await store.restore()
@@ -326,9 +327,13 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   const stopJoinWatch = node.on('sync', (report) => {
     if (report.error === undefined) join()
   })
-  const antiEntropy = setInterval(() => {
-    node?.syncNow().catch((err: Error) => log(`anti-entropy failed: ${err.message}`))
-  }, ANTI_ENTROPY_INTERVAL_MS)
+  const antiEntropy = new AntiEntropyClock({
+    round: () => {
+      node?.syncNow().catch((err: Error) => log(`anti-entropy failed: ${err.message}`))
+    },
+    now,
+  })
+  recordArrived = () => antiEntropy.recordArrived()
 
   // "this browser's tabs": who they are changes as tabs open, so ask again now and then
   const localAuthors = parts.localAuthors ?? (async () => [])
@@ -412,7 +417,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     },
     archiveFinished: () => archiveFinished(room, store, core, now()),
     async stop() {
-      clearInterval(antiEntropy)
+      antiEntropy.stop()
       clearInterval(authorsTimer)
       clearTimeout(joinFallback)
       core.stop()

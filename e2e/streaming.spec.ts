@@ -38,6 +38,8 @@ test('a leaf’s text streams into the executing tab before the call ends; other
 }) => {
   test.setTimeout(120_000)
   const started = Date.now()
+  const mark = (what: string) =>
+    console.log(`streaming e2e: ${what} at ${((Date.now() - started) / 1000).toFixed(1)} s`)
   const mine = await browse.machine('mine')
   const tabs: Record<string, Page> = {}
   for (const [name, role] of [
@@ -60,12 +62,14 @@ test('a leaf’s text streams into the executing tab before the call ends; other
   await allowTools(executor, { code: true, knowledge: true })
   await waitForPeers(decomposer, 3)
 
+  mark('tabs ready')
   const release = mockLlm.holdStream()
   await submitGoal(decomposer, GOAL, 1)
 
   // the executor tab: its leaf is being written by "you", and its text so far is on screen
   const mineRow = executor.getByRole('treeitem', { name: /Writing… \(you\)/ }).first()
   await expect(mineRow).toBeVisible({ timeout: 60_000 })
+  mark('writing in the executor')
   await expect.poll(() => streamedExecutes(mockLlm.requests).length).toBeGreaterThan(0)
   const held = streamedExecutes(mockLlm.requests)[0]!
   // the held call's task line, as its prompt carries it (escaped text: search for it as is)
@@ -101,11 +105,13 @@ test('a leaf’s text streams into the executing tab before the call ends; other
   expect(final.startsWith(shown.trimEnd())).toBe(true)
   expect(shown.trimEnd().length).toBeLessThan(final.length)
 
+  mark('seen in the other tab')
   release()
   await expect(decomposer.getByRole('heading', { name: 'Final plan' })).toBeVisible({
     timeout: 90_000,
   })
 
+  mark('final plan')
   // the inspector of the executor: that call's request and reply, exactly as the mock had them
   const { system, prompt } = parseOpenAi(held.body as Record<string, unknown>)
   expect(system).toContain('matching this JSON Schema')

@@ -12,8 +12,13 @@
  *   `response_format: json_schema`. The schema we pass is a jsonSchema()
  *   without a validator, so the SDK only parses JSON and leaves judging to
  *   our zod schema (run-task.ts), which feeds precise errors back.
- * - Non-streaming: nothing here shows partial output, and one JSON response
- *   is simpler to handle and to mock.
+ * - Streaming (streamText, stream-call.ts) when the caller wants the text as
+ *   it arrives (request.onText: execute and roll-up calls in a tab): the
+ *   same request with `stream: true`, the whole reply then judged as an
+ *   unstreamed one is (the JSON object extracted from the text, in either
+ *   mode). Other calls stay unstreamed: one JSON response is simpler.
+ * - request.onSend is told the system prompt exactly as sent (text mode adds
+ *   the schema to it), so the call inspector shows what the provider got.
  * - maxRetries: 0: run-task.ts owns retries (with the error fed back), so
  *   the SDK's own retries would multiply attempts and hide errors.
  *
@@ -49,6 +54,7 @@ import {
 import { isAbortError, LlmAuthError, toLlmError } from './errors'
 import { extractJsonObject } from './json-extract'
 import { estimateTokens } from './tokens'
+import { streamReply } from './stream-call'
 import { runToolLoop } from './tool-loop'
 import { MAX_WEB_SEARCHES, NO_TOOL_SUPPORT, type ToolSupport } from './tools'
 import type { GenerateRequest, GenerateResult, LlmProvider, ProviderInit } from './provider'
@@ -167,8 +173,29 @@ class AiSdkProvider implements LlmProvider {
       abortSignal: request.signal,
       maxOutputTokens: request.maxOutputTokens,
     }
+    const output = Output.object({
+      schema: jsonSchema(request.jsonSchema),
+      name: request.schemaName,
+    })
+    if (request.onText) {
+      const system =
+        mode === 'text' ? textModeSystem(request.system, request.jsonSchema) : request.system
+      request.onSend?.(system)
+      const reply = await streamReply(
+        { ...common, system, ...(mode === 'native' ? { output } : {}) },
+        request.onText,
+      )
+      return {
+        json: extractJsonObject(reply.text),
+        text: reply.text,
+        inputTokens: reply.usage.inputTokens ?? estimateTokens(system + request.prompt),
+        outputTokens: reply.usage.outputTokens ?? estimateTokens(reply.text),
+        model: reply.modelId ?? this.model,
+      }
+    }
     if (mode === 'text') {
       const system = textModeSystem(request.system, request.jsonSchema)
+      request.onSend?.(system)
       const result = await generateText({ ...common, system })
       return {
         json: extractJsonObject(result.text),
@@ -178,12 +205,9 @@ class AiSdkProvider implements LlmProvider {
         model: result.response.modelId || this.model,
       }
     }
+    request.onSend?.(request.system)
     try {
-      const result = await generateText({
-        ...common,
-        system: request.system,
-        output: Output.object({ schema: jsonSchema(request.jsonSchema), name: request.schemaName }),
-      })
+      const result = await generateText({ ...common, system: request.system, output })
       let json: GenerateResult['json']
       try {
         json = { ok: true, value: result.output as unknown }
@@ -295,6 +319,8 @@ export function createAiSdkProvider(config: ModelConfig, init: ProviderInit): Ll
         apiKey, // optional: local servers usually need none
         fetch: init.fetch,
         headers: init.headers,
+        // a streamed reply's token counts (stream_options.include_usage): Ollama, vLLM, LM Studio and llama.cpp send them
+        includeUsage: true,
       })
       return new AiSdkProvider(
         'openai-compatible',

@@ -10,6 +10,8 @@ import type { LlmErrorKind, LlmTaskKind } from './types'
 export interface LlmCallAttempt {
   /** the user prompt as sent (a retry's carries the correction asked for) */
   prompt: string
+  /** the system prompt this attempt sent, when not the call's `system` (a provider that switched to text mode midway) */
+  system?: string
   /** the model's raw reply text; absent when no reply came (network, 4xx/5xx) */
   reply?: string
   /** the validated output, when this attempt passed the schema */
@@ -28,7 +30,11 @@ export interface LlmCallReport {
   provider: string
   model: string
   offline: boolean
-  /** the system prompt as runLlmTask built it (the same for every attempt) */
+  /**
+   * the system prompt as the provider sent it (text mode adds the JSON
+   * Schema, a tool loop its tool instructions); an attempt whose request
+   * carried another says so in its own `system`
+   */
   system: string
   attempts: LlmCallAttempt[]
   ok: boolean

@@ -12,7 +12,13 @@ export type {
   ProviderInit,
   StructuredOutputMode,
 } from './provider'
-export { runLlmTask, DEFAULT_MAX_ATTEMPTS, DEFAULT_BACKOFF_MS, MAX_OUTPUT_TOKENS } from './run-task'
+export {
+  runLlmTask,
+  DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_BACKOFF_MS,
+  MAX_OUTPUT_TOKENS,
+  STREAMED_KINDS,
+} from './run-task'
 export type { RunTaskOptions } from './run-task'
 export {
   LlmError,

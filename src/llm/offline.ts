@@ -32,6 +32,13 @@ export const OFFLINE_LABEL = 'Offline model (built-in, not a real LLM)'
  */
 export const DEFAULT_OFFLINE_LATENCY_MS = 400
 
+/**
+ * A streamed offline reply (request.onText) comes in this many pieces, one
+ * per equal slice of the simulated latency: the call takes no longer, and
+ * the offline demo shows text arriving as a real model's does.
+ */
+export const OFFLINE_STREAM_PIECES = 8
+
 /** The offline model's answer to a task: what a perfect LLM reply would parse to. */
 export function offlineAnswer<T extends LlmTask>(task: T, seed = ''): LlmOutputs[T['kind']] {
   const answer = (): LlmOutputs[LlmTask['kind']] => {
@@ -78,8 +85,9 @@ class OfflineProvider implements LlmProvider {
       })
     }
     const value = task ? offlineAnswer(task, request.seed ?? '') : undefined
-    await abortableSleep(this.latencyMs, request.signal)
     const text = value === undefined ? '' : JSON.stringify(value)
+    if (request.onText) await this.stream(text, request.onText, request.signal)
+    else await abortableSleep(this.latencyMs, request.signal)
     return {
       json:
         value === undefined
@@ -89,6 +97,15 @@ class OfflineProvider implements LlmProvider {
       inputTokens: estimateTokens(request.system + request.prompt),
       outputTokens: estimateTokens(text),
       model: OFFLINE_MODEL,
+    }
+  }
+
+  /** Hands the text out in OFFLINE_STREAM_PIECES pieces, one per slice of the latency. */
+  private async stream(text: string, onText: (delta: string) => void, signal?: AbortSignal) {
+    const size = Math.max(1, Math.ceil(text.length / OFFLINE_STREAM_PIECES))
+    for (let at = 0; at < text.length; at += size) {
+      await abortableSleep(this.latencyMs / OFFLINE_STREAM_PIECES, signal)
+      onText(text.slice(at, at + size))
     }
   }
 }

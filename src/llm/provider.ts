@@ -34,6 +34,13 @@ export interface GenerateRequest {
   seed?: string
   /** execute only: run the tool loop (tool-loop.ts) with these tools */
   tools?: ToolRequest
+  /**
+   * Stream the reply: told each piece of the model's text as it arrives (the
+   * whole reply is still returned, and judged, at the end). Absent: no stream.
+   */
+  onText?: (delta: string) => void
+  /** told the system prompt exactly as the provider sends it (text mode and tools add to it) */
+  onSend?: (system: string) => void
 }
 
 export interface GenerateResult {

@@ -74,7 +74,16 @@ export interface RunTaskOptions {
    * ends with an outcome; not called when the signal aborts it
    */
   onCall?: (report: LlmCallReport) => void
+  /**
+   * execute and roll-up calls: told each piece of the reply's text as it
+   * arrives (the provider streams), with the attempt it belongs to (1, 2, …:
+   * a retry starts a new text). The reply is still validated whole, at the end.
+   */
+  onText?: (delta: string, attempt: number) => void
 }
+
+/** The calls whose text is worth watching as it is written: the deliverables (STREAMED_KINDS). */
+export const STREAMED_KINDS: readonly LlmTaskKind[] = ['execute', 'rollup']
 
 /** Starts a deliverable answered from the model's knowledge where a live source was wanted. */
 export const KNOWLEDGE_NOTE =
@@ -171,15 +180,22 @@ export async function runLlmTask<T extends LlmTask>(
   const log: LlmCallAttempt[] = []
   /** what the tool loop of the latest attempt ran, for the call log */
   let steps: Step[] = []
+  /** the system prompt each attempt's request carried, as the provider sent it (by attempt) */
+  const sentSystems: (string | undefined)[] = []
   /** Tells options.onCall what the call did, and returns its outcome. */
   const report = (outcome: LlmOutcome<T['kind']>): LlmOutcome<T['kind']> => {
+    // the system prompt as the provider got it: the first request's; an attempt that sent another says so
+    const sentSystem = sentSystems.find((s) => s !== undefined) ?? system
     options.onCall?.({
       kind,
       provider: usage.provider,
       model: usage.model,
       offline: usage.offline,
-      system,
-      attempts: log,
+      system: sentSystem,
+      attempts: log.map((attempt, i) => {
+        const own = sentSystems[i]
+        return own === undefined || own === sentSystem ? attempt : { ...attempt, system: own }
+      }),
       ok: outcome.ok,
       ...(outcome.ok ? {} : { error: outcome.error, errorKind: outcome.errorKind }),
       inputTokens: usage.inputTokens,
@@ -199,6 +215,12 @@ export async function runLlmTask<T extends LlmTask>(
     attempts++
     const sent = feedback === undefined ? prompt : withRetryFeedback(prompt, feedback)
     const sentAt = Date.now()
+    const attempt = attempts
+    const onText = options.onText
+    const stream =
+      onText && STREAMED_KINDS.includes(kind)
+        ? { onText: (delta: string) => onText(delta, attempt) }
+        : {}
     try {
       const result = await provider.generate({
         kind,
@@ -211,6 +233,10 @@ export async function runLlmTask<T extends LlmTask>(
         task,
         seed,
         ...(plan.request ? { tools: plan.request } : {}),
+        ...stream,
+        onSend: (sentSystem) => {
+          sentSystems[attempt - 1] = sentSystem
+        },
       })
       usage.inputTokens += result.inputTokens
       usage.outputTokens += result.outputTokens

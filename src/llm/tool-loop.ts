@@ -119,6 +119,7 @@ export async function runToolLoop(init: ToolLoopInit): Promise<GenerateResult> {
   if (tools.sandbox) toolset[RUN_JAVASCRIPT] = runJavascriptTool(tools.sandbox, steps)
   if (init.webSearch) toolset[WEB_SEARCH] = init.webSearch
   const system = `${request.system}\n${toolInstructions(tools)}`
+  request.onSend?.(system)
   let stopped: string | null = null
   const result = await generateText({
     model: init.model,

@@ -90,6 +90,7 @@ export class ActivityLog {
           healthy: presence.healthy,
           load: presence.load,
           capacity: presence.capacity,
+          holding: [...presence.holding],
           lastSeenMs: Math.max(0, now - heardAt),
         })),
       llm: {

@@ -80,6 +80,7 @@ function clipAttempt(attempt: LlmCallAttempt): LlmCallAttempt {
   return {
     ...attempt,
     prompt: clip(attempt.prompt),
+    ...(attempt.system === undefined ? {} : { system: clip(attempt.system) }),
     ...(attempt.reply === undefined ? {} : { reply: clip(attempt.reply) }),
     ...(attempt.error === undefined ? {} : { error: clip(attempt.error) }),
   }

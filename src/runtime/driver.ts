@@ -13,6 +13,7 @@ import {
   priceKnown,
   createProvider,
   runLlmTask,
+  STREAMED_KINDS,
   type LlmProvider,
   type ProviderInit,
 } from '../llm/index'
@@ -29,6 +30,7 @@ import { rootOfWork, type Consent } from '../roles/consent'
 import type { PeerConfig, PeerEvent } from '../roles/types'
 import { presenceTtlMs } from '../protocol/rules'
 import { ActivityLog } from './activity'
+import { LiveTextFeed, type LiveText } from './live-text'
 import { callEntry, type CallEntry } from './call-log'
 import {
   budgetStep,
@@ -84,6 +86,11 @@ export interface DriverInit {
   onActivity?: (activity: RoleActivity) => void
   /** every finished LLM call, for this peer's call log (call-log.ts); without the API key */
   onCall?: (call: CallEntry) => void
+  /**
+   * the text of running execute and roll-up calls as it arrives (throttled
+   * snapshots, live-text.ts); given, those calls stream. Absent: no streaming
+   */
+  onLive?: (live: LiveText[]) => void
   /** caps on what this role spends (default DEFAULT_BUDGET) */
   budget?: BudgetLimits
   /** authors whose goals this role works on; null or absent: anyone in the room */
@@ -127,6 +134,7 @@ export class CoreDriver {
   private lastRoster = ''
   private stopped = false
   private readonly activityLog: ActivityLog
+  private readonly live: LiveTextFeed | null
   private readonly now: () => number
   private budget: BudgetState
   private decision: BudgetDecision
@@ -159,6 +167,7 @@ export class CoreDriver {
     for (const record of init.records ?? []) this.peer.plan.add(record)
     this.activityLog = new ActivityLog(this.peer)
     this.lastBusyAt = this.now()
+    this.live = init.onLive ? new LiveTextFeed(init.onLive) : null
     this.deliver([{ type: 'tick' }])
     init.spending
       ?.load()
@@ -355,6 +364,7 @@ export class CoreDriver {
     if (this.viewTimer) clearTimeout(this.viewTimer)
     for (const controller of this.calls.values()) controller.abort()
     this.calls.clear()
+    this.live?.stop()
     this.closeSandbox()
   }
 
@@ -413,12 +423,22 @@ export class CoreDriver {
     this.calls.set(id, controller)
     const tools = this.taskTools(id, task)
     const secrets = [this.model.apiKey]
+    const live = STREAMED_KINDS.includes(task.kind) ? this.live : null
+    const work = this.peer.work.get(id)
+    live?.start({
+      id,
+      kind: task.kind,
+      task: work?.task ?? null,
+      goal: work ? rootOfWork(this.peer, work) : null,
+    })
     runLlmTask(task, this.provider, {
       signal: controller.signal,
       seed: this.peer.config.peerId,
       ...(tools ? { tools } : {}),
       onCall: (report) => this.reportCall(id, report, secrets),
+      ...(live ? { onText: (delta, attempt) => live.text(id, delta, attempt) } : {}),
     })
+      .finally(() => live?.end(id))
       .then((outcome: LlmOutcome) => {
         if (this.calls.get(id) !== controller) return
         this.calls.delete(id)

@@ -12,6 +12,7 @@ import type { PeerConfig } from '../roles/types'
 import type { BudgetLimits } from './budget'
 import type { CallEntry } from './call-log'
 import { CoreDriver } from './driver'
+import type { LiveText } from './live-text'
 import type { RoleActivity, ToolConsent } from './types'
 
 export interface CoreHostInit {
@@ -31,6 +32,8 @@ export interface CoreHostInit {
   onActivity: (activity: RoleActivity) => void
   /** a finished LLM call, for the call log (without the API key) */
   onCall: (call: CallEntry) => void
+  /** the text of running execute and roll-up calls, as it arrives (live-text.ts) */
+  onLive: (live: LiveText[]) => void
   log: (message: string) => void
 }
 
@@ -58,12 +61,19 @@ export interface InProcessInit {
   createSandbox?: () => CodeSandbox | Promise<CodeSandbox>
   /** where what the role spent is kept (an agent's data directory) */
   spending?: SpendingPersistence
+  /**
+   * stream execute and roll-up calls and report their text as it arrives
+   * (default false: nobody watches a headless agent's text)
+   */
+  liveText?: boolean
 }
 
 /** Run the core in this process. */
 export function inProcessCore(options: InProcessInit = {}): StartCore {
   return (init) => {
-    const driver = new CoreDriver({ ...init, ...options })
+    const { liveText, ...rest } = options
+    const { onLive, ...core } = init
+    const driver = new CoreDriver({ ...core, ...rest, ...(liveText ? { onLive } : {}) })
     return {
       deliver: (inputs) => driver.deliver(inputs),
       setModel: (model) => driver.setModel(model),

@@ -27,6 +27,7 @@ import { SealedStore } from './sealed'
 import { isPlanRecord, PlanStore } from './store'
 import { archiveFinished } from './archive'
 import { AntiEntropyClock } from './anti-entropy'
+import type { LiveText } from './live-text'
 import { addCall, EMPTY_CALL_LOG, restoreCallLog, type CallStore } from './call-log'
 import { DEFAULT_BUDGET } from './budget'
 import { AuthorQuotaError, GoalLimitError, ownGoalWouldWait } from './goal-limit'
@@ -134,6 +135,8 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   const callStore = parts.callStore
   const keepCalls = (what: string, work: Promise<void> | undefined) =>
     work?.catch((err: Error) => log(`could not ${what} the call log: ${err.message}`))
+  // the text of this peer's running execute and roll-up calls (live-text.ts); never gossiped
+  let live: LiveText[] = []
   let callLog = EMPTY_CALL_LOG
   if (callStore) {
     try {
@@ -211,6 +214,10 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       void keepCalls('save', callStore?.save(call))
       if (added.evicted.length) void keepCalls('trim', callStore?.remove(added.evicted))
       emit('call', call)
+    },
+    onLive: (next) => {
+      live = next
+      emit('live', next)
     },
     log,
   })
@@ -371,6 +378,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     traffic: () => ({ ...traffic, synced: store.synced, syncedBytes: store.syncedBytes }),
     records: () => store.records(),
     calls: () => [...callLog.entries],
+    live: () => live,
     on(event, cb) {
       let set = listeners.get(event)
       if (!set) listeners.set(event, (set = new Set()))

@@ -11,8 +11,18 @@ import type { PlanTree } from '../plan/tree'
 import type { RoomKey } from '../protocol/room-key'
 import type { BudgetDecision, BudgetLimits } from './budget'
 import type { CallEntry } from './call-log'
+import type { LiveText } from './live-text'
 
-export type { ConnectionSummary, PeerLink, PlanTree, Role, Capability, ModelConfig, CallEntry }
+export type {
+  ConnectionSummary,
+  PeerLink,
+  PlanTree,
+  Role,
+  Capability,
+  ModelConfig,
+  CallEntry,
+  LiveText,
+}
 
 /** One LLM call or claimed task the role is busy with right now. */
 export interface WorkItem {
@@ -45,6 +55,8 @@ export interface SwarmMember {
   healthy: boolean
   load: number
   capacity: number
+  /** the tasks its last beat holds (leases): a claimed leaf in it is being written now */
+  holding: string[]
   /** ms since its last beat reached this peer; members silent for long are dropped */
   lastSeenMs: number
 }
@@ -156,6 +168,8 @@ export interface RuntimeEvents {
   connections: ConnectionSummary
   /** this peer finished an LLM call (it is in calls() now) */
   call: CallEntry
+  /** the text of this peer's running execute and roll-up calls changed (throttled) */
+  live: LiveText[]
 }
 
 /** Traffic of this peer at the protocol level (records, not transport frames). */
@@ -192,6 +206,8 @@ export interface PeerRuntime {
   records(): PlanRecord[]
   /** this peer's own LLM calls, newest first, bounded (call-log.ts); never gossiped */
   calls(): CallEntry[]
+  /** the text of this peer's running execute and roll-up calls so far (a tab's; empty for a headless agent) */
+  live(): LiveText[]
   on<E extends keyof RuntimeEvents>(event: E, cb: (detail: RuntimeEvents[E]) => void): () => void
   /** publishes a new root goal (not for observers) and returns its id */
   submitGoal(text: string, maxDepth?: number): Promise<string>

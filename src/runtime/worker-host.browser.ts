@@ -44,6 +44,9 @@ export const workerCore: StartCore = (init) => {
       case 'call':
         init.onCall(data.call)
         break
+      case 'live':
+        init.onLive(data.live)
+        break
     }
   }
   worker.onerror = (event) => init.log(`role worker error: ${event.message}`)

@@ -10,6 +10,7 @@ import type { PeerInput } from '../roles/index'
 import type { PeerConfig } from '../roles/types'
 import type { BudgetLimits } from '../runtime/budget'
 import type { CallEntry } from '../runtime/call-log'
+import type { LiveText } from '../runtime/live-text'
 import type { RoleActivity, ToolConsent } from '../runtime/types'
 
 export type ToWorker =
@@ -40,3 +41,5 @@ export type FromWorker =
   | { type: 'log'; message: string }
   /** a finished LLM call, for the tab's call log (without the API key) */
   | { type: 'call'; call: CallEntry }
+  /** the text of running execute and roll-up calls so far (throttled, live-text.ts) */
+  | { type: 'live'; live: LiveText[] }

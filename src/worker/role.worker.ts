@@ -43,6 +43,8 @@ scope.onmessage = ({ data }) => {
         onTree: (tree) => post({ type: 'tree', tree }),
         onActivity: (activity) => post({ type: 'activity', activity }),
         onCall: (call) => post({ type: 'call', call }),
+        // a tab shows its running calls' text as it arrives: they stream
+        onLive: (live) => post({ type: 'live', live }),
         log: (message) => post({ type: 'log', message }),
       })
       post({ type: 'tree', tree: driver.tree() })

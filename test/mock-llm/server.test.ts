@@ -187,19 +187,38 @@ describe('mock LLM server', () => {
     expect((await post()).status).toBe(200)
   })
 
-  it('says clearly what it does not do', async () => {
+  it('streams Chat Completions as server-sent events, and says clearly what it does not stream', async () => {
     mock = await createMockLlmServer()
-    const stream = await fetch(`${mock.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: 'x',
-        stream: true,
-        messages: [{ role: 'user', content: 'hi' }],
-      }),
+    const post = (path: string, body: Record<string, unknown>) =>
+      fetch(`${mock!.url}/v1/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'x', stream: true, ...body }),
+      })
+    const chat = await post('chat/completions', {
+      messages: [{ role: 'user', content: 'hi' }],
+      stream_options: { include_usage: true },
     })
-    expect(stream.status).toBe(400)
-    expect(await stream.text()).toContain('does not stream')
+    expect(chat.status).toBe(200)
+    expect(chat.headers.get('content-type')).toBe('text/event-stream')
+    const events = (await chat.text()).trim().split('\n\n')
+    expect(events.at(-1)).toBe('data: [DONE]')
+    const chunks = events.slice(0, -1).map(
+      (e) =>
+        JSON.parse(e.slice('data: '.length)) as {
+          object: string
+          choices: { delta: { content?: string } }[]
+          usage?: unknown
+        },
+    )
+    expect(chunks.every((c) => c.object === 'chat.completion.chunk')).toBe(true)
+    expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(
+      mock.requests[0]!.replyText,
+    )
+    expect(chunks.at(-1)!.usage).toBeDefined()
+    const responses = await post('responses', { input: 'hi' })
+    expect(responses.status).toBe(400)
+    expect(await responses.text()).toContain('does not stream')
     expect((await fetch(`${mock.url}/v2/anything`)).status).toBe(404)
   })
 })

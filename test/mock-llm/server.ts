@@ -1,6 +1,7 @@
 /**
  * A mock LLM HTTP server speaking the real Anthropic Messages and OpenAI
- * Chat Completions wire formats, so the real provider code runs in tests,
+ * Chat Completions wire formats, unstreamed or streamed (server-sent events,
+ * stream.ts), so the real provider code runs in tests,
  * end-to-end runs and benchmarks. The LLM is the only thing the project
  * allows to be stood in for; everything else is real.
  *
@@ -47,6 +48,7 @@ import {
   toolState,
   type ToolApi,
 } from './tools'
+import { replyText, sendStream, streamEvents, sseText } from './stream'
 import { offlineProgram } from '../../src/llm/offline-model/code-model'
 import { estimateTokens } from '../../src/llm/tokens'
 
@@ -109,8 +111,12 @@ export interface MockRequestLog {
   form?: ParsedRequest['form']
   status: number
   failure?: FailureKind
-  /** the response body as sent, so tests can compare it with what a tab shows */
+  /** the response body as sent (a streamed reply: its server-sent events), so tests can compare it with what a tab shows */
   reply?: string
+  /** the model's reply text (a streamed reply's text deltas joined), when it answered in text */
+  replyText?: string
+  /** the reply was streamed (the request said `stream: true`) */
+  streamed?: boolean
 }
 
 export interface MockLlmServer {
@@ -133,6 +139,11 @@ export interface MockLlmServer {
    * slow the machine is.
    */
   hold(): () => void
+  /**
+   * Holds every streamed answer halfway (half its events sent) until the
+   * returned release is called: a test sees text arrive before the call ends.
+   */
+  holdStream(): () => void
   close(): Promise<void>
 }
 
@@ -166,6 +177,24 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
   // the same question get different (but reproducible) answers, as from a sampling model.
   const seen = new Map<number, number>()
   let held: Promise<void> | null = null
+  let heldStream: Promise<void> | null = null
+
+  /** Sends a complete reply: as JSON, or streamed when the request asked for a stream. */
+  async function reply(
+    res: ServerResponse,
+    log: MockRequestLog,
+    parsed: ParsedRequest,
+    body: Record<string, unknown>,
+  ) {
+    log.replyText = replyText(parsed.api, body, parsed.form === 'tool')
+    if (!parsed.stream) return send(res, 200, body)
+    log.streamed = true
+    const request = log.body as { stream_options?: { include_usage?: unknown } }
+    const events = streamEvents(parsed.api, body, request.stream_options?.include_usage === true)
+    log.reply = sseText(events)
+    const gate = heldStream
+    await sendStream(res, events, gate ? () => gate : undefined)
+  }
 
   async function handleLlm(
     route: ToolApi,
@@ -215,12 +244,12 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
     }
     if (behaviour.structuredOutput === 'ignore') parsed = { ...parsed, form: 'text' }
     log.form = parsed.form
-    if (parsed.stream) {
+    if (parsed.stream && route === 'responses') {
       log.status = 400
       return send(
         res,
         400,
-        errorBody(api, 'bad-request', 'the mock LLM does not stream; send stream: false'),
+        errorBody(api, 'bad-request', 'the mock LLM does not stream the Responses API'),
       )
     }
     const task = recogniseTask(parsed.system, parsed.prompt, parsed.schemaName)
@@ -241,14 +270,15 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
     }
     log.status = 200
     if (failure === 'invalid-json')
-      return send(res, 200, completion(parsed, undefined, INVALID_JSON_TEXT))
+      return reply(res, log, parsed, completion(parsed, undefined, INVALID_JSON_TEXT))
     if (failure === 'schema-violation')
-      return send(res, 200, completion(parsed, schemaViolation(task?.kind)))
+      return reply(res, log, parsed, completion(parsed, schemaViolation(task?.kind)))
     if (!task) {
       // Not one of ours: answer like a model would, in plain text.
-      return send(
+      return reply(
         res,
-        200,
+        log,
+        parsed,
         completion(
           { ...parsed, form: 'text' },
           undefined,
@@ -270,7 +300,8 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
       if (tools.code && tools.results.length < behaviour.codeRounds) {
         log.tool = 'code-call'
         const code = behaviour.toolCode ?? offlineProgram(task)
-        return send(res, 200, codeCallReply(route, parsed.model, code, inputTokens))
+        const call = codeCallReply(route, parsed.model, code, inputTokens)
+        return route === 'responses' ? send(res, 200, call) : reply(res, log, parsed, call)
       }
       if (tools.search && route !== 'openai') {
         log.tool = 'search'
@@ -292,14 +323,14 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
             200,
             responsesTextReply(parsed.model, JSON.stringify(answer), inputTokens),
           )
-        return send(res, 200, completion({ ...parsed, form: 'json' }, answer))
+        return reply(res, log, parsed, completion({ ...parsed, form: 'json' }, answer))
       }
     }
     if (route === 'responses') {
       const text = parsed.form === 'text' ? chattyJson(value) : JSON.stringify(value)
       return send(res, 200, responsesTextReply(parsed.model, text, inputTokens))
     }
-    return send(res, 200, completion(parsed, value))
+    return reply(res, log, parsed, completion(parsed, value))
   }
 
   const server = createServer((req, res) => {
@@ -376,6 +407,15 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
       held = gate
       return () => {
         if (held === gate) held = null
+        release()
+      }
+    },
+    holdStream() {
+      let release!: () => void
+      const gate = new Promise<void>((resolve) => (release = resolve))
+      heldStream = gate
+      return () => {
+        if (heldStream === gate) heldStream = null
         release()
       }
     },

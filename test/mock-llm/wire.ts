@@ -1,6 +1,6 @@
 /**
  * The providers' real wire formats, as @ai-sdk/anthropic and @ai-sdk/openai
- * (Chat Completions) send and expect them, non-streaming.
+ * (Chat Completions) send and expect them; stream.ts streams the same replies.
  *
  * How a reply is shaped follows how the request asked for JSON:
  * - Anthropic `output_config.format` (json_schema) -> a text block of JSON;

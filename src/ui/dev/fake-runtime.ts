@@ -110,6 +110,7 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
     activity: new Set(),
     connections: new Set(),
     call: new Set(),
+    live: new Set(),
   }
   let model: ModelConfig = init.model ?? { provider: 'offline', model: 'offline-v1' }
   let capabilities: Capability[] = init.capabilities ?? [
@@ -195,6 +196,7 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
     activity: () => activity,
     connections: () => connections,
     calls: () => [],
+    live: () => [],
     traffic: () => ({
       published: 0,
       publishedBytes: 0,

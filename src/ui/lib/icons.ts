@@ -41,6 +41,7 @@ export const ICONS = {
   open: ['M8 2l6 6-6 6-6-6z'],
   rollup: ['M13 8a5 5 0 1 1-1.5-3.6', 'M11.8 1.8v2.8H9'],
   cancelled: ['M13.5 8a5.5 5.5 0 1 1-11 0a5.5 5.5 0 1 1 11 0', 'M4.1 11.9l7.8-7.8'],
+  pen: ['M11 2.2l2.8 2.8L5.6 13.2H2.8v-2.8z', 'M9.4 3.8l2.8 2.8'],
   dot: ['M8.6 8a.6.6 0 1 1-1.2 0a.6.6 0 1 1 1.2 0'],
 } as const satisfies Record<string, readonly string[]>
 

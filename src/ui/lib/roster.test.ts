@@ -15,6 +15,7 @@ function member(
     healthy: true,
     load: 0,
     capacity: 4,
+    holding: [],
     lastSeenMs: 100,
   }
 }

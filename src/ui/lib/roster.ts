@@ -30,6 +30,7 @@ export function rosterOf(activity: RoleActivity): Roster {
     healthy: activity.healthy,
     load: 0,
     capacity: 0,
+    holding: [],
     lastSeenMs: 0,
   }
   const members = activity.role === 'observer' ? activity.swarm : [self, ...activity.swarm]

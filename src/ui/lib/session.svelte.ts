@@ -4,7 +4,7 @@
  */
 import type { PlanTree } from '../../plan/tree'
 import type { RoomKey } from '../../protocol/room-key'
-import type { ConnectionSummary, PeerRuntime, RoleActivity } from '../../runtime/types'
+import type { ConnectionSummary, LiveText, PeerRuntime, RoleActivity } from '../../runtime/types'
 import { shareStructure } from './share-structure'
 
 /** When this tab first saw a root goal, and when it saw it settle: for the elapsed time. */
@@ -23,6 +23,8 @@ export class Session {
   activity = $state.raw<RoleActivity>() as RoleActivity
   connections = $state.raw<ConnectionSummary>() as ConnectionSummary
   clocks = $state.raw<Record<string, GoalClock>>({})
+  /** the text of this tab's running execute and roll-up calls, as it arrives */
+  live = $state.raw<LiveText[]>([])
   private readonly unsubscribe: (() => void)[] = []
 
   constructor(runtime: PeerRuntime, room: RoomKey) {
@@ -38,6 +40,7 @@ export class Session {
         (activity) => (this.activity = shareStructure(this.activity, activity)),
       ),
       runtime.on('connections', (summary) => (this.connections = summary)),
+      runtime.on('live', (live) => (this.live = live)),
     )
   }
 

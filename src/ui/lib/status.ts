@@ -68,8 +68,11 @@ export function goalLook(goal: GoalView, self = ''): StatusLook {
 }
 
 /** A subgoal that is a leaf (or not yet classified); composite subgoals show their child goal. */
-export function slotLook(slot: SlotView, self = ''): StatusLook {
+export function slotLook(slot: SlotView, self = '', writer: string | null = null): StatusLook {
   if (slot.goal) return goalLook(slot.goal, self)
+  // its holder still holds it in its presence (ui/lib/writing.ts): the model is writing it
+  if (slot.status === 'claimed' && writer)
+    return { icon: 'pen', label: `Writing… (${who(writer, self)})`, tone: 'busy' }
   switch (slot.status) {
     case 'unclassified':
       return { icon: 'pending', label: 'Classifying', tone: 'idle' }

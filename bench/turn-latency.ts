@@ -10,9 +10,10 @@
  * with host candidates only (direct), once with TURN credentials from the
  * secret and iceTransportPolicy 'relay' (every byte goes through coturn).
  * Each time A publishes N pings, one every PING_GAP_MS; B answers each with
- * a pong; A times the round trip. Prints the link's path (link-paths.ts),
- * median and p95 round trip, and half of them as one-way estimates; the last
- * line is JSON.
+ * a pong; A times the round trip. Prints the link's path as link-paths.ts
+ * reads it, what coturn did (its allocations and channel binds: the proof
+ * that the TURN run went through it), median and p95 round trip, and half
+ * of them as one-way estimates; the last line is JSON.
  *
  * Loopback has no propagation delay: what this measures is what the TURN hop
  * itself adds (coturn's user-space forwarding, a second UDP leg, and the
@@ -41,6 +42,9 @@ const LINK_TIMEOUT_MS = 30_000
 
 const pings = Number(process.argv[2] ?? DEFAULT_PINGS)
 
+/** What coturn said it did: TURN is proven used by its log, not by the link's reported path. */
+const turnSeen = { allocations: 0, channelBinds: 0 }
+
 function startCoturn(): ChildProcess {
   const child = spawn(
     'turnserver',
@@ -60,9 +64,16 @@ function startCoturn(): ChildProcess {
       '--no-tls',
       '--no-dtls',
       '--log-file=stdout',
+      '-v', // a line per request: the allocations and channel binds counted below
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    { stdio: ['ignore', 'pipe', 'inherit'] },
   )
+  child.stdout?.on('data', (d: Buffer) => {
+    const text = d.toString()
+    if (process.env.TURN_LOG) process.stdout.write(text)
+    turnSeen.allocations += text.split('ALLOCATE processed, success').length - 1
+    turnSeen.channelBinds += text.split('CHANNEL_BIND processed, success').length - 1
+  })
   child.on('error', (err) => {
     console.error(`cannot start turnserver (apt-get install coturn): ${err.message}`)
     process.exit(1)
@@ -83,7 +94,11 @@ function quantile(sorted: number[], q: number): number {
 }
 
 interface PathResult {
+  /** as link-paths.ts reads it from node-datachannel's stats */
   path: string
+  /** coturn's successful ALLOCATE and CHANNEL_BIND during this path's run */
+  turnAllocations: number
+  turnChannelBinds: number
   linkMs: number
   pings: number
   lost: number
@@ -103,6 +118,7 @@ async function measure(relayAddrs: string[], viaTurn: boolean): Promise<PathResu
     : { iceServers: [] }
   const room = viaTurn ? 'bench-turn' : 'bench-direct'
   const started = Date.now()
+  const before = { ...turnSeen }
   const make = () =>
     createSwarmNode({
       relays: relayAddrs,
@@ -126,17 +142,34 @@ async function measure(relayAddrs: string[], viaTurn: boolean): Promise<PathResu
     const linkMs = Date.now() - started
     const sentAt = new Map<string, number>()
     const rtts: number[] = []
-    b.subscribe('ping', (bytes) => void b.publish('pong', bytes))
+    // a pong's bytes differ from its ping's: a message's id is its content
+    const enc = new TextEncoder()
+    b.subscribe('ping', (bytes) => {
+      void b.publish('pong', enc.encode(`pong ${new TextDecoder().decode(bytes)}`)).catch(() => {})
+    })
     a.subscribe('pong', (bytes) => {
-      const id = new TextDecoder().decode(bytes)
+      const id = new TextDecoder().decode(bytes).slice('pong '.length)
       const at = sentAt.get(id)
       if (at !== undefined) rtts.push(performance.now() - at)
       sentAt.delete(id)
     })
     a.subscribe('ping', () => {})
     b.subscribe('pong', () => {})
-    // let both meshes form on the two topics before timing
-    await new Promise((r) => setTimeout(r, 2_000))
+    // warm up until a pong comes back: both subscriptions have propagated
+    let warm = 0
+    await waitFor(
+      () => {
+        const id = `warm-${warm++}-${Math.random()}`
+        sentAt.set(id, performance.now())
+        void a.publish('ping', new TextEncoder().encode(id)).catch(() => {})
+        return rtts.length > 0
+      },
+      LINK_TIMEOUT_MS,
+      'the first pong',
+    )
+    await new Promise((r) => setTimeout(r, 500))
+    rtts.length = 0
+    sentAt.clear()
     for (let i = 0; i < pings; i++) {
       const id = `${room}-${i}-${Math.random()}`
       sentAt.set(id, performance.now())
@@ -147,6 +180,8 @@ async function measure(relayAddrs: string[], viaTurn: boolean): Promise<PathResu
     rtts.sort((x, y) => x - y)
     return {
       path: link()?.path ?? 'unknown',
+      turnAllocations: turnSeen.allocations - before.allocations,
+      turnChannelBinds: turnSeen.channelBinds - before.channelBinds,
       linkMs,
       pings,
       lost: pings - rtts.length,
@@ -175,7 +210,7 @@ try {
     results[name] = r
     const f = (ms: number) => ms.toFixed(2)
     console.log(
-      `${name.padEnd(6)} path=${r.path} linked in ${r.linkMs} ms; ${r.pings - r.lost}/${r.pings} pongs; ` +
+      `${name.padEnd(6)} path=${r.path} (coturn: ${r.turnAllocations} allocations, ${r.turnChannelBinds} channel binds) linked in ${r.linkMs} ms; ${r.pings - r.lost}/${r.pings} pongs; ` +
         `round trip median ${f(r.medianRttMs)} ms, p95 ${f(r.p95RttMs)} ms ` +
         `(one way ≈ ${f(r.medianRttMs / 2)} / ${f(r.p95RttMs / 2)} ms)`,
     )

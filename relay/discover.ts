@@ -44,7 +44,8 @@ export interface DiscoveryLimits {
   maxRooms: number
   maxRoomMembers: number
   maxRoomsPerPeer: number
-  /** per-address token bucket of discovery requests (limits.ts) */
+  /** per-address token bucket of discovery requests (limits.ts); per peer for these addresses */
+  uncappedAddresses: readonly string[]
   burstPerAddress: number
   refillPerSPerAddress: number
 }
@@ -53,6 +54,7 @@ export const DEFAULT_DISCOVERY_LIMITS: DiscoveryLimits = {
   maxRooms: DISCOVER_MAX_ROOMS,
   maxRoomMembers: DISCOVER_MAX_ROOM_MEMBERS,
   maxRoomsPerPeer: DISCOVER_MAX_ROOMS_PER_PEER,
+  uncappedAddresses: DEFAULT_ADDRESS_LIMITS.uncappedAddresses,
   burstPerAddress: DEFAULT_ADDRESS_LIMITS.discoverBurstPerAddress,
   refillPerSPerAddress: DEFAULT_ADDRESS_LIMITS.discoverRefillPerSPerAddress,
 }
@@ -119,7 +121,9 @@ export class DiscoveryServer {
   private async serve(stream: Stream, connection: Connection): Promise<void> {
     const { logger } = this.init
     const peerId = connection.remotePeer.toString()
-    const address = addressOf(connection.remoteAddr) ?? peerId
+    // behind a proxy on loopback every peer shares one address: charge each peer instead
+    const ip = addressOf(connection.remoteAddr)
+    const address = ip === undefined || this.limits.uncappedAddresses.includes(ip) ? peerId : ip
     const lp = lpStream(stream, { maxDataLength: DISCOVER_MAX_FRAME_BYTES })
     let room: string | undefined
     try {

@@ -46,6 +46,7 @@ export interface AddressGater extends Partial<ConnectionGater> {
 
 export function addressGater(init: AddressGaterInit): AddressGater {
   const now = init.now ?? Date.now
+  const uncapped = (address: string) => init.limits.uncappedAddresses.includes(address)
   // sockets accepted but not yet upgraded, per address; each leaves on close or upgrade
   const pending = new Map<string, Set<MultiaddrConnection>>()
   const settle = (address: string, maConn: MultiaddrConnection) => {
@@ -60,7 +61,7 @@ export function addressGater(init: AddressGaterInit): AddressGater {
 
     denyInboundConnection: (maConn) => {
       const address = addressOf(maConn.remoteAddr)
-      if (address === undefined) return false
+      if (address === undefined || uncapped(address)) return false
       const inFlight = pending.get(address)?.size ?? 0
       if (inFlight >= init.limits.pendingPerAddress) {
         init.refusals.refuse(
@@ -97,7 +98,7 @@ export function addressGater(init: AddressGaterInit): AddressGater {
 
     denyInboundRelayReservation: (peer) => {
       const address = init.addressOfPeer(peer)
-      if (address === undefined) return false
+      if (address === undefined || uncapped(address)) return false
       const held = init.reservationsFrom(address, peer)
       if (held >= init.limits.reservationsPerAddress) {
         init.refusals.refuse(

@@ -24,9 +24,15 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((n) => n.stop()))
 })
 
+/** A relay with `limits`; every client here comes from 127.0.0.1, so it is capped like any host. */
 async function relayWith(limits: Partial<RelayLimits>): Promise<Relay> {
   const privateKey = await generateKeyPair('Ed25519')
-  const relay = await createRelay({ port: 0, privateKey, logger: silentLogger, limits })
+  const relay = await createRelay({
+    port: 0,
+    privateKey,
+    logger: silentLogger,
+    limits: { uncappedAddresses: [], ...limits },
+  })
   running.push(relay)
   return relay
 }
@@ -113,5 +119,20 @@ describe('relay limits per address', () => {
     expect(relay.refusals().get('discovery request|127.0.0.1')).toBeUndefined()
     await expect(join('held')).rejects.toThrow()
     expect(relay.refusals().get('discovery request|127.0.0.1')).toBe(1)
+  })
+
+  it('by default caps no one on 127.0.0.1: the app server and a reverse proxy connect from there for everyone', async () => {
+    const privateKey = await generateKeyPair('Ed25519')
+    const relay = await createRelay({
+      port: 0,
+      privateKey,
+      logger: silentLogger,
+      limits: { connectionsPerAddress: 1, reservationsPerAddress: 1 },
+    })
+    running.push(relay)
+    const nodes = await Promise.all([client(), client(), client()])
+    for (const n of nodes) await n.dial(at(relay))
+    await waitFor(() => relay.reservations().length === 3)
+    expect(relay.refusals().size).toBe(0)
   })
 })

@@ -66,8 +66,21 @@ export const REFUSAL_FORGET_MS = 10 * 60_000
  */
 export const REFUSAL_MAX_KEYS = 1_024
 
+/**
+ * Addresses no per-address cap applies to (the relay's global caps still
+ * do): loopback, from where the app server's wss pass-through (`npm start
+ * --https`) and a reverse proxy on the same host (deploy/: Caddy, nginx)
+ * connect for every browser behind them. A cap there would cap the whole
+ * relay at one NAT's worth of tabs; per-client limits belong to the proxy
+ * (deploy/nginx.conf). Only these two: other loopback addresses, such as the
+ * flood test's 127.0.0.2, count as hosts of their own.
+ */
+export const RELAY_UNCAPPED_ADDRESSES: readonly string[] = ['127.0.0.1', '::1']
+
 /** Per-address caps; the defaults are the constants above. */
 export interface AddressLimits {
+  /** address keys (addressKey) exempt from the caps below */
+  uncappedAddresses: readonly string[]
   connectionsPerAddress: number
   pendingPerAddress: number
   reservationsPerAddress: number
@@ -76,6 +89,7 @@ export interface AddressLimits {
 }
 
 export const DEFAULT_ADDRESS_LIMITS: AddressLimits = {
+  uncappedAddresses: RELAY_UNCAPPED_ADDRESSES,
   connectionsPerAddress: RELAY_MAX_CONNECTIONS_PER_ADDRESS,
   pendingPerAddress: RELAY_MAX_PENDING_PER_ADDRESS,
   reservationsPerAddress: RELAY_MAX_RESERVATIONS_PER_ADDRESS,

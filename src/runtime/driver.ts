@@ -524,6 +524,8 @@ export class CoreDriver {
           p.capabilities.join(','),
           p.load,
           p.capacity,
+          // what it holds: other tabs show those leaves as being written
+          p.holding.join(','),
         ].join('/'),
       )
     }

@@ -31,6 +31,7 @@ function wantsProposal(peer: PeerState, goal: DerivedGoal, now: number): boolean
   const me = peer.config.peerId
   return (
     !goal.cancelled &&
+    !goal.paused &&
     !goal.accept &&
     !peer.work.has(`decompose:${goal.id}`) &&
     !goal.proposals.some((proposal) => proposal.from === me) &&
@@ -79,7 +80,21 @@ function maybePropose(peer: PeerState, fx: Effects, goal: DerivedGoal, now: numb
       started: false,
       llm: null,
     },
-    { kind: 'decompose', path: goal.path, depth: goal.depth, maxDepth: goal.maxDepth },
+    {
+      kind: 'decompose',
+      path: goal.path,
+      depth: goal.depth,
+      maxDepth: goal.maxDepth,
+      // the author's vetoes of earlier splits, so they are not proposed again (issue 27)
+      ...(goal.vetoes.length > 0
+        ? {
+            vetoed: goal.vetoes.map(({ verdict, proposal }) => ({
+              note: verdict.note,
+              subgoals: proposal?.subgoals.map((subgoal) => subgoal.text) ?? [],
+            })),
+          }
+        : {}),
+    },
   )
 }
 

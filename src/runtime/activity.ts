@@ -133,7 +133,7 @@ export class ActivityLog {
       case 'execute':
         return `execute: ${short(plan.leaves.get(work.task ?? '')?.slot.text ?? work.subject)}`
       case 'rollup':
-        return `roll up: ${short(plan.goals.get(work.subject)?.text ?? work.subject)}`
+        return `roll up: ${short(plan.rollups.get(work.task ?? '')?.text ?? work.subject)}`
     }
   }
 

@@ -1,0 +1,138 @@
+/**
+ * The author's steering of a goal (issue 27, docs/PROTOCOL.md §5.12): pause,
+ * approval of splits, vetoes and redos. Pure rules over the record set, like
+ * authority.ts: only the root goal's author's records count, and every
+ * choice below is by the author's own `at` (then the record id), never by
+ * arrival, so every peer derives the same outcome in any order.
+ *
+ * Why the author's clock may order these: only the author can sign them, so
+ * a wrong clock can only confuse the author's own plan; a replayed record is
+ * the same record (same content id) and changes nothing; a stale record
+ * (an old approve, a second tab's redo of a leaf already redone) names a
+ * proposal or a task that no longer counts, or loses to an earlier one.
+ */
+import { contentId } from '../protocol/hash'
+import { MAX_REDOS_PER_LEAF, MAX_VETOES_PER_GOAL } from '../protocol/limits'
+import type {
+  ApprovalMode,
+  GoalRecord,
+  RedoRecord,
+  SteerRecord,
+  VerdictRecord,
+} from '../protocol/records'
+
+/** Earlier `at` first, then lower id: the author's first word on a matter stands. */
+function earlier<R extends { at: number; id: string }>(a: R, b: R): boolean {
+  return a.at < b.at || (a.at === b.at && a.id < b.id)
+}
+
+export interface GoalSettings {
+  paused: boolean
+  approve: ApprovalMode
+}
+
+/**
+ * A root goal's settings: its author's latest steer (by `at`, then the
+ * highest id), else what the goal record asked for, unpaused.
+ */
+export function goalSettings(root: GoalRecord, steers: readonly SteerRecord[]): GoalSettings {
+  let latest: SteerRecord | null = null
+  for (const steer of steers) {
+    if (steer.from !== root.from || steer.goal !== root.id) continue
+    if (latest === null || earlier(latest, steer)) latest = steer
+  }
+  if (latest) return { paused: latest.paused, approve: latest.approve }
+  return { paused: false, approve: root.approve ?? 'none' }
+}
+
+/** Does a split of a goal at `depth` wait for the author's approval under `mode`? */
+export function needsApproval(mode: ApprovalMode, depth: number): boolean {
+  return mode === 'every' || (mode === 'root' && depth === 0)
+}
+
+/**
+ * The author's verdict on `proposal`: the earliest of the author's verdicts
+ * naming it (an approval and a veto from two tabs: the first click stands).
+ */
+export function verdictOn(
+  verdicts: readonly VerdictRecord[],
+  author: string,
+  proposal: string,
+): VerdictRecord | null {
+  let first: VerdictRecord | null = null
+  for (const verdict of verdicts) {
+    if (verdict.from !== author || verdict.proposal !== proposal) continue
+    if (first === null || earlier(verdict, first)) first = verdict
+  }
+  return first
+}
+
+/**
+ * Rounds of a goal's decision under vetoes. `acceptOf(retired)` is the
+ * accept that counts when the `retired` proposals do not: while the author
+ * vetoed the accepted split (the earliest verdict on it is a veto), the
+ * proposals that veto lists are retired and the decision is taken again,
+ * at most MAX_VETOES_PER_GOAL times. Pure: the same records give the same
+ * rounds in any order of arrival.
+ */
+export function vetoRounds<A extends { proposal: string }>(
+  verdicts: readonly VerdictRecord[],
+  author: string,
+  acceptOf: (retired: ReadonlySet<string>) => A | null,
+): { accept: A | null; vetoes: VerdictRecord[]; retired: Set<string> } {
+  const retired = new Set<string>()
+  const vetoes: VerdictRecord[] = []
+  for (;;) {
+    const accept = acceptOf(retired)
+    if (!accept || vetoes.length >= MAX_VETOES_PER_GOAL) return { accept, vetoes, retired }
+    const verdict = verdictOn(verdicts, author, accept.proposal)
+    if (!verdict || verdict.approve) return { accept, vetoes, retired }
+    vetoes.push(verdict)
+    for (const id of verdict.retire) retired.add(id)
+  }
+}
+
+export interface RedoStep<T> {
+  task: T
+  redo: RedoRecord
+}
+
+/**
+ * A leaf's chain of execute tasks under redos. The first task's subject is
+ * the node id; while the current task is done or failed and its author sent
+ * it back (the earliest redo naming it), the next task's subject is that
+ * redo's id, at most MAX_REDOS_PER_LEAF times. Returns the current task and
+ * the superseded ones with the redo that replaced each.
+ */
+export function redoChain<T extends { id: string; status: string }>(
+  first: T,
+  author: string,
+  taskOf: (subject: string) => T,
+  redosOf: (task: string) => readonly RedoRecord[],
+): { current: T; superseded: RedoStep<T>[] } {
+  const superseded: RedoStep<T>[] = []
+  let current = first
+  while (superseded.length < MAX_REDOS_PER_LEAF) {
+    if (current.status !== 'done' && current.status !== 'failed') break
+    let redo: RedoRecord | null = null
+    for (const candidate of redosOf(current.id)) {
+      if (candidate.from !== author) continue
+      if (redo === null || earlier(candidate, redo)) redo = candidate
+    }
+    if (!redo) break
+    superseded.push({ task: current, redo })
+    current = taskOf(redo.id)
+  }
+  return { current, superseded }
+}
+
+/**
+ * The subject of a goal's roll-up task: the goal id while nothing under it
+ * was redone; else a hash of the goal id and every counted redo under it, so
+ * a redo anywhere below gives every goal on its way up a new roll-up (the
+ * old result stays, superseded).
+ */
+export function rollupSubject(goal: string, redos: readonly string[]): string {
+  if (redos.length === 0) return goal
+  return contentId(['rollup', goal, ...[...redos].sort()])
+}

@@ -87,7 +87,7 @@ export interface DerivedGoal {
   rollup: TaskState
   /** the roll-up result a redo below made stale, if any (the goal-id roll-up's) */
   supersededRollup: ResultRecord | null
-  /** ids of the counted redos in this goal's subtree (they name its roll-up task) */
+  /** ids of the counted redos and vetoes in this goal's subtree (they name its roll-up task) */
   redos: string[]
   status: GoalStatus
 }
@@ -403,14 +403,17 @@ function settleGoal(
 ): void {
   // a redo anywhere below gives this goal a new roll-up task (steering.ts)
   const redos: string[] = []
+  // so does a veto of its split: the roll-up of a split sent back is not this goal's
+  const renamers = goal.vetoes.map((veto) => veto.verdict.id)
   for (const slot of goal.slots) {
     for (const step of slot.superseded) redos.push(step.redo.id)
     if (slot.child) redos.push(...(goals.get(slot.child)?.redos ?? []))
   }
-  goal.redos = redos
-  if (redos.length > 0) {
+  // and both rename every roll-up above it, whose parts they change
+  goal.redos = [...renamers, ...redos]
+  if (goal.redos.length > 0) {
     goal.supersededRollup = goal.rollup.result
-    goal.rollup = deriveTask(plan, 'rollup', rollupSubject(goal.id, redos))
+    goal.rollup = deriveTask(plan, 'rollup', rollupSubject(goal.id, goal.redos))
   }
   tasks.set(goal.rollup.id, goal.rollup)
   for (const slot of goal.slots) {
@@ -444,14 +447,15 @@ function settleGoal(
             : 'active'
     }
   }
+  // a split waiting for approval runs nothing, whatever was done before the author asked
   goal.status = goal.cancelled
     ? 'cancelled'
-    : goal.rollup.status === 'done'
-      ? 'done'
-      : goal.rollup.status === 'failed'
-        ? 'failed'
-        : goal.approval === 'waiting'
-          ? 'awaiting-approval'
+    : goal.approval === 'waiting'
+      ? 'awaiting-approval'
+      : goal.rollup.status === 'done'
+        ? 'done'
+        : goal.rollup.status === 'failed'
+          ? 'failed'
           : goal.accepted
             ? 'accepted'
             : goal.proposals.length > 0

@@ -128,9 +128,10 @@ export function redoChain<T extends { id: string; status: string }>(
 
 /**
  * The subject of a goal's roll-up task: the goal id while nothing under it
- * was redone; else a hash of the goal id and every counted redo under it, so
- * a redo anywhere below gives every goal on its way up a new roll-up (the
- * old result stays, superseded).
+ * was redone and its split was never vetoed; else a hash of the goal id, its
+ * counted vetoes and every counted redo under it, so a redo anywhere below
+ * gives every goal on its way up a new roll-up (the old result stays,
+ * superseded), and a vetoed split's roll-up never stands for the next one.
  */
 export function rollupSubject(goal: string, redos: readonly string[]): string {
   if (redos.length === 0) return goal

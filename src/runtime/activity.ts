@@ -193,6 +193,12 @@ export class ActivityLog {
         }
       case 'cancel':
         return { text: 'Cancelled a goal', tone: 'warn' }
+      case 'steer':
+        return { text: record.paused ? 'Paused a goal' : 'Changed a goal’s settings', tone: 'warn' }
+      case 'verdict':
+        return { text: record.approve ? 'Approved a split' : 'Vetoed a split', tone: 'info' }
+      case 'redo':
+        return { text: 'Sent a leaf back with a note', tone: 'warn' }
       case 'reannounce':
         return { text: 'Re-announced an unclaimed task', tone: 'warn' }
       default:

@@ -151,6 +151,11 @@ export class ActivityLog {
           : { text: `LLM provider failing: ${event.error ?? 'unknown error'}`, tone: 'bad' }
       case 'invalid-record':
         return { text: `Did not publish an invalid ${event.kind}: ${event.reason}`, tone: 'bad' }
+      case 'steering-ignored':
+        return {
+          text: `Ignored a ${event.kind} by ${event.from.slice(-6)}: only the goal's author steers it`,
+          tone: 'warn',
+        }
       default:
         return null
     }

@@ -15,6 +15,7 @@ import { runSeed } from '../sim/run'
 import { derivePlan, type DerivedPlan } from './derive'
 import { PlanState } from './state'
 import { redoChain, vetoRounds } from './steering'
+import { archiveIds } from './archive'
 import { projectTree } from './tree'
 
 const MALLORY = '12D3KooWMallory000000000000000000000000000000000000'
@@ -189,5 +190,19 @@ describe('pause', () => {
       planOf([...records, newSteer(room, MALLORY, root.id, true, 'none', 30)]).goals.get(root.id)!
         .paused,
     ).toBe(false)
+  })
+})
+
+describe('archive', () => {
+  it("takes the author's steering and a redo's execute task with the tree", () => {
+    const { slot } = firstLeaf(planOf(records))
+    const redo = newRedo(room, root.from, slot.execute!.id, 'use metric units', 10)
+    const steer = newSteer(room, root.from, root.id, true, 'none', 11)
+    const state = stateOf([...records, redo, steer])
+    const plan = derivePlan(state)
+    const ids = archiveIds(state, [root.id], plan)
+    expect(ids.has(redo.id) && ids.has(steer.id)).toBe(true)
+    // everything the tree holds goes: the steering, the redo and the renamed roll-ups' keys
+    expect([...state.ids()].filter((id) => !ids.has(id))).toEqual([])
   })
 })

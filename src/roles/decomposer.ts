@@ -66,7 +66,8 @@ function maybePropose(peer: PeerState, fx: Effects, goal: DerivedGoal, now: numb
   // while, or at once when they have all proposed or failed and two are still missing
   const fallback =
     goal.proposals.length < QUORUM_VOTES &&
-    (now - since(peer, `seen:${goal.id}`, now) >= FALLBACK_AFTER_MS ||
+    // (after a veto the wait starts again: a new round, not one late since the goal came)
+    (now - since(peer, `seen:${goal.id}:${goal.vetoes.length}`, now) >= FALLBACK_AFTER_MS ||
       noProposalComing(peer, goal, eligible.length))
   if (rank < 0 || (rank >= MAX_PROPOSALS_PER_GOAL && !fallback)) return
   startLlm(

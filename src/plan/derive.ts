@@ -303,7 +303,7 @@ function settleGoal(
   // and both rename every roll-up above it, whose parts they change
   goal.redos = [...renamers, ...redos]
   if (goal.redos.length > 0) {
-    goal.supersededRollup = goal.rollup.result
+    goal.supersededRollup = previousRollup(plan, goal.id, goal.redos)
     goal.rollup = deriveTask(plan, 'rollup', rollupSubject(goal.id, goal.redos))
   }
   tasks.set(goal.rollup.id, goal.rollup)
@@ -352,6 +352,19 @@ function settleGoal(
             : goal.proposals.length > 0
               ? 'scoring'
               : 'awaiting-proposals'
+}
+
+/**
+ * The roll-up result the current one replaces: of the roll-ups named by all
+ * but one of `renamers` (in id order), the first with a result.
+ */
+function previousRollup(plan: PlanState, goal: string, renamers: readonly string[]) {
+  for (const left of [...renamers].sort()) {
+    const rest = renamers.filter((id) => id !== left)
+    const result = deriveTask(plan, 'rollup', rollupSubject(goal, rest)).result
+    if (result) return result
+  }
+  return null
 }
 
 /** Every subgoal settled (done or failed): the goal can be rolled up. */

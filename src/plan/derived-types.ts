@@ -64,7 +64,7 @@ export interface DerivedGoal {
   /** one per subgoal of the accepted proposal */
   slots: DerivedSlot[]
   rollup: TaskState
-  /** the roll-up result a redo below made stale, if any (the goal-id roll-up's) */
+  /** the roll-up result a redo below made stale, if any (the previous generation's) */
   supersededRollup: ResultRecord | null
   /** ids of the counted redos and vetoes in this goal's subtree (they name its roll-up task) */
   redos: string[]

@@ -33,7 +33,7 @@ async function violations(page: Page): Promise<string[]> {
 }
 
 test('axe finds no accessibility fault on any screen', async ({ browse, room, mockLlm }) => {
-  test.setTimeout(180_000)
+  test.setTimeout(240_000) // the approval step adds a split round trip and two audits
   const machine = await browse.machine('mine')
   const decomposer = await browse.tab(machine, 'decomposer')
   expect.soft(await violations(decomposer), 'start screen').toEqual([])

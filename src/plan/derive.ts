@@ -176,7 +176,12 @@ function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskStat
   const settings = goalSettings(seed.root, plan.goalRecords(seed.root.id).steers)
   // the earliest decision stands (authority.ts); a veto of it sends the goal
   // back to the decomposers without the proposals it lists (steering.ts)
-  const rounds = vetoRounds(records.verdicts, author, (retired) => {
+  const allVotes = collectVotes(all, records.scores)
+  const wasAccepted = (proposal: string) =>
+    records.accepts.some(
+      (a) => a.proposal === proposal && authorised(decide, a) && acceptHolds(a, allVotes),
+    )
+  const rounds = vetoRounds(records.verdicts, author, wasAccepted, (retired) => {
     const live = all.filter((proposal) => !retired.has(proposal.id))
     const votes = collectVotes(live, records.scores)
     const liveIds = new Set(live.map((proposal) => proposal.id))

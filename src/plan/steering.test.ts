@@ -173,9 +173,23 @@ describe('approval and veto', () => {
     const verdicts = Array.from({ length: MAX_VETOES_PER_GOAL + 2 }, (_, n) =>
       newVerdict(room, root.from, { goal: root.id, proposal: `p${n}`, approve: false }, n),
     )
-    const rounds = vetoRounds(verdicts, root.from, (retired) => ({ proposal: `p${retired.size}` }))
-    expect(rounds.vetoes).toHaveLength(MAX_VETOES_PER_GOAL)
+    const rounds = vetoRounds(
+      [...verdicts].reverse(),
+      root.from,
+      () => true,
+      (retired) => ({ proposal: `p${retired.size}` }),
+    )
+    expect(rounds.vetoes).toEqual(verdicts.slice(0, MAX_VETOES_PER_GOAL))
     expect(rounds.accept).toEqual({ proposal: `p${MAX_VETOES_PER_GOAL}` })
+    // a veto of a split never accepted counts for nothing
+    expect(
+      vetoRounds(
+        verdicts,
+        root.from,
+        () => false,
+        () => null,
+      ).vetoes,
+    ).toEqual([])
   })
 })
 

@@ -68,28 +68,33 @@ export function verdictOn(
 }
 
 /**
- * Rounds of a goal's decision under vetoes. `acceptOf(retired)` is the
- * accept that counts when the `retired` proposals do not: while the author
- * vetoed the accepted split (the earliest verdict on it is a veto), the
- * proposals that veto lists are retired and the decision is taken again,
- * at most MAX_VETOES_PER_GOAL times. Pure: the same records give the same
- * rounds in any order of arrival.
+ * A goal's decision under vetoes. A veto counts when it is the author's
+ * earliest verdict on its proposal and that proposal was accepted (an
+ * authorised accept with valid evidence names it: `wasAccepted`); the
+ * author's counted vetoes are taken by `at`, then id, at most
+ * MAX_VETOES_PER_GOAL of them. The proposals they list are retired, and the
+ * decision (`acceptOf`) is taken among the others. Pure: two accepts of the
+ * same epoch (the vetoed split's and the next one's) never decide which
+ * vetoes count, so every peer gets the same rounds in any order.
  */
-export function vetoRounds<A extends { proposal: string }>(
+export function vetoRounds<A>(
   verdicts: readonly VerdictRecord[],
   author: string,
+  wasAccepted: (proposal: string) => boolean,
   acceptOf: (retired: ReadonlySet<string>) => A | null,
 ): { accept: A | null; vetoes: VerdictRecord[]; retired: Set<string> } {
+  const vetoes = verdicts
+    .filter(
+      (verdict) =>
+        !verdict.approve &&
+        verdictOn(verdicts, author, verdict.proposal) === verdict &&
+        wasAccepted(verdict.proposal),
+    )
+    .sort((a, b) => (earlier(a, b) ? -1 : 1))
+    .slice(0, MAX_VETOES_PER_GOAL)
   const retired = new Set<string>()
-  const vetoes: VerdictRecord[] = []
-  for (;;) {
-    const accept = acceptOf(retired)
-    if (!accept || vetoes.length >= MAX_VETOES_PER_GOAL) return { accept, vetoes, retired }
-    const verdict = verdictOn(verdicts, author, accept.proposal)
-    if (!verdict || verdict.approve) return { accept, vetoes, retired }
-    vetoes.push(verdict)
-    for (const id of verdict.retire) retired.add(id)
-  }
+  for (const veto of vetoes) for (const id of veto.retire) retired.add(id)
+  return { accept: acceptOf(retired), vetoes, retired }
 }
 
 export interface RedoStep<T> {

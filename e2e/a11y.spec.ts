@@ -1,8 +1,9 @@
 /**
  * Accessibility: axe-core (WCAG 2.1 A and AA, and best practice) finds no
  * violation on any screen of the app: the start screen, each role's page, a
- * finished plan, the Invite panel and the call inspector. One room, walked
- * once, so the audit stays quick. The same room checks the call inspector:
+ * finished plan, the Invite panel, the call inspector and the approval of
+ * a split (the author's buttons and note, and another tab's view). One
+ * room, walked once, so the audit stays quick. The same room checks the call inspector:
  * it shows the exact request and reply the mock LLM saw, keeps them across
  * a reload, and holds no trace of the API key.
  */
@@ -32,7 +33,7 @@ async function violations(page: Page): Promise<string[]> {
 }
 
 test('axe finds no accessibility fault on any screen', async ({ browse, room, mockLlm }) => {
-  test.setTimeout(180_000)
+  test.setTimeout(240_000) // the approval step adds a split round trip and two audits
   const machine = await browse.machine('mine')
   const decomposer = await browse.tab(machine, 'decomposer')
   expect.soft(await violations(decomposer), 'start screen').toEqual([])
@@ -63,7 +64,19 @@ test('axe finds no accessibility fault on any screen', async ({ browse, room, mo
   await decomposer.getByRole('button', { name: 'Close' }).click()
 
   await waitForPeers(tabs.observer, 4)
-  await submitGoal(decomposer, GOAL, 1)
+  // the author asks to approve the split: the approval view, the author's and an observer's
+  await submitGoal(decomposer, GOAL, 1, 'For the first split')
+  const approve = decomposer.getByRole('button', { name: 'Approve split' })
+  await expect(approve).toBeVisible({ timeout: 60_000 })
+  await decomposer.getByRole('button', { name: 'Veto split…' }).click()
+  await expect(decomposer.getByLabel('Note for the decomposers (optional)')).toBeFocused()
+  expect.soft(await violations(decomposer), 'approval view, author').toEqual([])
+  await decomposer.getByRole('button', { name: 'Never mind' }).click()
+  await expect(
+    tabs.observer.getByRole('group', { name: 'Approve or veto this split' }),
+  ).toBeVisible()
+  expect.soft(await violations(tabs.observer), 'approval view, observer').toEqual([])
+  await approve.click()
   await expect(tabs.observer.getByRole('heading', { name: 'Final plan' })).toBeVisible({
     timeout: 120_000,
   })

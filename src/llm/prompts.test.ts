@@ -31,6 +31,22 @@ const tasks: LlmTask[] = [
     capability: 'can_run_code',
     dependencies: [{ text: 'Compare fares', output: '| a | b |\n|---|---|\n| <1> | &amp; |' }],
   },
+  // the author's steering (issue 27): a vetoed split with its note, a leaf sent back
+  {
+    kind: 'decompose',
+    path,
+    depth: 0,
+    maxDepth: 3,
+    vetoed: [{ note: 'Fewer <steps> & "bigger" ones', subgoals: ['Compare fares', 'Book it'] }],
+  },
+  {
+    kind: 'execute',
+    path,
+    task: 'List the fares',
+    capability: 'can_write_text',
+    dependencies: [],
+    redo: { note: 'Use euros & cite <sources>', previous: '| fare |\n| 100 USD |' },
+  },
   {
     kind: 'rollup',
     path,

@@ -18,7 +18,9 @@ import {
   type GoalPath,
   type LlmTask,
   type LlmTaskKind,
+  type RedoGuidance,
   type SubgoalDraft,
+  type VetoedSplit,
 } from './types'
 import {
   MAX_NOTES,
@@ -49,6 +51,8 @@ const SYSTEM: { [K in LlmTaskKind]: string } = {
     'subgoals whose results it needs ([] if none); fill it wherever order matters.',
     'The closer depth is to max_depth, the more concrete the subgoals must be.',
     `rationale: why this split, at most ${MAX_RATIONALE} characters.`,
+    "If <vetoed> is given, the goal's author rejected those splits: do not propose them again,",
+    'and follow their notes.',
   ].join('\n'),
   score: [
     'Score the proposed split of the last goal of <path> from 0 to 1 with this rubric:',
@@ -75,6 +79,7 @@ const SYSTEM: { [K in LlmTaskKind]: string } = {
     'Use the results in <dependencies>. You cannot browse or run code: where live data is',
     'needed give your best knowledge and mark what to verify. No preamble, no "as an AI".',
     'output: the Markdown deliverable.',
+    'If <redo> is given, the author sent back <previous_output>: redo it following <note>.',
   ].join('\n'),
   rollup: [
     'Combine the <parts> (results of the subgoals of the last goal of <path>, in order) into',
@@ -131,10 +136,29 @@ function itemsBlock(
   return `<${name}>\n${body}\n</${name}>`
 }
 
+/** The author's vetoed splits of the goal (issue 27): absent when none. */
+function vetoedBlock(vetoed: VetoedSplit[] | undefined): string {
+  if (!vetoed?.length) return ''
+  const splits = vetoed
+    .map((split) => {
+      const subs = split.subgoals.map((text) => tag('subgoal', escapeText(text))).join('\n')
+      return tag('split', `\n${tag('note', escapeText(split.note))}\n${subs}\n`)
+    })
+    .join('\n')
+  return `\n<vetoed>\n${splits}\n</vetoed>`
+}
+
+/** The author's note on a leaf sent back (issue 27): absent when not redone. */
+function redoBlock(redo: RedoGuidance | undefined): string {
+  if (!redo) return ''
+  const previous = tag('previous_output', escapeText(redo.previous ?? '(it failed)'))
+  return `\n${tag('redo', `\n${tag('note', escapeText(redo.note))}\n${previous}\n`)}`
+}
+
 export function userPrompt(task: LlmTask): string {
   switch (task.kind) {
     case 'decompose':
-      return `${pathBlock(task.path)}\n${depthBlock(task.depth, task.maxDepth)}`
+      return `${pathBlock(task.path)}\n${depthBlock(task.depth, task.maxDepth)}${vetoedBlock(task.vetoed)}`
     case 'score': {
       const subs = task.subgoals
         .map((s, i) =>
@@ -153,11 +177,13 @@ export function userPrompt(task: LlmTask): string {
       ].join('\n')
     }
     case 'execute':
-      return [
-        pathBlock(task.path),
-        tag('task', escapeText(task.task), ` capability="${task.capability}"`),
-        itemsBlock('dependencies', 'dependency', task.dependencies),
-      ].join('\n')
+      return (
+        [
+          pathBlock(task.path),
+          tag('task', escapeText(task.task), ` capability="${task.capability}"`),
+          itemsBlock('dependencies', 'dependency', task.dependencies),
+        ].join('\n') + redoBlock(task.redo)
+      )
     case 'rollup':
       return `${pathBlock(task.path)}\n${itemsBlock('parts', 'part', task.parts)}`
   }
@@ -211,6 +237,17 @@ function pairs(block: string | undefined, item: string): { text: string; output:
   }))
 }
 
+function redoOf(block: string | undefined): { redo?: RedoGuidance } {
+  if (block === undefined) return {}
+  const previous = unescapeText(first(block, 'previous_output') ?? '')
+  return {
+    redo: {
+      note: unescapeText(first(block, 'note') ?? ''),
+      previous: previous === '(it failed)' ? null : previous,
+    },
+  }
+}
+
 /** The task kind named by the marker line of a system prompt, if any. */
 export function taskKindFromSystem(system: string): LlmTaskKind | undefined {
   const match = /^task: ([a-z]+)$/m.exec(system)
@@ -226,8 +263,13 @@ export function parseUserPrompt(kind: LlmTaskKind, prompt: string): LlmTask {
   const depth = parseIntOr(first(body, 'depth'), 0)
   const maxDepth = parseIntOr(first(body, 'max_depth'), 3)
   switch (kind) {
-    case 'decompose':
-      return { kind, path, depth, maxDepth }
+    case 'decompose': {
+      const vetoed = elements(first(body, 'vetoed') ?? '', 'split').map((split) => ({
+        note: unescapeText(first(split.body, 'note') ?? ''),
+        subgoals: elements(split.body, 'subgoal').map((e) => unescapeText(e.body)),
+      }))
+      return { kind, path, depth, maxDepth, ...(vetoed.length ? { vetoed } : {}) }
+    }
     case 'score': {
       const subgoals: SubgoalDraft[] = elements(first(body, 'subgoals') ?? '', 'subgoal').map(
         (e) => ({
@@ -262,6 +304,7 @@ export function parseUserPrompt(kind: LlmTaskKind, prompt: string): LlmTask {
         task: unescapeText(taskEl?.body ?? ''),
         capability: cap && CAPABILITIES.includes(cap) ? cap : 'can_write_text',
         dependencies: pairs(first(body, 'dependencies'), 'dependency'),
+        ...redoOf(first(body, 'redo')),
       }
     }
     case 'rollup':

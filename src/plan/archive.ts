@@ -34,9 +34,17 @@ export function settledRoots(plan: DerivedPlan): string[] {
  * Ids of every record of the tree under root goal `root` that `state` holds.
  * Walks the records themselves, not only the derived tree, so records that
  * lost (a second accept, a node that does not count, the child goal of a
- * classification that lost) go with their tree too.
+ * classification that lost) go with their tree too, and so do the author's
+ * steering records and every execute task of a leaf's redos. Not walked: the
+ * roll-up tasks a redo or a veto renamed (steering.ts rollupSubject) other
+ * than the current ones (`current`, from the derived plan): their subject
+ * hashes a set of redos no record names.
  */
-export function treeRecordIds(state: PlanState, root: string): Set<string> {
+export function treeRecordIds(
+  state: PlanState,
+  root: string,
+  current: readonly string[] = [],
+): Set<string> {
   const ids = new Set<string>()
   const addFailures = (subject: string) => {
     for (const failure of state.failures(subject)) ids.add(failure.id)
@@ -47,8 +55,14 @@ export function treeRecordIds(state: PlanState, root: string): Set<string> {
     for (const r of records.results) ids.add(r.id)
     for (const r of records.reannounces) ids.add(r.id)
     addFailures(task)
+    // a redo's next execute task has the redo's id as its subject (steering.ts)
+    for (const redo of records.redos) {
+      ids.add(redo.id)
+      addTask(taskId('execute', redo.id))
+    }
   }
   if (state.has(root)) ids.add(root)
+  for (const task of current) addTask(task)
   const seen = new Set<string>([root])
   const queue = [root]
   for (let goal = queue.pop(); goal !== undefined; goal = queue.pop()) {
@@ -60,6 +74,8 @@ export function treeRecordIds(state: PlanState, root: string): Set<string> {
     for (const r of records.scores) ids.add(r.id)
     for (const r of records.accepts) ids.add(r.id)
     for (const r of records.cancels) ids.add(r.id)
+    for (const r of records.steers) ids.add(r.id)
+    for (const r of records.verdicts) ids.add(r.id)
     addFailures(goal)
     addTask(taskId('decide', goal))
     addTask(taskId('rollup', goal))
@@ -78,10 +94,19 @@ export function treeRecordIds(state: PlanState, root: string): Set<string> {
   return ids
 }
 
-/** Ids of every record of the trees of `roots`. */
-export function archiveIds(state: PlanState, roots: readonly string[]): Set<string> {
+/** Ids of every record of the trees of `roots` (`plan`: their current, maybe renamed, roll-ups). */
+export function archiveIds(
+  state: PlanState,
+  roots: readonly string[],
+  plan?: DerivedPlan,
+): Set<string> {
   const ids = new Set<string>()
-  for (const root of roots) for (const id of treeRecordIds(state, root)) ids.add(id)
+  for (const root of roots) {
+    const current = plan
+      ? [...plan.goals.values()].filter((g) => g.root === root).map((g) => g.rollup.id)
+      : []
+    for (const id of treeRecordIds(state, root, current)) ids.add(id)
+  }
   return ids
 }
 

@@ -11,91 +11,23 @@
  * subgoals have all settled gets a roll-up task.
  */
 import { nodeId } from '../protocol/ids'
-import type { Capability } from '../protocol/capabilities'
-import type {
-  AcceptRecord,
-  FailureRecord,
-  GoalRecord,
-  NodeRecord,
-  ProposalRecord,
-  ScoreRecord,
-} from '../protocol/records'
+import type { GoalRecord, ProposalRecord, ScoreRecord } from '../protocol/records'
 import { acceptHolds } from './acceptance'
 import { countedCancels, earliestAccept } from './authority'
 import { countedRoots } from './goal-limits'
 import type { PlanState } from './state'
+import {
+  goalSettings,
+  needsApproval,
+  redoChain,
+  rollupSubject,
+  verdictOn,
+  vetoRounds,
+} from './steering'
 import { authorised, bestOutput, deriveTask, type TaskState } from './tasks'
+import type { DerivedGoal, DerivedPlan, DerivedSlot } from './derived-types'
 
-export type GoalStatus =
-  'awaiting-proposals' | 'scoring' | 'accepted' | 'done' | 'failed' | 'cancelled'
-
-export interface DerivedGoal {
-  id: string
-  text: string
-  depth: number
-  maxDepth: number
-  root: string
-  /** the goal and subgoal this goal was split from; null for a root goal */
-  parent: { goal: string; index: number } | null
-  /** goal texts from the root down to this goal */
-  path: string[]
-  createdBy: string
-  /** the root goal's creation time (its submitter's clock) */
-  createdAt: number
-  cancelled: boolean
-  proposals: ProposalRecord[]
-  /** per proposal id: one vote per scorer (its lowest-id score), sorted by scorer */
-  votes: Map<string, ScoreRecord[]>
-  decide: TaskState
-  accept: AcceptRecord | null
-  accepted: ProposalRecord | null
-  /** one per subgoal of the accepted proposal */
-  slots: DerivedSlot[]
-  rollup: TaskState
-  status: GoalStatus
-}
-
-export type SlotStatus =
-  'unclassified' | 'waiting' | 'open' | 'claimed' | 'active' | 'done' | 'failed'
-
-export interface DerivedSlot {
-  goal: string
-  index: number
-  text: string
-  dependsOn: number[]
-  node: NodeRecord | null
-  /** node id; for a composite node also its child goal's id */
-  id: string | null
-  atomic: boolean
-  capability: Capability | null
-  classifyFailure: FailureRecord | null
-  /** atomic nodes only */
-  execute: TaskState | null
-  /** composite nodes only */
-  child: string | null
-  /** a dependency failed: this subgoal cannot run */
-  blocked: boolean
-  status: SlotStatus
-  /** the output that settles this subgoal (leaf result or child roll-up) */
-  output: string | null
-}
-
-export interface DerivedPlan {
-  version: number
-  goals: Map<string, DerivedGoal>
-  /** root goal ids that count, oldest first */
-  roots: string[]
-  /** root goal ids held by the per-author limits (goal-limits.ts): not derived */
-  held: string[]
-  /** held root goal id → its author */
-  heldBy: Map<string, string>
-  /** every exclusive task that exists, by task id */
-  tasks: Map<string, TaskState>
-  /** execute task id → its leaf */
-  leaves: Map<string, { goal: DerivedGoal; slot: DerivedSlot }>
-  /** per peer: the tasks it holds now (claimed in the current epoch, not finished or given back) */
-  holdings: Map<string, number>
-}
+export type { DerivedGoal, DerivedPlan, DerivedSlot, GoalStatus, SlotStatus } from './derived-types'
 
 /** One vote per scorer per proposal: if a scorer scored twice, its lowest-id score counts. */
 function collectVotes(proposals: readonly ProposalRecord[], scores: readonly ScoreRecord[]) {
@@ -145,9 +77,11 @@ export function derivePlan(plan: PlanState): DerivedPlan {
   )
   const orderedTasks = new Map<string, TaskState>()
   const leaves = new Map<string, { goal: DerivedGoal; slot: DerivedSlot }>()
+  const rollups = new Map<string, DerivedGoal>()
   for (const goal of ordered.values()) {
     orderedTasks.set(goal.decide.id, goal.decide)
     orderedTasks.set(goal.rollup.id, goal.rollup)
+    rollups.set(goal.rollup.id, goal)
     for (const slot of goal.slots) {
       if (!slot.execute) continue
       orderedTasks.set(slot.execute.id, slot.execute)
@@ -166,6 +100,7 @@ export function derivePlan(plan: PlanState): DerivedPlan {
     held: held.map((root) => root.id),
     heldBy: new Map(held.map((root) => [root.id, root.from])),
     tasks: orderedTasks,
+    rollups,
     leaves,
     holdings,
   }
@@ -225,33 +160,49 @@ function deriveTree(
     }
   }
   // statuses need children first: settle bottom-up
-  for (const goal of tree.sort((a, b) => b.depth - a.depth)) settleGoal(goal, goals)
+  for (const goal of tree.sort((a, b) => b.depth - a.depth)) settleGoal(plan, goal, goals, tasks)
   return goals.get(root.id)!
 }
 
 function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskState>): DerivedGoal {
   const records = plan.goalRecords(seed.id)
-  const proposals = records.proposals
+  const author = seed.root.from
+  const all = records.proposals
     .filter((proposal) => proposal.goal === seed.id)
     .sort((a, b) => (a.id < b.id ? -1 : 1))
-  const votes = collectVotes(proposals, records.scores)
   const decide = deriveTask(plan, 'decide', seed.id)
   const rollup = deriveTask(plan, 'rollup', seed.id)
   tasks.set(decide.id, decide)
-  tasks.set(rollup.id, rollup)
-  const proposalById = new Map(proposals.map((proposal) => [proposal.id, proposal]))
-  // the earliest decision stands (authority.ts)
-  const accept = earliestAccept(
-    decide.id,
-    records.accepts.filter((a) => proposalById.has(a.proposal) && acceptHolds(a, votes)),
-    (a) => authorised(decide, a),
-  )
+  const settings = goalSettings(seed.root, plan.goalRecords(seed.root.id).steers)
+  // the earliest decision stands (authority.ts); a veto of it sends the goal
+  // back to the decomposers without the proposals it lists (steering.ts)
+  const allVotes = collectVotes(all, records.scores)
+  const wasAccepted = (proposal: string) =>
+    records.accepts.some(
+      (a) => a.proposal === proposal && authorised(decide, a) && acceptHolds(a, allVotes),
+    )
+  const rounds = vetoRounds(records.verdicts, author, wasAccepted, (retired) => {
+    const live = all.filter((proposal) => !retired.has(proposal.id))
+    const votes = collectVotes(live, records.scores)
+    const liveIds = new Set(live.map((proposal) => proposal.id))
+    return earliestAccept(
+      decide.id,
+      records.accepts.filter((a) => liveIds.has(a.proposal) && acceptHolds(a, votes)),
+      (a) => authorised(decide, a),
+    )
+  })
+  const proposals = all.filter((proposal) => !rounds.retired.has(proposal.id))
+  const votes = collectVotes(proposals, records.scores)
+  const accept = rounds.accept
+  const proposalById = new Map(all.map((proposal) => [proposal.id, proposal]))
   const accepted = accept ? (proposalById.get(accept.proposal) ?? null) : null
   decide.unclaimedOutputs +=
     records.accepts.filter((a) => !authorised(decide, a)).length +
     records.nodes.filter((n) => !authorised(decide, n)).length
   const cancelled =
-    (seed.parent?.cancelled ?? false) || countedCancels(records.cancels, seed.root.from).length > 0
+    (seed.parent?.cancelled ?? false) || countedCancels(records.cancels, author).length > 0
+  const gated = accepted !== null && needsApproval(settings.approve, seed.depth)
+  const verdict = accepted ? verdictOn(records.verdicts, author, accepted.id) : null
   const goal: DerivedGoal = {
     id: seed.id,
     text: seed.text,
@@ -260,9 +211,18 @@ function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskStat
     root: seed.root.id,
     parent: seed.parent ? { goal: seed.parent.id, index: seed.index } : null,
     path: [...(seed.parent?.path ?? []), seed.text],
-    createdBy: seed.root.from,
+    createdBy: author,
     createdAt: seed.root.createdAt,
     cancelled,
+    paused: settings.paused,
+    approvalMode: settings.approve,
+    // an approval given counts even if the mode was switched off since
+    approval: verdict?.approve ? 'approved' : gated ? 'waiting' : 'none',
+    vetoes: rounds.vetoes.map((veto) => ({
+      verdict: veto,
+      proposal: proposalById.get(veto.proposal) ?? null,
+    })),
+    retired: all.filter((proposal) => rounds.retired.has(proposal.id)),
     proposals,
     votes,
     decide,
@@ -270,6 +230,8 @@ function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskStat
     accepted,
     slots: [],
     rollup,
+    supersededRollup: null,
+    redos: [],
     status: 'awaiting-proposals',
   }
   if (accepted) {
@@ -298,6 +260,7 @@ function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskStat
               classifyFailures.filter((f) => f.index === index),
             ),
         execute: null,
+        superseded: [],
         child: null,
         blocked: false,
         status: 'unclassified',
@@ -305,8 +268,17 @@ function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskStat
       }
       if (node) {
         slot.id = nodeId(seed.id, accepted.id, index, subgoal.text, node.atomic)
+        // a split waiting for its author's approval is classified, but nothing under it runs
+        if (goal.approval === 'waiting') return slot
         if (node.atomic) {
-          slot.execute = deriveTask(plan, 'execute', slot.id)
+          const chain = redoChain(
+            deriveTask(plan, 'execute', slot.id),
+            author,
+            (subject) => deriveTask(plan, 'execute', subject),
+            (task) => plan.taskRecords(task).redos,
+          )
+          slot.execute = chain.current
+          slot.superseded = chain.superseded
           tasks.set(slot.execute.id, slot.execute)
         } else {
           slot.child = slot.id
@@ -319,7 +291,27 @@ function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskStat
 }
 
 /** Statuses of a goal's slots and of the goal itself; its children are already settled. */
-function settleGoal(goal: DerivedGoal, goals: Map<string, DerivedGoal>): void {
+function settleGoal(
+  plan: PlanState,
+  goal: DerivedGoal,
+  goals: Map<string, DerivedGoal>,
+  tasks: Map<string, TaskState>,
+): void {
+  // a redo anywhere below gives this goal a new roll-up task (steering.ts)
+  const redos: string[] = []
+  // so does a veto of its split: the roll-up of a split sent back is not this goal's
+  const renamers = goal.vetoes.map((veto) => veto.verdict.id)
+  for (const slot of goal.slots) {
+    for (const step of slot.superseded) redos.push(step.redo.id)
+    if (slot.child) redos.push(...(goals.get(slot.child)?.redos ?? []))
+  }
+  // and both rename every roll-up above it, whose parts they change
+  goal.redos = [...renamers, ...redos]
+  if (goal.redos.length > 0) {
+    goal.supersededRollup = previousRollup(plan, goal.id, goal.redos)
+    goal.rollup = deriveTask(plan, 'rollup', rollupSubject(goal.id, goal.redos))
+  }
+  tasks.set(goal.rollup.id, goal.rollup)
   for (const slot of goal.slots) {
     const blockedBy = slot.dependsOn.some((dep) => goal.slots[dep]?.status === 'failed')
     const waiting = slot.dependsOn.some((dep) => goal.slots[dep]?.status !== 'done')
@@ -327,6 +319,8 @@ function settleGoal(goal: DerivedGoal, goals: Map<string, DerivedGoal>): void {
       slot.status = 'failed'
     } else if (!slot.node) {
       slot.status = 'unclassified'
+    } else if (goal.approval === 'waiting') {
+      slot.status = 'approval'
     } else if (slot.execute) {
       const task = slot.execute
       slot.output = task.result?.output ?? null
@@ -349,23 +343,40 @@ function settleGoal(goal: DerivedGoal, goals: Map<string, DerivedGoal>): void {
             : 'active'
     }
   }
+  // a split waiting for approval runs nothing, whatever was done before the author asked
   goal.status = goal.cancelled
     ? 'cancelled'
-    : goal.rollup.status === 'done'
-      ? 'done'
-      : goal.rollup.status === 'failed'
-        ? 'failed'
-        : goal.accepted
-          ? 'accepted'
-          : goal.proposals.length > 0
-            ? 'scoring'
-            : 'awaiting-proposals'
+    : goal.approval === 'waiting'
+      ? 'awaiting-approval'
+      : goal.rollup.status === 'done'
+        ? 'done'
+        : goal.rollup.status === 'failed'
+          ? 'failed'
+          : goal.accepted
+            ? 'accepted'
+            : goal.proposals.length > 0
+              ? 'scoring'
+              : 'awaiting-proposals'
+}
+
+/**
+ * The roll-up result the current one replaces: of the roll-ups named by all
+ * but one of `renamers` (in id order), the first with a result.
+ */
+function previousRollup(plan: PlanState, goal: string, renamers: readonly string[]) {
+  for (const left of [...renamers].sort()) {
+    const rest = renamers.filter((id) => id !== left)
+    const result = deriveTask(plan, 'rollup', rollupSubject(goal, rest)).result
+    if (result) return result
+  }
+  return null
 }
 
 /** Every subgoal settled (done or failed): the goal can be rolled up. */
 export function readyToRollUp(goal: DerivedGoal): boolean {
   return (
     goal.accepted !== null &&
+    goal.approval !== 'waiting' &&
     !goal.cancelled &&
     goal.slots.length > 0 &&
     goal.slots.every((slot) => slot.status === 'done' || slot.status === 'failed')

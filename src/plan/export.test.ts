@@ -35,6 +35,8 @@ function slot(index: number, text: string, extra: Partial<SlotView>): SlotView {
     classifyError: null,
     blocked: false,
     leaf: null,
+    superseded: [],
+    redosLeft: 3,
     goal: null,
     ...extra,
   }
@@ -53,6 +55,13 @@ function goal(id: string, text: string, depth: number, slots: SlotView[]): GoalV
     accepted: { proposal: `${id}-p`, basis: 'quorum', decidedBy: EXECUTOR, score: 0.8 },
     slots,
     rollup: task(`${id}-rollup`, 'The whole plan.'),
+    paused: false,
+    approvalMode: 'none',
+    approval: 'none',
+    vetoes: [],
+    retired: [],
+    vetoesLeft: 3,
+    supersededRollup: null,
   }
 }
 

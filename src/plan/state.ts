@@ -26,8 +26,11 @@ import type {
   PlanRecord,
   ProposalRecord,
   ReannounceRecord,
+  RedoRecord,
   ResultRecord,
   ScoreRecord,
+  SteerRecord,
+  VerdictRecord,
 } from '../protocol/records'
 import { AuthorQuota } from '../protocol/quota'
 
@@ -38,6 +41,8 @@ export interface GoalIndex {
   accepts: AcceptRecord[]
   nodes: NodeRecord[]
   cancels: CancelRecord[]
+  steers: SteerRecord[]
+  verdicts: VerdictRecord[]
 }
 
 /** Everything recorded about one task id. */
@@ -45,6 +50,7 @@ export interface TaskIndex {
   claims: ClaimRecord[]
   results: ResultRecord[]
   reannounces: ReannounceRecord[]
+  redos: RedoRecord[]
 }
 
 export class PlanState {
@@ -121,6 +127,15 @@ export class PlanState {
       case 'reannounce':
         insertById(this.task(record.task).reannounces, record)
         break
+      case 'steer':
+        insertById(this.goal(record.goal).steers, record)
+        break
+      case 'verdict':
+        insertById(this.goal(record.goal).verdicts, record)
+        break
+      case 'redo':
+        insertById(this.task(record.task).redos, record)
+        break
       case 'failure': {
         const list = this.failureIndex.get(record.subject)
         if (list) insertById(list, record)
@@ -171,6 +186,15 @@ export class PlanState {
       case 'reannounce':
         drop(this.taskIndex.get(record.task)?.reannounces)
         break
+      case 'steer':
+        drop(this.goalIndex.get(record.goal)?.steers)
+        break
+      case 'verdict':
+        drop(this.goalIndex.get(record.goal)?.verdicts)
+        break
+      case 'redo':
+        drop(this.taskIndex.get(record.task)?.redos)
+        break
       case 'failure':
         drop(this.failureIndex.get(record.subject))
         break
@@ -197,7 +221,15 @@ export class PlanState {
   private goal(id: string): GoalIndex {
     let entry = this.goalIndex.get(id)
     if (!entry) {
-      entry = { proposals: [], scores: [], accepts: [], nodes: [], cancels: [] }
+      entry = {
+        proposals: [],
+        scores: [],
+        accepts: [],
+        nodes: [],
+        cancels: [],
+        steers: [],
+        verdicts: [],
+      }
       this.goalIndex.set(id, entry)
     }
     return entry
@@ -206,7 +238,7 @@ export class PlanState {
   private task(id: string): TaskIndex {
     let entry = this.taskIndex.get(id)
     if (!entry) {
-      entry = { claims: [], results: [], reannounces: [] }
+      entry = { claims: [], results: [], reannounces: [], redos: [] }
       this.taskIndex.set(id, entry)
     }
     return entry
@@ -231,9 +263,12 @@ const EMPTY_GOAL: GoalIndex = Object.freeze({
   accepts: [],
   nodes: [],
   cancels: [],
+  steers: [],
+  verdicts: [],
 }) as unknown as GoalIndex
 const EMPTY_TASK: TaskIndex = Object.freeze({
   claims: [],
   results: [],
   reannounces: [],
+  redos: [],
 }) as unknown as TaskIndex

@@ -6,7 +6,8 @@
  * the same tree.
  */
 import type { Capability } from '../protocol/capabilities'
-import type { AcceptRecord, PlanRecord, Usage } from '../protocol/records'
+import type { AcceptRecord, ApprovalMode, PlanRecord, Usage } from '../protocol/records'
+import { MAX_REDOS_PER_LEAF, MAX_VETOES_PER_GOAL } from '../protocol/limits'
 import type { Step } from '../protocol/steps'
 import type { DerivedGoal, DerivedPlan, DerivedSlot, GoalStatus, SlotStatus } from './derive'
 import { meanScore } from './acceptance'
@@ -51,6 +52,10 @@ export interface SlotView {
   classifyError: string | null
   blocked: boolean
   leaf: TaskView | null
+  /** earlier runs of the leaf its author sent back, oldest first, each with the author's note */
+  superseded: { task: TaskView; note: string }[]
+  /** how many more times the author may send this leaf back (MAX_REDOS_PER_LEAF) */
+  redosLeft: number
   goal: GoalView | null
 }
 
@@ -72,6 +77,19 @@ export interface GoalView {
   } | null
   slots: SlotView[]
   rollup: TaskView
+  /** the root's author paused the goal: nothing new is claimed under it */
+  paused: boolean
+  approvalMode: ApprovalMode
+  /** 'waiting': the accepted split waits for the author (createdBy) to approve or veto it */
+  approval: 'none' | 'waiting' | 'approved'
+  /** the author's vetoes, oldest first: the note and the split sent back */
+  vetoes: { note: string; subgoals: string[] }[]
+  /** proposals a veto sent back (all of them, for the next veto to list) */
+  retired: string[]
+  /** how many more vetoes count for this goal (MAX_VETOES_PER_GOAL) */
+  vetoesLeft: number
+  /** the roll-up a redo below made stale, if it was written */
+  supersededRollup: string | null
 }
 
 export interface UsageTotals {
@@ -122,6 +140,11 @@ function slotView(slot: DerivedSlot, plan: DerivedPlan): SlotView {
     classifyError: slot.classifyFailure?.detail ?? null,
     blocked: slot.blocked,
     leaf: slot.execute ? taskView(slot.execute) : null,
+    superseded: slot.superseded.map((step) => ({
+      task: taskView(step.task),
+      note: step.redo.note,
+    })),
+    redosLeft: MAX_REDOS_PER_LEAF - slot.superseded.length,
     goal: child ? goalView(child, plan) : null,
   }
 }
@@ -160,6 +183,16 @@ function goalView(goal: DerivedGoal, plan: DerivedPlan): GoalView {
         : null,
     slots: goal.slots.map((slot) => slotView(slot, plan)),
     rollup: taskView(goal.rollup),
+    paused: goal.paused,
+    approvalMode: goal.approvalMode,
+    approval: goal.approval,
+    vetoes: goal.vetoes.map(({ verdict, proposal }) => ({
+      note: verdict.note,
+      subgoals: proposal?.subgoals.map((subgoal) => subgoal.text) ?? [],
+    })),
+    retired: goal.retired.map((proposal) => proposal.id),
+    vetoesLeft: MAX_VETOES_PER_GOAL - goal.vetoes.length,
+    supersededRollup: goal.supersededRollup?.output ?? null,
   }
 }
 

@@ -95,6 +95,18 @@ export function sampleRecords(from: string, room = 'lobby'): WireRecord[] {
     },
     { ...base, kind: 'reannounce', task: ID(6), epoch: 1, at: 1_700_000_060_000 },
     { ...base, kind: 'cancel', goal: ID(1), reason: 'changed my mind', at: 1_700_000_100_000 },
+    { ...base, kind: 'steer', goal: ID(1), paused: true, approve: 'root', at: 1_700_000_110_000 },
+    {
+      ...base,
+      kind: 'verdict',
+      goal: ID(1),
+      proposal: ID(2),
+      approve: false,
+      note: 'fewer, bigger steps',
+      retire: [ID(2)],
+      at: 1_700_000_120_000,
+    },
+    { ...base, kind: 'redo', task: ID(6), note: 'use metric units', at: 1_700_000_130_000 },
     {
       ...base,
       kind: 'presence',

@@ -16,6 +16,21 @@ export const MAX_REASON = 400
 /** A leaf's deliverable or a roll-up document: a long Markdown page. */
 export const MAX_OUTPUT = 60_000
 export const MAX_DETAIL = 500
+/** An author's note on a veto or a redo ("use metric units", "cite sources"): a few sentences. */
+export const MAX_NOTE = 600
+/** Proposals a veto sends back: a goal has a few (MAX_PROPOSALS_PER_GOAL first, fallbacks after). */
+export const MAX_RETIRED_PROPOSALS = 32
+/**
+ * Vetoes that count per goal: each one costs the room a new round of
+ * proposals and scores, so a goal's author cannot make the room decompose
+ * one goal forever. A fourth veto does nothing; cancel the goal instead.
+ */
+export const MAX_VETOES_PER_GOAL = 3
+/**
+ * Redos that count per leaf: each one is a new execute call and new roll-ups
+ * up to the root, so a redo storm on one leaf stops after this many.
+ */
+export const MAX_REDOS_PER_LEAF = 3
 /** A decider cites every vote it saw; more scorers than this add nothing. */
 export const MAX_VOTES = 64
 /** Tasks a presence beat can list as held (leases it renews). */
@@ -65,6 +80,9 @@ export const MAX_OPEN_GOALS_PER_AUTHOR = 3
  * - goals: §5.11 lets a person start 6 a minute and keep 3 open, and the app
  *   refuses one that would wait; 512 is over an hour and a half at that
  *   pace with nothing archived. A cancel is one per own goal, at most.
+ * - steering (steers, verdicts, redos): a person's clicks on their own
+ *   goals, a few per goal (vetoes and redos count only up to
+ *   MAX_VETOES_PER_GOAL and MAX_REDOS_PER_LEAF); 1,024 is twice the goals.
  * - the work of roles (proposals, scores, claims, accepts, nodes, results,
  *   failures, re-announces): at most a few per goal or task it worked on.
  *   A root goal's tree at the default depth has at most 216 leaves and 43
@@ -81,4 +99,9 @@ export const AUTHOR_QUOTA = {
   result: 4_096,
   failure: 4_096,
   reannounce: 4_096,
+  // the author's steering (issue 27): a person's clicks, a few per goal; a
+  // room that archives settled goals never nears these
+  steer: 1_024,
+  verdict: 1_024,
+  redo: 1_024,
 } as const satisfies Record<string, number>

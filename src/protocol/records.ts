@@ -19,6 +19,10 @@ import {
   type resultSchema,
   type scoreSchema,
   type usageSchema,
+  type steerSchema,
+  type verdictSchema,
+  type redoSchema,
+  type approvalModeSchema,
 } from './schemas'
 
 export type GoalRecord = z.infer<typeof goalSchema>
@@ -31,6 +35,10 @@ export type ResultRecord = z.infer<typeof resultSchema>
 export type FailureRecord = z.infer<typeof failureSchema>
 export type ReannounceRecord = z.infer<typeof reannounceSchema>
 export type CancelRecord = z.infer<typeof cancelSchema>
+export type SteerRecord = z.infer<typeof steerSchema>
+export type VerdictRecord = z.infer<typeof verdictSchema>
+export type RedoRecord = z.infer<typeof redoSchema>
+export type ApprovalMode = z.infer<typeof approvalModeSchema>
 export type Presence = z.infer<typeof presenceSchema>
 export type Usage = z.infer<typeof usageSchema>
 
@@ -45,6 +53,9 @@ export type PlanRecord =
   | FailureRecord
   | ReannounceRecord
   | CancelRecord
+  | SteerRecord
+  | VerdictRecord
+  | RedoRecord
 export type WireRecord = PlanRecord | Presence
 export type RecordKind = WireRecord['kind']
 export type TaskType = ClaimRecord['taskType']
@@ -83,8 +94,18 @@ export function newGoal(
   text: string,
   createdAt: number,
   maxDepth: number,
+  approve: ApprovalMode = 'none',
 ): GoalRecord {
-  return stamp<GoalRecord>({ kind: 'goal', room, from, text: text.trim(), createdAt, maxDepth })
+  return stamp<GoalRecord>({
+    kind: 'goal',
+    room,
+    from,
+    text: text.trim(),
+    createdAt,
+    maxDepth,
+    // absent when not asked, so a plain goal's bytes are as before
+    ...(approve === 'none' ? {} : { approve }),
+  })
 }
 
 /** A cancellation of a goal and everything under it. */
@@ -96,4 +117,50 @@ export function newCancel(
   reason = '',
 ): CancelRecord {
   return stamp<CancelRecord>({ kind: 'cancel', room, from, goal, reason: reason.trim(), at })
+}
+
+/** The author's settings of a root goal: paused, and which splits wait for approval. */
+export function newSteer(
+  room: string,
+  from: string,
+  goal: string,
+  paused: boolean,
+  approve: ApprovalMode,
+  at: number,
+): SteerRecord {
+  return stamp<SteerRecord>({ kind: 'steer', room, from, goal, paused, approve, at })
+}
+
+/** The author's approval (approve) or veto of the split accepted for `goal`. */
+export function newVerdict(
+  room: string,
+  from: string,
+  fields: { goal: string; proposal: string; approve: boolean; note?: string; retire?: string[] },
+  at: number,
+): VerdictRecord {
+  const retire = fields.approve
+    ? []
+    : [...new Set([fields.proposal, ...(fields.retire ?? [])])].sort()
+  return stamp<VerdictRecord>({
+    kind: 'verdict',
+    room,
+    from,
+    goal: fields.goal,
+    proposal: fields.proposal,
+    approve: fields.approve,
+    note: (fields.note ?? '').trim(),
+    retire,
+    at,
+  })
+}
+
+/** The author sends the leaf of execute task `task` back with `note`. */
+export function newRedo(
+  room: string,
+  from: string,
+  task: string,
+  note: string,
+  at: number,
+): RedoRecord {
+  return stamp<RedoRecord>({ kind: 'redo', room, from, task, note: note.trim(), at })
 }

@@ -12,11 +12,13 @@ import { MAX_KEEPALIVE_MS, PRESENCE_INTERVAL_MS } from './rules'
 import { stepsSchema } from './steps'
 
 /**
- * 3: results may carry `steps` (what the executor ran and searched, issue 24).
- * Version-2 schemas are strict and would reject such results, so the record
- * version, the gossip topics and the sync protocol id moved together.
+ * 4: the goal's author steers its plan (issue 27): `steer`, `verdict` and
+ * `redo` records, and goals may ask for approval. A version-3 peer would
+ * reject these kinds and derive a plan that ignores vetoes, redos and pauses,
+ * so the record version, the gossip topics and the sync protocol id moved
+ * together (as for 3: results with `steps`, issue 24).
  */
-export const PROTOCOL_VERSION = 3
+export const PROTOCOL_VERSION = 4
 
 export const idSchema = z.string().regex(new RegExp(`^[0-9a-f]{${ID_HEX_LENGTH}}$`), 'not an id')
 /** Only Ed25519 PeerIds: their public key is inside, so any receiver can check a signature. */
@@ -88,12 +90,17 @@ const header = {
   from: peerIdSchema,
 }
 
+/** Which splits of a goal wait for its author's approval. */
+export const approvalModeSchema = z.enum(['none', 'root', 'every'])
+
 export const goalSchema = z.strictObject({
   ...header,
   kind: z.literal('goal'),
   text: nonEmpty(L.MAX_GOAL_TEXT),
   createdAt: timeSchema,
   maxDepth: z.number().int().min(1).max(L.MAX_DEPTH_LIMIT),
+  /** ask the author before a split is accepted: of the root only, or at every level (absent: never) */
+  approve: approvalModeSchema.optional(),
 })
 
 export const subgoalSchema = z.strictObject({
@@ -235,6 +242,59 @@ export const cancelSchema = z.strictObject({
   at: timeSchema,
 })
 
+/**
+ * The author's settings of a root goal, later than its goal record: paused
+ * (no new claims) and which splits wait for approval. Of the author's steers
+ * of a goal, the latest by `at` (then the highest id) counts.
+ */
+export const steerSchema = z.strictObject({
+  ...header,
+  kind: z.literal('steer'),
+  /** a root goal id */
+  goal: idSchema,
+  paused: z.boolean(),
+  approve: approvalModeSchema,
+  at: timeSchema,
+})
+
+/**
+ * The author approves or vetoes the split accepted for a goal (any depth). A
+ * veto sends the goal back to the decomposers: the proposals it lists (the
+ * vetoed one among them) no longer count, and `note` goes into their prompt.
+ */
+export const verdictSchema = z
+  .strictObject({
+    ...header,
+    kind: z.literal('verdict'),
+    goal: idSchema,
+    /** the accepted proposal this verdict is about */
+    proposal: idSchema,
+    approve: z.boolean(),
+    note: text(L.MAX_NOTE),
+    /** for a veto: every proposal of the goal the author saw, sent back with it; empty for an approval */
+    retire: z.array(idSchema).max(L.MAX_RETIRED_PROPOSALS),
+    at: timeSchema,
+  })
+  .superRefine((verdict, ctx) => {
+    if (verdict.approve && verdict.retire.length > 0)
+      ctx.addIssue({ code: 'custom', message: 'an approval retires nothing' })
+    if (!verdict.approve && !verdict.retire.includes(verdict.proposal))
+      ctx.addIssue({ code: 'custom', message: 'a veto retires the proposal it vetoes' })
+  })
+
+/**
+ * The author sends a done or failed leaf back with a note: the leaf's next
+ * execute task has this record's id as its subject (docs/PROTOCOL.md §5.12).
+ */
+export const redoSchema = z.strictObject({
+  ...header,
+  kind: z.literal('redo'),
+  /** the execute task redone (the leaf's current one, done or failed) */
+  task: idSchema,
+  note: nonEmpty(L.MAX_NOTE),
+  at: timeSchema,
+})
+
 export const planRecordSchema = z.discriminatedUnion('kind', [
   goalSchema,
   proposalSchema,
@@ -246,6 +306,9 @@ export const planRecordSchema = z.discriminatedUnion('kind', [
   failureSchema,
   reannounceSchema,
   cancelSchema,
+  steerSchema,
+  verdictSchema,
+  redoSchema,
 ])
 
 /**
@@ -283,5 +346,8 @@ export const wireRecordSchema = z.discriminatedUnion('kind', [
   failureSchema,
   reannounceSchema,
   cancelSchema,
+  steerSchema,
+  verdictSchema,
+  redoSchema,
   presenceSchema,
 ])

@@ -2,7 +2,13 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import type { LlmOutcome } from '../llm/types'
 import { MAX_EPOCH } from '../protocol/limits'
 import { rendezvousOrder } from '../protocol/hash'
-import { stamp, type ClaimRecord, type FailureRecord, type Presence } from '../protocol/records'
+import {
+  newSteer,
+  stamp,
+  type ClaimRecord,
+  type FailureRecord,
+  type Presence,
+} from '../protocol/records'
 import { SYNC_CHECK_TIMEOUT_MS } from '../protocol/rules'
 import { deriveTask } from '../plan/tasks'
 import { PlanState } from '../plan/state'
@@ -97,6 +103,30 @@ describe('a contested claimant checks with its neighbours before it starts', () 
     expect(started(fx, open.task)).toBe(false)
     for (let i = 0; i < SYNC_CHECK_TIMEOUT_MS / 250; i++) run()
     expect(started(fx, open.task)).toBe(true)
+  })
+})
+
+describe('a paused goal (issue 27)', () => {
+  it('gets no claim while its author has it paused, and one once resumed', () => {
+    const { run, fx } = contested()
+    const root = [...open.plan.roots.values()][0]!
+    const pause = newSteer('sim', root.from, root.id, true, 'none', T0)
+    const resume = newSteer('sim', root.from, root.id, false, 'none', T0 + 1)
+    run([{ type: 'record', record: pause }])
+    for (let i = 0; i < 40; i++) run() // 10 s: warm-up, stagger and claim window many times over
+    expect(fx.some((e) => e.publish.some((r) => r.kind === 'claim'))).toBe(false)
+    run([{ type: 'record', record: resume }])
+    for (let i = 0; i < 24; i++) run()
+    expect(fx.some((e) => e.publish.some((r) => r.kind === 'claim'))).toBe(true)
+  })
+
+  it("ignores a pause by anyone but the goal's author", () => {
+    const { run, fx } = contested()
+    const root = [...open.plan.roots.values()][0]!
+    run([{ type: 'record', record: newSteer('sim', fakePeerId(rng), root.id, true, 'none', T0) }])
+    expect(fx.at(-1)!.events).toContainEqual(expect.objectContaining({ type: 'steering-ignored' }))
+    for (let i = 0; i < 24; i++) run()
+    expect(fx.some((e) => e.publish.some((r) => r.kind === 'claim'))).toBe(true)
   })
 })
 

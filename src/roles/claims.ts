@@ -105,7 +105,10 @@ export function maybeClaim(
   const needsSlot = task.type !== 'decide'
   if (!isWarm(peer, now) || !peer.healthy || (needsSlot && freeSlots(peer) <= 0)) return false
   // consent: not a goal this peer spends its key on (its author, or its budget)
-  if (!mayWorkOn(peer.config.consent, goalOfTask(derived(peer), task))) return false
+  const goal = goalOfTask(derived(peer), task)
+  if (!mayWorkOn(peer.config.consent, goal)) return false
+  // the goal's author paused it: no new claims (running work may finish; issue 27)
+  if (goal?.paused) return false
   const me = peer.config.peerId
   if (task.status === 'done' || task.status === 'failed') return false
   if (failedHere(peer, task.id)) return false

@@ -37,7 +37,9 @@ export function mayWorkOn(consent: Consent | undefined, goal: DerivedGoal | unde
 
 /** The goal an exclusive task belongs to: the goal it decides or rolls up, or the leaf's goal. */
 export function goalOfTask(plan: DerivedPlan, task: TaskState): DerivedGoal | undefined {
-  return task.type === 'execute' ? plan.leaves.get(task.id)?.goal : plan.goals.get(task.subject)
+  if (task.type === 'execute') return plan.leaves.get(task.id)?.goal
+  // a redo below gives a roll-up task another subject than its goal id (plan/steering.ts)
+  return task.type === 'rollup' ? plan.rollups.get(task.id) : plan.goals.get(task.subject)
 }
 
 /** The root goal a piece of this peer's work is for (what its budget counts it against). */

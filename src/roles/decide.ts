@@ -27,7 +27,8 @@ import { eligiblePeers } from './view'
 
 function deadlinePassed(peer: PeerState, goal: DerivedGoal, now: number): boolean {
   if (goal.proposals.length === 0) return false
-  return now - since(peer, `proposals:${goal.id}`, now) >= ACCEPT_DEADLINE_MS
+  // each round after a veto (plan/steering.ts) has its own deadline
+  return now - since(peer, `proposals:${goal.id}:${goal.vetoes.length}`, now) >= ACCEPT_DEADLINE_MS
 }
 
 /**

@@ -31,6 +31,7 @@ function wantsProposal(peer: PeerState, goal: DerivedGoal, now: number): boolean
   const me = peer.config.peerId
   return (
     !goal.cancelled &&
+    !goal.paused &&
     !goal.accept &&
     !peer.work.has(`decompose:${goal.id}`) &&
     !goal.proposals.some((proposal) => proposal.from === me) &&
@@ -65,7 +66,8 @@ function maybePropose(peer: PeerState, fx: Effects, goal: DerivedGoal, now: numb
   // while, or at once when they have all proposed or failed and two are still missing
   const fallback =
     goal.proposals.length < QUORUM_VOTES &&
-    (now - since(peer, `seen:${goal.id}`, now) >= FALLBACK_AFTER_MS ||
+    // (after a veto the wait starts again: a new round, not one late since the goal came)
+    (now - since(peer, `seen:${goal.id}:${goal.vetoes.length}`, now) >= FALLBACK_AFTER_MS ||
       noProposalComing(peer, goal, eligible.length))
   if (rank < 0 || (rank >= MAX_PROPOSALS_PER_GOAL && !fallback)) return
   startLlm(
@@ -79,7 +81,21 @@ function maybePropose(peer: PeerState, fx: Effects, goal: DerivedGoal, now: numb
       started: false,
       llm: null,
     },
-    { kind: 'decompose', path: goal.path, depth: goal.depth, maxDepth: goal.maxDepth },
+    {
+      kind: 'decompose',
+      path: goal.path,
+      depth: goal.depth,
+      maxDepth: goal.maxDepth,
+      // the author's vetoes of earlier splits, so they are not proposed again (issue 27)
+      ...(goal.vetoes.length > 0
+        ? {
+            vetoed: goal.vetoes.map(({ verdict, proposal }) => ({
+              note: verdict.note,
+              subgoals: proposal?.subgoals.map((subgoal) => subgoal.text) ?? [],
+            })),
+          }
+        : {}),
+    },
   )
 }
 

@@ -25,15 +25,20 @@ function begin(peer: PeerState, fx: Effects, claim: Work, task: TaskState): void
       peer.work.set(claim.requestId, claim) // not runnable yet: keep holding
       return
     }
+    // sent back by the author (issue 27): their note and the output it replaces
+    const redone = leaf.slot.superseded.at(-1)
     startLlm(peer, fx, work, {
       kind: 'execute',
       path: leaf.goal.path,
       task: leaf.slot.text,
       capability: leaf.slot.capability,
       dependencies,
+      ...(redone
+        ? { redo: { note: redone.redo.note, previous: redone.task.result?.output ?? null } }
+        : {}),
     })
   } else if (task.type === 'rollup') {
-    const goal = plan.goals.get(task.subject)
+    const goal = plan.rollups.get(task.id)
     if (!goal) return
     startLlm(peer, fx, work, {
       kind: 'rollup',
@@ -49,8 +54,7 @@ function begin(peer: PeerState, fx: Effects, claim: Work, task: TaskState): void
 function stillWanted(peer: PeerState, task: TaskState): boolean {
   if (task.type === 'decide' || task.status === 'done' || task.status === 'failed') return false
   const plan = derived(peer)
-  const goal =
-    task.type === 'execute' ? plan.leaves.get(task.id)?.goal : plan.goals.get(task.subject)
+  const goal = task.type === 'execute' ? plan.leaves.get(task.id)?.goal : plan.rollups.get(task.id)
   return goal !== undefined && !goal.cancelled
 }
 

@@ -16,11 +16,30 @@ export interface SubgoalDraft {
   dependsOn: number[]
 }
 
+/** A split the goal's author vetoed: the note and the subgoals, so it is not proposed again. */
+export interface VetoedSplit {
+  note: string
+  subgoals: string[]
+}
+
+/** A leaf sent back by its author: their note, and the output it replaces (null if it failed). */
+export interface RedoGuidance {
+  note: string
+  previous: string | null
+}
+
 /** The chain of goals from the root down to (and including) the goal being worked on. */
 export type GoalPath = string[]
 
 export type LlmTask =
-  | { kind: 'decompose'; path: GoalPath; depth: number; maxDepth: number }
+  | {
+      kind: 'decompose'
+      path: GoalPath
+      depth: number
+      maxDepth: number
+      /** splits of this goal its author vetoed, with their notes (absent when none) */
+      vetoed?: VetoedSplit[]
+    }
   | { kind: 'score'; path: GoalPath; subgoals: SubgoalDraft[]; rationale: string }
   | {
       kind: 'classify'
@@ -36,6 +55,8 @@ export type LlmTask =
       task: string
       capability: Capability
       dependencies: { text: string; output: string }[]
+      /** the author sent this leaf back: their note and the earlier output (absent when not) */
+      redo?: RedoGuidance
     }
   | { kind: 'rollup'; path: GoalPath; parts: { text: string; output: string }[] }
 

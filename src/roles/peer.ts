@@ -7,6 +7,7 @@
  * depends on the order in which inputs arrived, and a duplicate input is a
  * no-op, so reordering and duplication by gossip cannot change an outcome.
  */
+import { ignoredSteering } from './steering-log'
 import type { LlmOutcome, LlmTask, LlmTaskKind } from './llm-contract'
 import { taskId } from '../protocol/ids'
 import {
@@ -379,8 +380,11 @@ export function stepPeer(
     switch (input.type) {
       case 'record':
         // a new record (not one already held) makes the room busy
-        if (input.record.room === peer.config.room && peer.plan.add(input.record))
+        if (input.record.room === peer.config.room && peer.plan.add(input.record)) {
           peer.lastPlanAt = now
+          const ignored = ignoredSteering(peer, input.record)
+          if (ignored) fx.events.push(ignored)
+        }
         break
       case 'presence':
         if (

@@ -76,6 +76,8 @@ export type PeerEvent =
   | { type: 'health'; healthy: boolean; error?: string }
   /** a record this peer made failed the checks every receiver applies: not kept, not published */
   | { type: 'invalid-record'; kind: WireRecord['kind']; reason: string }
+  /** a steer, verdict or redo by someone other than the goal's author: it counts for nothing */
+  | { type: 'steering-ignored'; kind: WireRecord['kind']; from: string }
 
 export interface Effects {
   /** records to sign and publish; plan records are already in this peer's plan */

@@ -134,7 +134,7 @@ export class ActivityLog {
       case 'execute':
         return `execute: ${short(plan.leaves.get(work.task ?? '')?.slot.text ?? work.subject)}`
       case 'rollup':
-        return `roll up: ${short(plan.goals.get(work.subject)?.text ?? work.subject)}`
+        return `roll up: ${short(plan.rollups.get(work.task ?? '')?.text ?? work.subject)}`
     }
   }
 
@@ -152,6 +152,11 @@ export class ActivityLog {
           : { text: `LLM provider failing: ${event.error ?? 'unknown error'}`, tone: 'bad' }
       case 'invalid-record':
         return { text: `Did not publish an invalid ${event.kind}: ${event.reason}`, tone: 'bad' }
+      case 'steering-ignored':
+        return {
+          text: `Ignored a ${event.kind} by ${event.from.slice(-6)}: only the goal's author steers it`,
+          tone: 'warn',
+        }
       default:
         return null
     }
@@ -194,6 +199,12 @@ export class ActivityLog {
         }
       case 'cancel':
         return { text: 'Cancelled a goal', tone: 'warn' }
+      case 'steer':
+        return { text: record.paused ? 'Paused a goal' : 'Changed a goal’s settings', tone: 'warn' }
+      case 'verdict':
+        return { text: record.approve ? 'Approved a split' : 'Vetoed a split', tone: 'info' }
+      case 'redo':
+        return { text: 'Sent a leaf back with a note', tone: 'warn' }
       case 'reannounce':
         return { text: 'Re-announced an unclaimed task', tone: 'warn' }
       default:

@@ -50,9 +50,10 @@ export async function archiveFinished(
 ): Promise<ArchiveResult> {
   const state = new PlanState()
   for (const record of store.records()) state.add(record)
-  const roots = settledRoots(derivePlan(state))
+  const plan = derivePlan(state)
+  const roots = settledRoots(plan)
   if (roots.length === 0) return { goals: 0, records: 0, json: null }
-  const ids = archiveIds(state, roots)
+  const ids = archiveIds(state, roots, plan)
   const bytes: Uint8Array[] = []
   for (const id of ids) {
     const b = store.get(id)

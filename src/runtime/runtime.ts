@@ -11,7 +11,15 @@ import type { Capability, ModelConfig } from '../llm/types'
 import { debugLog } from '../net/log'
 import type { NetLogger, SwarmNode, SwarmNodeInitBase, Verdict } from '../net/types'
 import { encodeRecord, MAX_WIRE_BYTES, type Ed25519Verify, type Signer } from '../protocol/codec'
-import { newCancel, newGoal, type PlanRecord, type WireRecord } from '../protocol/records'
+import {
+  newCancel,
+  newGoal,
+  newRedo,
+  newSteer,
+  newVerdict,
+  type PlanRecord,
+  type WireRecord,
+} from '../protocol/records'
 import { DEFAULT_MAX_DEPTH } from '../protocol/limits'
 import { SYNC_CHECK_PEERS, SYNC_CHECK_SESSIONS } from '../protocol/rules'
 import { roomTopics } from '../protocol/topics'
@@ -385,9 +393,9 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       set.add(cb as Listener<keyof RuntimeEvents>)
       return () => set.delete(cb as Listener<keyof RuntimeEvents>)
     },
-    async submitGoal(text, maxDepth = DEFAULT_MAX_DEPTH) {
+    async submitGoal(text, maxDepth = DEFAULT_MAX_DEPTH, approve = 'none') {
       if (role === 'observer') throw new Error('an observer publishes nothing')
-      const goal = ownRecord(newGoal(room, peerId, text, now(), maxDepth))
+      const goal = ownRecord(newGoal(room, peerId, text, now(), maxDepth, approve))
       // a goal over the limits per author would wait unseen: refuse it, saying why
       if (ownGoalWouldWait(store.records(), goal)) throw new GoalLimitError()
       if (!store.wouldKeep(goal)) throw new AuthorQuotaError('goal')
@@ -400,6 +408,20 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       const cancel = ownRecord(newCancel(room, peerId, goalId, now(), reason))
       if (!store.wouldKeep(cancel)) throw new AuthorQuotaError('cancel')
       publish([cancel])
+      await outbox
+    },
+    async steerGoal(action) {
+      if (role === 'observer') throw new Error('an observer publishes nothing')
+      // only the goal's author's steering counts (plan/steering.ts): others' would be ignored
+      const record = ownRecord(
+        action.kind === 'settings'
+          ? newSteer(room, peerId, action.goal, action.paused, action.approve, now())
+          : action.kind === 'verdict'
+            ? newVerdict(room, peerId, action, now())
+            : newRedo(room, peerId, action.task, action.note, now()),
+      )
+      if (!store.wouldKeep(record)) throw new AuthorQuotaError(record.kind)
+      publish([record])
       await outbox
     },
     setCapabilities(capabilities) {

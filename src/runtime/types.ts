@@ -6,7 +6,7 @@
  */
 import type { Capability, LlmTaskKind, ModelConfig } from '../llm/types'
 import type { ConnectionSummary, PeerLink } from '../net/types'
-import type { PlanRecord, Role } from '../protocol/records'
+import type { ApprovalMode, PlanRecord, Role } from '../protocol/records'
 import type { PlanTree } from '../plan/tree'
 import type { RoomKey } from '../protocol/room-key'
 import type { BudgetDecision, BudgetLimits } from './budget'
@@ -209,9 +209,14 @@ export interface PeerRuntime {
   /** the text of this peer's running execute and roll-up calls so far (a tab's; empty for a headless agent) */
   live(): LiveText[]
   on<E extends keyof RuntimeEvents>(event: E, cb: (detail: RuntimeEvents[E]) => void): () => void
-  /** publishes a new root goal (not for observers) and returns its id */
-  submitGoal(text: string, maxDepth?: number): Promise<string>
+  /**
+   * publishes a new root goal (not for observers) and returns its id;
+   * `approve`: which of its splits wait for this tab's approval (default none)
+   */
+  submitGoal(text: string, maxDepth?: number, approve?: ApprovalMode): Promise<string>
   cancelGoal(goalId: string, reason?: string): Promise<void>
+  /** steers a goal this tab submitted (issue 27): pause, approval, veto, redo */
+  steerGoal(action: SteerAction): Promise<void>
   /** executors: the capabilities its person offers; it advertises those its tools allow */
   setCapabilities(capabilities: Capability[]): void
   /** executors: new tool consent, at once (capabilities re-advertised in the next presence beat) */
@@ -232,3 +237,19 @@ export interface PeerRuntime {
   archiveFinished(): Promise<ArchiveResult>
   stop(): Promise<void>
 }
+
+/** What the author of a goal may do to it (docs/PROTOCOL.md §5.12). */
+export type SteerAction =
+  /** pause or resume the root goal, and which splits wait for approval */
+  | { kind: 'settings'; goal: string; paused: boolean; approve: ApprovalMode }
+  /** approve or veto the split accepted for `goal` (a veto sends back `retire` too) */
+  | {
+      kind: 'verdict'
+      goal: string
+      proposal: string
+      approve: boolean
+      note?: string
+      retire?: string[]
+    }
+  /** send the leaf of execute task `task` back with a note */
+  | { kind: 'redo'; task: string; note: string }

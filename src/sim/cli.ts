@@ -26,6 +26,8 @@ const HELP = `usage: npm run sim -- [options]
   --no-crashes       no peer crashes
   --hostile          a hostile member attacks the plan throughout (sim/hostile.ts)
   --flood            a member floods the room with goals throughout (sim/flood.ts)
+  --steer            goals ask for approval; their authors approve late, veto,
+                     redo leaves, pause and resume (sim/steer.ts)
   --max-crashes N    up to N crashes (and restarts) per run (default 1)
   --partitions N     N times per run the swarm splits in two for 5-30 s, then heals
   --codec            every record signed, encoded and verified by the real codec
@@ -58,6 +60,7 @@ function optionsFromArgs(argv: string[]) {
       'low-scores': { type: 'boolean', default: false },
       'no-crashes': { type: 'boolean', default: false },
       hostile: { type: 'boolean', default: false },
+      steer: { type: 'boolean', default: false },
       flood: { type: 'boolean', default: false },
       'max-crashes': { type: 'string' },
       partitions: { type: 'string' },
@@ -87,6 +90,7 @@ function optionsFromArgs(argv: string[]) {
     maxDepth: num(values.depth, DEFAULT_SWARM.maxDepth),
     crashes: !values['no-crashes'],
     hostile: values.hostile,
+    steer: values.steer,
     flood: values.flood,
     maxCrashes: num(values['max-crashes'], 1),
     partitions: num(values.partitions, 0),

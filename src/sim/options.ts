@@ -54,6 +54,11 @@ export interface SwarmOptions {
   hostile?: boolean
   /** a member floods the room with goals throughout the run (sim/flood.ts) */
   flood?: boolean
+  /**
+   * goals ask their author to approve splits, and the author approves late,
+   * vetoes, redoes leaves, pauses and resumes (sim/steer.ts)
+   */
+  steer?: boolean
   /** called after every step, for scenario tests (e.g. crash a peer right after it claims) */
   onStep?: (sim: Swarm, peer: SimPeer, effects: Effects, now: number) => void
 }

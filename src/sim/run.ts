@@ -10,6 +10,7 @@ import { projectTree } from '../plan/tree'
 import { QUORUM_VOTES } from '../protocol/rules'
 import { derived } from '../roles/peer'
 import { ATTACK_EVERY_MS, attackRecords, hostileViolations } from './hostile'
+import { STEER_EVERY_MS, steerMemory, steerRecords } from './steer'
 import {
   FLOODER_PEER,
   FLOOD_RECORDS,
@@ -174,7 +175,33 @@ export function runSeed(options: SwarmOptions): SeedResult {
   let floodRounds = 0
   let heldMax = 0
   const floodSent: PlanRecord[] = []
-  if (options.hostile || options.flood) {
+  const memory = steerMemory()
+  // forked only for steering runs: the other suites' seeds draw exactly as before
+  const steerRng = options.steer ? sim.rng.fork('steer') : null
+  /** every root's author, from what its own tab sees, steers its goals (sim/steer.ts) */
+  const steer = () => {
+    const authors = new Set([...reference()!.state!.plan.roots.values()].map((g) => g.from))
+    for (const peer of sim.alive()) {
+      if (!authors.has(peer.peerId)) continue
+      const room = peer.state!.config.room
+      for (const record of steerRecords(
+        derived(peer.state!),
+        peer.peerId,
+        room,
+        sim.local(peer),
+        steerRng!,
+        memory,
+      )) {
+        sim.inject(peer, record)
+      }
+    }
+  }
+  if (options.steer) {
+    while (!completed && sim.now < options.maxVirtualMs) {
+      completed = sim.runUntil(done, Math.min(sim.now + STEER_EVERY_MS, options.maxVirtualMs))
+      steer()
+    }
+  } else if (options.hostile || options.flood) {
     // the hostile member strikes every few seconds, through a random live peer's links
     const attack = () => {
       const via = sim.rng.pick(sim.alive())

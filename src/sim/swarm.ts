@@ -358,7 +358,15 @@ export class Swarm {
         if (!peer.state) break
         this.inject(
           peer,
-          newGoal('sim', peer.peerId, event.text, this.local(peer), this.options.maxDepth),
+          newGoal(
+            'sim',
+            peer.peerId,
+            event.text,
+            this.local(peer),
+            this.options.maxDepth,
+            // a steering author asks to approve the first split, or every one (odd seeds)
+            this.options.steer ? (this.options.seed % 2 ? 'every' : 'root') : 'none',
+          ),
         )
         break
       }

@@ -27,6 +27,7 @@ import { SIGNING_PREFIX, WIRE_FORMAT } from '../../src/protocol/codec'
 import { contentId, rendezvousOrder, rendezvousWeight } from '../../src/protocol/hash'
 import { nodeId, taskId } from '../../src/protocol/ids'
 import {
+  newRedo,
   stamp,
   type ClaimRecord,
   type FailureRecord,
@@ -113,8 +114,10 @@ export function generateVectors() {
     detail: 'the LLM provider is rate limiting (3 attempts)',
     usage: { provider: 'openai', model: 'gpt-4o', inputTokens: 0, outputTokens: 0, offline: false },
   })
+  // the author sends the failed leaf back with a note (§5.12): its next task's subject is this id
+  const redo = newRedo(room, peerId, tasks[1]!.id, 'Use metric units', 1_700_000_002_000)
   const wires: Uint8Array[] = []
-  const records = [goal, claim, failure].map((record) => {
+  const records = [goal, claim, failure, redo].map((record) => {
     const body = new TextEncoder().encode(canonicalJson(record))
     const signingInput = Buffer.concat([SIGNING_PREFIX, body])
     const signature = sign(null, signingInput, key)

@@ -72,6 +72,8 @@ export function offlineExecute(task: ExecuteTask, seed: string): LlmOutputs['exe
   if (task.capability === 'can_run_code') body = codeSketch(leaf)
   else if (task.capability === 'can_query_api') body = optionsTable(leaf)
   else body = (KINDS.find((k) => k.re.test(task.task))?.make ?? brief)(leaf)
-  const output = `${body}${dependencyNote(task)}`
+  // a leaf sent back by its author (issue 27): say how the redo follows their note
+  const redo = task.redo ? `\n\n_Redone following the author's note: ${task.redo.note}_` : ''
+  const output = `${body}${dependencyNote(task)}${redo}`
   return { output: output.length <= MAX_OUTPUT ? output : output.slice(0, MAX_OUTPUT) }
 }

@@ -216,6 +216,7 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
       return frames.at(-1)?.tree.goals[0]?.id ?? ''
     },
     async cancelGoal() {},
+    async steerGoal() {},
     setCapabilities(next) {
       capabilities = [...next]
     },

@@ -153,6 +153,8 @@ function leaf(parent: string, index: number, text: string, budget: Budget): Slot
             output,
             output ? labSteps(capability, i) : null,
           ),
+    superseded: [],
+    redosLeft: 3,
     goal: null,
   }
 }
@@ -194,6 +196,13 @@ function goal(
     status: slots.length === 0 ? 'awaiting-proposals' : settled ? 'done' : 'accepted',
     cancelled: false,
     createdBy: peer(i),
+    paused: false,
+    approvalMode: 'none',
+    approval: 'none',
+    vetoes: [],
+    retired: [],
+    vetoesLeft: 3,
+    supersededRollup: null,
     proposals: slots.length === 0 ? [] : proposals(id, text, slots.length, i),
     accepted:
       slots.length === 0

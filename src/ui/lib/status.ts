@@ -49,7 +49,14 @@ export function goalLook(goal: GoalView, self = ''): StatusLook {
         label: `Scoring ${goal.proposals.length} proposal${goal.proposals.length === 1 ? '' : 's'}`,
         tone: 'busy',
       }
+    case 'awaiting-approval':
+      return {
+        icon: 'pause',
+        label: `Waiting for the author's approval (${who(goal.createdBy, self)})`,
+        tone: 'idle',
+      }
     case 'accepted':
+      if (goal.paused) return { icon: 'pause', label: 'Paused by its author', tone: 'idle' }
       if (goal.rollup.status === 'claimed' && goal.rollup.holder) {
         return {
           icon: 'rollup',
@@ -78,6 +85,8 @@ export function slotLook(slot: SlotView, self = '', writer: string | null = null
       return { icon: 'pending', label: 'Classifying', tone: 'idle' }
     case 'waiting':
       return { icon: 'pause', label: 'Atomic, waiting for earlier steps', tone: 'idle' }
+    case 'approval':
+      return { icon: 'pause', label: "Waiting for the author's approval", tone: 'idle' }
     case 'open':
       return { icon: 'open', label: 'Atomic, open for executors', tone: 'idle' }
     case 'claimed':

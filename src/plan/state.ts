@@ -221,15 +221,7 @@ export class PlanState {
   private goal(id: string): GoalIndex {
     let entry = this.goalIndex.get(id)
     if (!entry) {
-      entry = {
-        proposals: [],
-        scores: [],
-        accepts: [],
-        nodes: [],
-        cancels: [],
-        steers: [],
-        verdicts: [],
-      }
+      entry = newGoalIndex()
       this.goalIndex.set(id, entry)
     }
     return entry
@@ -238,7 +230,7 @@ export class PlanState {
   private task(id: string): TaskIndex {
     let entry = this.taskIndex.get(id)
     if (!entry) {
-      entry = { claims: [], results: [], reannounces: [], redos: [] }
+      entry = newTaskIndex()
       this.taskIndex.set(id, entry)
     }
     return entry
@@ -257,18 +249,21 @@ function insertById<R extends { id: string }>(list: R[], record: R): void {
   list.splice(lo, 0, record)
 }
 
-const EMPTY_GOAL: GoalIndex = Object.freeze({
-  proposals: [],
-  scores: [],
-  accepts: [],
-  nodes: [],
-  cancels: [],
-  steers: [],
-  verdicts: [],
-}) as unknown as GoalIndex
-const EMPTY_TASK: TaskIndex = Object.freeze({
-  claims: [],
-  results: [],
-  reannounces: [],
-  redos: [],
-}) as unknown as TaskIndex
+function newGoalIndex(): GoalIndex {
+  return {
+    proposals: [],
+    scores: [],
+    accepts: [],
+    nodes: [],
+    cancels: [],
+    steers: [],
+    verdicts: [],
+  }
+}
+
+function newTaskIndex(): TaskIndex {
+  return { claims: [], results: [], reannounces: [], redos: [] }
+}
+
+const EMPTY_GOAL: GoalIndex = Object.freeze(newGoalIndex())
+const EMPTY_TASK: TaskIndex = Object.freeze(newTaskIndex())

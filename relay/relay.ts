@@ -161,7 +161,11 @@ export async function createRelay(init: RelayInit = {}): Promise<Relay> {
     reservationsFrom: (address, except) => {
       let n = 0
       for (const [peer, r] of ref.node?.services.relay.reservations ?? []) {
-        if (!peer.equals(except) && addressOf(r.addr) === address) n++
+        // a reservation outlives its connection (its TTL is 2 h) and a peer
+        // that comes back over a new one still counts on it, so it is kept;
+        // only those of connected peers count against the address
+        if (peer.equals(except) || addressOf(r.addr) !== address) continue
+        if ((ref.node?.getConnections(peer).length ?? 0) > 0) n++
       }
       return n
     },
@@ -198,15 +202,6 @@ export async function createRelay(init: RelayInit = {}): Promise<Relay> {
 
   ref.node = libp2p
   const relayService = libp2p.services.relay
-  // A reservation outlives its peer's connection (its TTL is 2 h) but is no
-  // use without it (the relay reaches a peer only over that connection):
-  // dropped at disconnect, so reservations count live peers only.
-  libp2p.addEventListener('peer:disconnect', (evt) => {
-    const r = relayService.reservations.get(evt.detail)
-    if (r === undefined) return
-    r.signal.clear()
-    relayService.reservations.delete(evt.detail)
-  })
   const summary = setInterval(() => refusals.flush(Date.now()), REFUSAL_SUMMARY_MS)
   summary.unref()
   const discovery = new DiscoveryServer({

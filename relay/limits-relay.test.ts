@@ -4,16 +4,11 @@
  * process that has them). All peers here come from 127.0.0.1.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { createLibp2p } from 'libp2p'
-import { circuitRelayTransport } from '@libp2p/circuit-relay-v2'
 import { generateKeyPair } from '@libp2p/crypto/keys'
-import { identify } from '@libp2p/identify'
-import { noise } from '@libp2p/noise'
-import { yamux } from '@libp2p/yamux'
-import { webSockets } from '@libp2p/websockets'
 import { lpStream } from '@libp2p/utils'
 import type { Libp2p } from '@libp2p/interface'
 import { multiaddr } from '@multiformats/multiaddr'
+import { reservingClient } from './test-client'
 import { createRelay, type Relay, type RelayLimits } from './relay'
 import { DISCOVER_PROTOCOL } from '../src/net/constants'
 import { decodePeers, encodeJoin } from '../src/net/discovery-wire'
@@ -38,13 +33,7 @@ async function relayWith(limits: Partial<RelayLimits>): Promise<Relay> {
 }
 
 async function client(): Promise<Libp2p> {
-  const node = await createLibp2p({
-    addresses: { listen: ['/p2p-circuit'] },
-    transports: [webSockets(), circuitRelayTransport()],
-    connectionEncrypters: [noise()],
-    streamMuxers: [yamux()],
-    services: { identify: identify() },
-  })
+  const node = await reservingClient()
   running.push(node)
   return node
 }

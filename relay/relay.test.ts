@@ -3,15 +3,10 @@ import { mkdtemp, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createLibp2p } from 'libp2p'
-import { circuitRelayTransport } from '@libp2p/circuit-relay-v2'
-import { identify } from '@libp2p/identify'
-import { noise } from '@libp2p/noise'
-import { yamux } from '@libp2p/yamux'
-import { webSockets } from '@libp2p/websockets'
 import { lpStream } from '@libp2p/utils'
 import type { Libp2p } from '@libp2p/interface'
 import { multiaddr } from '@multiformats/multiaddr'
+import { reservingClient } from './test-client'
 import { createRelay, RELAY_LINK_DATA_BYTES, RELAY_LINK_DURATION_MS, type Relay } from './relay'
 import { DISCOVER_PROTOCOL } from '../src/net/constants'
 import { decodePeers, encodeJoin } from '../src/net/discovery-wire'
@@ -41,13 +36,7 @@ async function startRelay(keyFile = join(dir, `k-${Math.random()}.key`)): Promis
 
 /** A bare client: WebSockets to the relay, listening on /p2p-circuit (so it reserves). */
 async function client(): Promise<Libp2p> {
-  const node = await createLibp2p({
-    addresses: { listen: ['/p2p-circuit'] },
-    transports: [webSockets(), circuitRelayTransport()],
-    connectionEncrypters: [noise()],
-    streamMuxers: [yamux()],
-    services: { identify: identify() },
-  })
+  const node = await reservingClient()
   running.push({ stop: async () => node.stop() })
   return node
 }

@@ -37,7 +37,10 @@ export default defineConfig({
     permissions: ['microphone'],
     actionTimeout: 10_000,
     navigationTimeout: 20_000,
-    trace: 'retain-on-failure',
+    // no screencast in the trace: recording frames of every tab cost a third
+    // of the e2e suite's CPU (action snapshots are kept, and a failed test's
+    // screenshots)
+    trace: { mode: 'retain-on-failure', screenshots: false, snapshots: true, sources: false },
     screenshot: 'only-on-failure',
   },
 })

@@ -60,6 +60,17 @@ export { ANTI_ENTROPY_INTERVAL_MS } from './anti-entropy'
  */
 export const JOIN_FALLBACK_MS = 6_000
 /**
+ * A peer that has reason to expect company (the relay lists other members of
+ * the room, or its stored plan holds records others wrote: a reloaded tab)
+ * waits for its first sync up to this long instead of JOIN_FALLBACK_MS. A tab
+ * reloaded on a loaded machine can take more than 6 s to relink, and one that
+ * starts work before it has synced redoes leaves the swarm finished meanwhile.
+ * Past this, it works with what it has, like a peer cut off from the rest.
+ */
+export const JOIN_EXPECTING_PEERS_MAX_MS = 60_000
+/** how often a peer that expects company looks again whether it may start */
+const JOIN_RECHECK_MS = 1_000
+/**
  * How often a role that works only on this browser's tabs' goals looks again
  * at which tabs those are: a tab opened since is heard of within this. The
  * role is level-triggered, so a goal written by that tab meanwhile is only
@@ -338,7 +349,25 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     stopJoinWatch()
     core.deliver([{ type: 'command', command: { type: 'joined' } }])
   }
-  const joinFallback = setTimeout(join, JOIN_FALLBACK_MS)
+  // nobody to sync with after JOIN_FALLBACK_MS: start alone, unless this peer
+  // has reason to expect company (then keep waiting for the first sync)
+  const joinStarted = now()
+  let othersStored: boolean | undefined // looked up once: the store only grows
+  const expectsPeers = () => {
+    othersStored ??= store.records().some((r) => r.from !== peerId)
+    return othersStored || (node?.connections().known ?? 0) > 0
+  }
+  const joinUnlessExpected = () => {
+    if (joined) return
+    if (now() - joinStarted >= JOIN_EXPECTING_PEERS_MAX_MS || !expectsPeers()) {
+      if (now() - joinStarted >= JOIN_EXPECTING_PEERS_MAX_MS) {
+        log('no sync with any peer yet: working with the plan this peer has')
+      }
+      return join()
+    }
+    joinFallback = setTimeout(joinUnlessExpected, JOIN_RECHECK_MS)
+  }
+  let joinFallback = setTimeout(joinUnlessExpected, JOIN_FALLBACK_MS)
   const stopJoinWatch = node.on('sync', (report) => {
     if (report.error === undefined) join()
   })

@@ -160,6 +160,17 @@ export const SURPLUS_LINK_GRACE_MS = 15_000
 export const LINK_PING_MIN_TIMEOUT_MS = 20_000
 
 /**
+ * How often libp2p pings each link (its default is 10 s). Over WebRTC every
+ * ping is a new data channel (opened, two multistream round trips, closed),
+ * and an idle tab with seven links spent most of its network thread's CPU on
+ * them. What the ping catches, a peer that hangs, is caught anyway: WebRTC's
+ * consent checks close a link whose peer stops answering within about 30 s,
+ * a reloaded tab's new link makes its old ones stale (relink.ts), and
+ * presence (§5.5) tells the roles who is alive whatever the links say.
+ */
+export const LINK_PING_INTERVAL_MS = 60_000
+
+/**
  * A peer we have had a direct link to for this long, whose links carry no
  * GossipSub stream one way or the other, is relinked afresh (relink.ts).
  * GossipSub opens its streams once identify has run on a new link:

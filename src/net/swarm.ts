@@ -16,6 +16,7 @@ import {
   DEFAULT_ROOM,
   DIAL_RECHECK_MS,
   INBOUND_CONNECTION_THRESHOLD,
+  LINK_PING_INTERVAL_MS,
   MAX_RECORD_BYTES,
   SYNC_MAX_INBOUND_STREAMS,
   SYNC_MAX_RETRIES,
@@ -130,9 +131,12 @@ export async function createSwarm(
     streamMuxers: [yamux()],
     connectionGater: { ...platform.gater, ...banGater((peerId) => strikes.isBanned(peerId)) },
     connectionManager: { inboundConnectionThreshold: INBOUND_CONNECTION_THRESHOLD },
-    ...(platform.pingMinTimeoutMs !== undefined
-      ? { connectionMonitor: { pingTimeout: { minTimeout: platform.pingMinTimeoutMs } } }
-      : {}),
+    connectionMonitor: {
+      pingInterval: LINK_PING_INTERVAL_MS,
+      ...(platform.pingMinTimeoutMs !== undefined
+        ? { pingTimeout: { minTimeout: platform.pingMinTimeoutMs } }
+        : {}),
+    },
     services: {
       identify: identify(),
       pubsub: swarmGossipsub({

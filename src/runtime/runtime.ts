@@ -35,6 +35,7 @@ import { SealedStore } from './sealed'
 import { isPlanRecord, PlanStore } from './store'
 import { archiveFinished } from './archive'
 import { AntiEntropyClock } from './anti-entropy'
+import { JOIN_FALLBACK_MS, JOIN_RECHECK_MS, joinsWithoutSync } from './join'
 import type { LiveText } from './live-text'
 import { addCall, EMPTY_CALL_LOG, restoreCallLog, type CallStore } from './call-log'
 import { DEFAULT_BUDGET } from './budget'
@@ -52,24 +53,7 @@ import {
 
 export const DEFAULT_CAPACITY = 4
 export { ANTI_ENTROPY_INTERVAL_MS } from './anti-entropy'
-/**
- * A peer starts its warm-up after its first sync (see PeerConfig.joinFirst).
- * One that finds nobody to sync with (the first tab of a room) starts after
- * this long instead: a tab takes about 2 s to link to a peer, so this is
- * well past that, and short enough not to keep a lone peer idle for long.
- */
-export const JOIN_FALLBACK_MS = 6_000
-/**
- * A peer that has reason to expect company (the relay lists other members of
- * the room, or its stored plan holds records others wrote: a reloaded tab)
- * waits for its first sync up to this long instead of JOIN_FALLBACK_MS. A tab
- * reloaded on a loaded machine can take more than 6 s to relink, and one that
- * starts work before it has synced redoes leaves the swarm finished meanwhile.
- * Past this, it works with what it has, like a peer cut off from the rest.
- */
-export const JOIN_EXPECTING_PEERS_MAX_MS = 60_000
-/** how often a peer that expects company looks again whether it may start */
-const JOIN_RECHECK_MS = 1_000
+export { JOIN_FALLBACK_MS } from './join'
 /**
  * How often a role that works only on this browser's tabs' goals looks again
  * at which tabs those are: a tab opened since is heard of within this. The
@@ -349,8 +333,8 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     stopJoinWatch()
     core.deliver([{ type: 'command', command: { type: 'joined' } }])
   }
-  // nobody to sync with after JOIN_FALLBACK_MS: start alone, unless this peer
-  // has reason to expect company (then keep waiting for the first sync)
+  // no sync yet: start alone after a while, longer if this peer has reason
+  // to expect company (join.ts)
   const joinStarted = now()
   let othersStored: boolean | undefined // looked up once: the store only grows
   const expectsPeers = () => {
@@ -359,13 +343,13 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   }
   const joinUnlessExpected = () => {
     if (joined) return
-    if (now() - joinStarted >= JOIN_EXPECTING_PEERS_MAX_MS || !expectsPeers()) {
-      if (now() - joinStarted >= JOIN_EXPECTING_PEERS_MAX_MS) {
-        log('no sync with any peer yet: working with the plan this peer has')
-      }
-      return join()
+    const expected = expectsPeers()
+    if (!joinsWithoutSync(now() - joinStarted, expected)) {
+      joinFallback = setTimeout(joinUnlessExpected, JOIN_RECHECK_MS)
+      return
     }
-    joinFallback = setTimeout(joinUnlessExpected, JOIN_RECHECK_MS)
+    if (expected) log('no sync with any peer yet: working with the plan this peer has')
+    join()
   }
   let joinFallback = setTimeout(joinUnlessExpected, JOIN_FALLBACK_MS)
   const stopJoinWatch = node.on('sync', (report) => {

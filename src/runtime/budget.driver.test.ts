@@ -123,6 +123,9 @@ async function restartKeepsTheCap(spending: SpendingPersistence): Promise<void> 
   driver.deliver([{ type: 'record', record: goal('Plan a garden') }])
   await until(() => driver!.activity().budget?.decision.paused === true, 'the pause')
   const spent = driver.activity().budget!.decision.hour.tokens
+  // a reload after the save has landed (a save still in flight is lost with
+  // the page; under load the new driver read the file before it was written)
+  await driver.spendingSaved()
   driver.stop()
 
   // "reload": a new driver, same storage, a little later, and a new goal waiting

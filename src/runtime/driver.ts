@@ -146,6 +146,8 @@ export class CoreDriver {
   private sandbox: Promise<CodeSandbox> | null = null
   /** what was spent before this start is loaded (or there is no storage) */
   private spendingLoaded: boolean
+  /** the last save of what was spent (saves run one after another) */
+  private saving: Promise<void> = Promise.resolve()
 
   constructor(private readonly init: DriverInit) {
     this.now = init.now ?? Date.now
@@ -481,13 +483,22 @@ export class CoreDriver {
     if (usage.offline || usage.provider === 'offline') return
     const { state } = budgetStep(this.budget, this.usageEvent(id, usage, outcome.tools), this.now())
     this.budget = state
-    if (this.spendingLoaded) {
-      this.init.spending
-        ?.save(spentOf(this.budget))
+    const spending = this.init.spending
+    if (this.spendingLoaded && spending) {
+      // one save at a time, in order: two writes in flight could land the
+      // older total last
+      const saved = spentOf(this.budget)
+      this.saving = this.saving
+        .then(() => spending.save(saved))
         .catch((err: Error) =>
           this.init.log?.(`could not save what this role spent: ${err.message}`),
         )
     }
+  }
+
+  /** Resolves once what this role has spent so far is in its storage. */
+  spendingSaved(): Promise<void> {
+    return this.saving
   }
 
   private usageEvent(

@@ -12,5 +12,8 @@ export default defineConfig({
     ],
     setupFiles: ['./scripts/node-preload.mjs'],
     testTimeout: 20_000,
+    // vitest's default is one worker fewer than the cores: one on CI's two.
+    // Most of the slow files wait on child processes and sockets, not CPU.
+    maxWorkers: 2,
   },
 })

@@ -139,6 +139,19 @@ export function presenceTtlMs(every: number): number {
  */
 export const LEASE_TIMEOUT_MS = 4 * PRESENCE_INTERVAL_MS + 1_000
 /**
+ * A holder whose own beats stopped for longer than a lease (its tab was
+ * frozen, its laptop slept) may have lost its tasks meanwhile, and may not
+ * yet know it: its links are down and gossip brings nothing. It holds the
+ * answers of such lapsed work until a sync round in which a neighbour
+ * answered (then publishes only what it still holds), and publishes anyway
+ * after this long if nobody answers: alone, nobody else can have taken over.
+ * A result published late would otherwise overturn its successor's, which
+ * the goal's roll-up may already have used (an earlier epoch's result wins).
+ */
+export const LAPSED_OUTPUT_WAIT_MS = 30_000
+/** A lapsed holder with no neighbour yet asks for a sync round this often. */
+export const LAPSED_SYNC_RETRY_MS = 2_000
+/**
  * A holder that is alive but no longer lists a task it holds has most likely
  * finished it (its result lost on the way, or still syncing): others wait this
  * much longer than a lease before taking the task over. Two anti-entropy

@@ -13,6 +13,7 @@ import { isHolder, maybeClaim, reviewClaims } from './claims'
 import { clip, failureFields } from './text'
 import { fitSteps } from './steps'
 import { derived, emit, startLlm, type PeerState, type RoleLogic, type Work } from './peer'
+import { mayPublish } from './lapse'
 import type { Effects } from './types'
 
 function begin(peer: PeerState, fx: Effects, claim: Work, task: TaskState): void {
@@ -58,45 +59,57 @@ function stillWanted(peer: PeerState, task: TaskState): boolean {
   return goal !== undefined && !goal.cancelled
 }
 
+type Outcome = Parameters<RoleLogic['onLlm']>[3]
+
+/** Publish a finished call's result (or failure), if this peer still holds the task. */
+function publish(peer: PeerState, fx: Effects, work: Work, outcome: Outcome): void {
+  const task = derived(peer).tasks.get(work.task!)
+  if (!task || !isHolder(peer, task, work.epoch) || task.result) {
+    if (outcome.ok) peer.counters.wastedExecutions++
+    fx.events.push({
+      type: 'output-dropped',
+      request: work.requestId,
+      kind: work.kind,
+      why: 'lost the task meanwhile',
+    })
+    return
+  }
+  if (outcome.ok && (outcome.kind === 'execute' || outcome.kind === 'rollup')) {
+    peer.counters.executed.push(task.id)
+    const value = outcome.value as { output: string; steps?: Step[] }
+    const draft = {
+      kind: 'result' as const,
+      task: task.id,
+      epoch: work.epoch!,
+      output: clip(value.output, MAX_OUTPUT),
+      usage: outcome.usage,
+    }
+    // What this executor ran and searched goes out as data (the steps): no
+    // peer that receives the record runs its code; it only shows it as text.
+    const steps = fitSteps(draft, value.steps ?? [])
+    emit<ResultRecord>(peer, fx, steps.length > 0 ? { ...draft, steps } : draft)
+  } else {
+    // give the task back: another executor may try it in the next epoch
+    emit<FailureRecord>(peer, fx, {
+      kind: 'failure',
+      subject: task.id,
+      stage: task.type === 'rollup' ? 'rollup' : 'execute',
+      epoch: work.epoch!,
+      index: -1,
+      ...failureFields(outcome),
+      usage: outcome.usage,
+    })
+  }
+}
+
 export const executor: RoleLogic = {
-  onLlm(peer, fx, work, outcome) {
-    const task = derived(peer).tasks.get(work.task!)
-    if (!task || !isHolder(peer, task, work.epoch) || task.result) {
-      if (outcome.ok) peer.counters.wastedExecutions++
-      fx.events.push({
-        type: 'output-dropped',
-        request: work.requestId,
-        kind: work.kind,
-        why: 'lost the task meanwhile',
-      })
+  onLlm(peer, fx, work, outcome, now) {
+    if (!mayPublish(peer, work, now)) {
+      // lapsed: hold the answer until the neighbours have had their say (lapse.ts)
+      peer.work.set(work.requestId, { ...work, outcome })
       return
     }
-    if (outcome.ok && (outcome.kind === 'execute' || outcome.kind === 'rollup')) {
-      peer.counters.executed.push(task.id)
-      const value = outcome.value as { output: string; steps?: Step[] }
-      const draft = {
-        kind: 'result' as const,
-        task: task.id,
-        epoch: work.epoch!,
-        output: clip(value.output, MAX_OUTPUT),
-        usage: outcome.usage,
-      }
-      // What this executor ran and searched goes out as data (the steps): no
-      // peer that receives the record runs its code; it only shows it as text.
-      const steps = fitSteps(draft, value.steps ?? [])
-      emit<ResultRecord>(peer, fx, steps.length > 0 ? { ...draft, steps } : draft)
-    } else {
-      // give the task back: another executor may try it in the next epoch
-      emit<FailureRecord>(peer, fx, {
-        kind: 'failure',
-        subject: task.id,
-        stage: task.type === 'rollup' ? 'rollup' : 'execute',
-        epoch: work.epoch!,
-        index: -1,
-        ...failureFields(outcome),
-        usage: outcome.usage,
-      })
-    }
+    publish(peer, fx, work, outcome)
   },
 
   reconcile(peer, fx, now) {
@@ -115,6 +128,7 @@ export const executor: RoleLogic = {
         maybeClaim(peer, fx, goal.rollup, { role: 'executor', capability: 'can_write_text' }, now)
       }
     }
+    // drops work (held answers too) on tasks this peer no longer holds
     reviewClaims(
       peer,
       fx,
@@ -122,5 +136,11 @@ export const executor: RoleLogic = {
       (claim, task) => begin(peer, fx, claim, task),
       (task) => stillWanted(peer, task),
     )
+    // held answers of lapsed work that still holds, once the neighbours had their say
+    for (const work of [...peer.work.values()]) {
+      if (work.outcome === undefined || !mayPublish(peer, work, now)) continue
+      peer.work.delete(work.requestId)
+      publish(peer, fx, work, work.outcome)
+    }
   },
 }

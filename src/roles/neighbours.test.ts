@@ -20,11 +20,11 @@ describe('check rounds', () => {
     expect(ask(peer, 1_000)).toBe(false) // the same instant: that round serves
     expect(ask(peer, 1_300)).toBe(true)
     expect(askedSince(peer, 1_300)).toBe(true)
-    syncEnded(peer, emptyEffects(), 2_500)
+    syncEnded(peer, emptyEffects(), 2_500, true)
     // one round ended, and the runtime does not say which: only the older ask is served
     expect(syncedSince(peer, 1_000)).toBe(true)
     expect(syncedSince(peer, 1_300)).toBe(false)
-    syncEnded(peer, emptyEffects(), 2_600)
+    syncEnded(peer, emptyEffects(), 2_600, true)
     expect(syncedSince(peer, 1_300)).toBe(true)
   })
 
@@ -33,7 +33,7 @@ describe('check rounds', () => {
     for (let i = 0; i < SYNC_CHECK_ROUNDS; i++) expect(ask(peer, 100 * i)).toBe(true)
     expect(ask(peer, 1_000)).toBe(false)
     const fx = emptyEffects()
-    syncEnded(peer, fx, 1_500)
+    syncEnded(peer, fx, 1_500, true)
     expect(fx.sync).toBe(true)
     expect(askedSince(peer, 1_000)).toBe(true)
   })

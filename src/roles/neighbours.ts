@@ -8,17 +8,19 @@ import type { Effects } from './types'
 
 /**
  * The rounds of one peer: ask times of those in flight (oldest first), the
- * latest ask time known to be served by a round that ended, and whether
- * another round is wanted once one ends (SYNC_CHECK_ROUNDS were in flight).
+ * latest ask time known to be served by a round that ended (and by one in
+ * which a neighbour answered), and whether another round is wanted once one
+ * ends (SYNC_CHECK_ROUNDS were in flight).
  */
 export interface SyncRounds {
   asked: number[]
   doneAt: number
+  answeredAt: number
   again: boolean
 }
 
 export function createSyncRounds(): SyncRounds {
-  return { asked: [], doneAt: -Infinity, again: false }
+  return { asked: [], doneAt: -Infinity, answeredAt: -Infinity, again: false }
 }
 
 /**
@@ -44,14 +46,18 @@ export function requestSync(peer: PeerState, fx: Effects, now: number): void {
 }
 
 /**
- * A round ended. Rounds may end in any order, and the runtime does not say
- * which one did: after k of them have ended, one asked at or after the k-th
- * oldest ask time has, so that time is what counts as served.
+ * A round ended (`answered`: at least one neighbour answered it). Rounds may
+ * end in any order, and the runtime does not say which one did: after k of
+ * them have ended, one asked at or after the k-th oldest ask time has, so
+ * that time is what counts as served.
  */
-export function syncEnded(peer: PeerState, fx: Effects, now: number): void {
+export function syncEnded(peer: PeerState, fx: Effects, now: number, answered: boolean): void {
   const rounds = peer.syncs
   const asked = rounds.asked.shift()
-  if (asked !== undefined) rounds.doneAt = Math.max(rounds.doneAt, asked)
+  if (asked !== undefined) {
+    rounds.doneAt = Math.max(rounds.doneAt, asked)
+    if (answered) rounds.answeredAt = Math.max(rounds.answeredAt, asked)
+  }
   if (rounds.again) requestSync(peer, fx, now)
 }
 
@@ -64,4 +70,15 @@ export function askedSince(peer: PeerState, since: number): boolean {
 /** Has a sync round asked for at or after `since` ended? */
 export function syncedSince(peer: PeerState, since: number): boolean {
   return peer.syncs.doneAt >= since
+}
+
+/** Has a round asked for at or after `since` ended with a neighbour's answer? */
+export function answeredSince(peer: PeerState, since: number): boolean {
+  return peer.syncs.answeredAt >= since
+}
+
+/** The latest time a round was asked for (in flight or ended), or -Infinity. */
+export function lastAsked(peer: PeerState): number {
+  const rounds = peer.syncs
+  return Math.max(rounds.asked[rounds.asked.length - 1] ?? -Infinity, rounds.doneAt)
 }

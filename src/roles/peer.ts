@@ -26,6 +26,7 @@ import {
 import { beatEvery, beatKey, shouldBeat } from './presence'
 import { validateRecord } from '../protocol/validate'
 import { createSyncRounds, syncEnded, type SyncRounds } from './neighbours'
+import { chaseLapsed, noticeLapse } from './lapse'
 import { derivePlan, type DerivedPlan } from '../plan/derive'
 import { PlanState } from '../plan/state'
 import { createView, hearPresence, liveCount, type SwarmView } from './view'
@@ -60,8 +61,13 @@ export interface Work {
    * accepted; the call is kept only if this proposal is the one accepted.
    */
   proposal?: string
-  /** classify: the answer, held back until the decide claim's check has ended */
+  /**
+   * classify: the answer, held back until the decide claim's check has
+   * ended; execute and rollup: held back while the work is lapsed (lapse.ts)
+   */
   outcome?: LlmOutcome
+  /** local time this peer found it had been away longer than a lease while at this work (lapse.ts) */
+  lapsedAt?: number
   llm: LlmTask | null
 }
 
@@ -376,6 +382,8 @@ export function stepPeer(
   now: number,
 ): Effects {
   const fx = emptyEffects()
+  // before any input: an answer arriving now must not go out if this holder was away
+  noticeLapse(peer, fx, now)
   for (const input of Array.isArray(inputs) ? inputs : [inputs as PeerInput]) {
     switch (input.type) {
       case 'record':
@@ -415,13 +423,14 @@ export function stepPeer(
       case 'tick':
         break
       case 'synced':
-        syncEnded(peer, fx, now)
+        syncEnded(peer, fx, now, input.answered === true)
         break
     }
   }
   if (!peer.healthy && now - peer.unhealthySince >= HEALTH_RETRY_MS)
     setHealthy(peer, fx, true, null, now)
   logic.reconcile(peer, fx, now)
+  chaseLapsed(peer, fx, now)
   if (peer.config.role !== 'observer') maybeBeat(peer, fx, now)
   return fx
 }

@@ -56,9 +56,10 @@ export type PeerInput =
   | { type: 'tick' }
   /**
    * the anti-entropy round this peer asked for (Effects.sync) has ended; the
-   * records it brought were delivered before this input
+   * records it brought were delivered before this input. `answered`: at
+   * least one neighbour answered it (absent: nobody did, e.g. no links)
    */
-  | { type: 'synced' }
+  | { type: 'synced'; answered?: boolean }
 
 export interface LlmRequest {
   id: string
@@ -73,6 +74,8 @@ export type PeerEvent =
   /** work finished but not published (lost the task meanwhile): wasted */
   | { type: 'output-dropped'; request: string; kind: LlmTask['kind']; why: string }
   | { type: 'llm-aborted'; request: string; kind: LlmTask['kind']; why: string }
+  /** this holder was away longer than a lease: its answers wait for news from its neighbours (lapse.ts) */
+  | { type: 'lease-lapsed'; tasks: number; awayMs: number }
   | { type: 'health'; healthy: boolean; error?: string }
   /** a record this peer made failed the checks every receiver applies: not kept, not published */
   | { type: 'invalid-record'; kind: WireRecord['kind']; reason: string }

@@ -146,6 +146,11 @@ export class ActivityLog {
         return { text: `Stopped ${event.kind}: ${event.why}`, tone: 'warn' }
       case 'output-dropped':
         return { text: `Dropped ${event.kind} output: ${event.why}`, tone: 'warn' }
+      case 'lease-lapsed':
+        return {
+          text: `Away ${Math.round(event.awayMs / 1000)} s, longer than a lease: checking with peers before publishing`,
+          tone: 'warn',
+        }
       case 'health':
         return event.healthy
           ? { text: 'LLM provider works again', tone: 'good' }

@@ -243,13 +243,16 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   // SYNC_CHECK_PEERS of them have answered, queued behind the records they
   // brought so the core sees them first.
   const checkSync = () => {
-    const done = () => queueInput({ type: 'synced' })
-    if (!node) return done()
+    const done = (answered: boolean) => queueInput({ type: 'synced', answered })
+    if (!node) return done(false)
     const round = { enough: SYNC_CHECK_PEERS, peers: SYNC_CHECK_SESSIONS }
-    node.syncNow(round).then(done, (err: Error) => {
-      log(`anti-entropy before a contested claim failed: ${err.message}`)
-      done()
-    })
+    node.syncNow(round).then(
+      (reports) => done(reports.some((report) => report.error === undefined)),
+      (err: Error) => {
+        log(`anti-entropy before a contested claim failed: ${err.message}`)
+        done(false)
+      },
+    )
   }
 
   // (boot, seq) of the latest presence beat per author: stale or replayed beats are ignored

@@ -308,7 +308,7 @@ export class Swarm {
       if (theirs.length)
         this.schedule(this.deliveryDelay(), { type: 'deliver', to: other.index, inputs: theirs })
     }
-    inputs.push({ type: 'synced' })
+    inputs.push({ type: 'synced', answered: others.length > 0 })
     // a round trip: the request out, the records back
     this.schedule(this.deliveryDelay() + this.deliveryDelay(), {
       type: 'deliver',

@@ -1,0 +1,149 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { LlmOutcome } from '../llm/types'
+import { rendezvousOrder } from '../protocol/hash'
+import { stamp, type ClaimRecord, type Presence } from '../protocol/records'
+import { LAPSED_OUTPUT_WAIT_MS, LEASE_TIMEOUT_MS } from '../protocol/rules'
+import { PlanState } from '../plan/state'
+import { openLeaf } from '../sim/finished.test-support'
+import { createRng } from '../sim/rng'
+import { fakePeerId } from '../sim/swarm'
+import { testBeat } from './beat.test-support'
+import { createPeer, step, type Effects, type PeerInput } from './index'
+
+const rng = createRng('lapse-test')
+const ALL = ['can_write_text', 'can_run_code', 'can_query_api'] as const
+const T0 = 1_700_000_000_000
+/** frozen this long: well past a lease */
+const AWAY_MS = LEASE_TIMEOUT_MS + 5_000
+
+let open: { plan: PlanState; task: string }
+
+beforeAll(() => {
+  open = openLeaf(11)
+})
+
+function beat(from: string, seq: number, holding: string[] = []): Presence {
+  return testBeat({ from, role: 'executor', capabilities: [...ALL], holding, boot: T0, seq })
+}
+
+function answer(requestId: string): PeerInput {
+  const outcome = {
+    ok: true,
+    kind: 'execute',
+    value: { output: 'the answer, written before the freeze' },
+    usage: { provider: 'mock', model: 'm', inputTokens: 1, outputTokens: 1, offline: true },
+    attempts: 1,
+  } as LlmOutcome
+  return { type: 'llm', requestId, outcome }
+}
+
+/** Executor `me`, first choice for the open leaf, at work on it; `rival` alive and ranked second. */
+function atWork() {
+  const [first, second] = rendezvousOrder(open.task, [fakePeerId(rng), fakePeerId(rng)])
+  const plan = new PlanState()
+  plan.merge(open.plan)
+  const peer = createPeer(
+    {
+      peerId: first!,
+      room: 'sim',
+      role: 'executor',
+      capabilities: [...ALL],
+      capacity: 4,
+      model: 'm',
+      offline: true,
+    },
+    T0,
+    plan,
+  )
+  let now = T0
+  let seq = 0
+  const fx: Effects[] = []
+  const run = (inputs: PeerInput[] = [{ type: 'tick' }], ms = 250) => {
+    now += ms
+    const effects = step(
+      peer,
+      [{ type: 'presence', presence: beat(second!, ++seq) }, ...inputs],
+      now,
+    )
+    fx.push(effects)
+    return effects
+  }
+  for (let i = 0; i < 12 && !fx.some((e) => e.startLlm.length > 0); i++) run()
+  const request = fx.flatMap((e) => e.startLlm).find((r) => r.id.includes(open.task))
+  if (!request) throw new Error('the first choice never started the leaf')
+  const claim = fx.flatMap((e) => e.publish).find((r) => r.kind === 'claim') as ClaimRecord
+  /** the rival's takeover of the leaf, one epoch up, as it would arrive by sync */
+  const takeover = stamp<ClaimRecord>({
+    ...claim,
+    from: second!,
+    epoch: claim.epoch + 1,
+    at: claim.at + LEASE_TIMEOUT_MS,
+  } as never)
+  const freeze = () => {
+    now += AWAY_MS
+  }
+  return { peer, run, fx, request: request.id, takeover, freeze, now: () => now }
+}
+
+const results = (fx: Effects[]) => fx.flatMap((e) => e.publish).filter((r) => r.kind === 'result')
+
+describe('a holder away longer than a lease (lapse.ts)', () => {
+  it('publishes at once when it was not away', () => {
+    const { run, fx, request } = atWork()
+    run([answer(request)])
+    expect(results(fx)).toHaveLength(1)
+  })
+
+  it('holds its answer and drops it when the round brings its successor’s claim', () => {
+    const { run, fx, request, takeover, freeze } = atWork()
+    freeze()
+    const thaw = run([answer(request)])
+    expect(results(fx)).toHaveLength(0)
+    expect(thaw.sync).toBe(true) // asks its neighbours what happened meanwhile
+    expect(thaw.events.some((e) => e.type === 'lease-lapsed')).toBe(true)
+    run([
+      { type: 'record', record: takeover },
+      { type: 'synced', answered: true },
+    ])
+    for (let i = 0; i < (LAPSED_OUTPUT_WAIT_MS + 5_000) / 250; i++) run()
+    expect(results(fx)).toHaveLength(0)
+  })
+
+  it('publishes its answer once a neighbour answered and nobody took the task over', () => {
+    const { run, fx, request, freeze } = atWork()
+    freeze()
+    run([answer(request)])
+    run([{ type: 'synced', answered: false }]) // links not back yet: nobody answered
+    expect(results(fx)).toHaveLength(0)
+    expect(run([{ type: 'tick' }], 2_000).sync).toBe(true) // so it asks again
+    expect(results(fx)).toHaveLength(0)
+    run([{ type: 'synced', answered: true }])
+    expect(results(fx)).toHaveLength(1)
+  })
+
+  it('alone, publishes after LAPSED_OUTPUT_WAIT_MS and not before', () => {
+    const { run, fx, request, freeze } = atWork()
+    freeze()
+    let asked = run([answer(request)]).sync
+    let elapsed = 250
+    const unanswered = () => {
+      asked = run(asked ? [{ type: 'synced', answered: false }] : undefined).sync
+      elapsed += 250
+    }
+    while (elapsed < LAPSED_OUTPUT_WAIT_MS - 500) unanswered()
+    expect(results(fx)).toHaveLength(0)
+    for (let i = 0; i < 4; i++) unanswered()
+    expect(results(fx)).toHaveLength(1)
+  })
+
+  it('a claim not yet started when it was away waits for a check with the neighbours', () => {
+    const { peer } = atWork()
+    const work = [...peer.work.values()][0]!
+    // the same peer, its call not started yet (it claimed as a rival's stagger ran out, say)
+    work.started = false
+    delete work.checkFrom
+    const fx = step(peer, { type: 'tick' }, T0 + 10_000 + AWAY_MS)
+    expect(work.checkFrom).toBe(T0 + 10_000 + AWAY_MS)
+    expect(fx.sync).toBe(true)
+  })
+})

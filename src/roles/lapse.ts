@@ -1,0 +1,71 @@
+/**
+ * Lapsed leases: a holder that was away (its tab frozen, its laptop asleep)
+ * for longer than a lease.
+ *
+ * Its peers took it for gone and may have claimed its tasks in the next
+ * epoch, finished them, even rolled them up. Coming back, it cannot know:
+ * its links dropped while it was away and relink seconds later, so gossip
+ * has told it nothing yet. A result it published now would count over its
+ * successor's (an earlier epoch's result wins, authority.ts) and contradict
+ * a roll-up already written. So:
+ * - claims it had not started yet become contested: they start only after a
+ *   check with the neighbours (claims.ts);
+ * - execute and rollup calls in flight are marked lapsed: their answer is
+ *   held (Work.outcome) until a sync round in which a neighbour answered has
+ *   ended, and then published only if this peer still holds the task (else
+ *   reviewClaims drops it), or after LAPSED_OUTPUT_WAIT_MS if nobody answers
+ *   (alone, nobody else can have taken over).
+ * A holder beats every PRESENCE_INTERVAL_MS; its own beats being late by
+ * more than a lease is how it knows it was away, on its own clock.
+ */
+import { LAPSED_OUTPUT_WAIT_MS, LAPSED_SYNC_RETRY_MS, LEASE_TIMEOUT_MS } from '../protocol/rules'
+import { answeredSince, lastAsked, requestSync } from './neighbours'
+import type { PeerState, Work } from './peer'
+import type { Effects } from './types'
+
+/** Work whose answer waits for news from the neighbours before it goes out. */
+function lapsedKind(work: Work): boolean {
+  return work.kind === 'execute' || work.kind === 'rollup'
+}
+
+/**
+ * Called first thing in a step, before inputs: was this holder away for
+ * longer than a lease? Then its work lapsed (see above).
+ */
+export function noticeLapse(peer: PeerState, fx: Effects, now: number): void {
+  if (!Number.isFinite(peer.lastBeatAt) || now - peer.lastBeatAt <= LEASE_TIMEOUT_MS) return
+  let lapsed = 0
+  for (const work of peer.work.values()) {
+    if (work.task === undefined) continue
+    if (!work.started) {
+      work.checkFrom = Math.max(work.checkFrom ?? -Infinity, now)
+      lapsed++
+    } else if (lapsedKind(work) && work.lapsedAt === undefined) {
+      work.lapsedAt = now
+      lapsed++
+    }
+  }
+  if (lapsed === 0) return
+  requestSync(peer, fx, now)
+  fx.events.push({ type: 'lease-lapsed', tasks: lapsed, awayMs: now - peer.lastBeatAt })
+}
+
+/** May the answer of this work go out now (never lapsed, or the lapse is cleared)? */
+export function mayPublish(peer: PeerState, work: Work, now: number): boolean {
+  if (work.lapsedAt === undefined) return true
+  return answeredSince(peer, work.lapsedAt) || now - work.lapsedAt >= LAPSED_OUTPUT_WAIT_MS
+}
+
+/**
+ * Keep asking for sync rounds while lapsed work waits and nobody answered:
+ * the links come back a few seconds after the peer does.
+ */
+export function chaseLapsed(peer: PeerState, fx: Effects, now: number): void {
+  for (const work of peer.work.values()) {
+    if (work.lapsedAt === undefined || mayPublish(peer, work, now)) continue
+    if (peer.syncs.asked.length === 0 && now - lastAsked(peer) >= LAPSED_SYNC_RETRY_MS) {
+      requestSync(peer, fx, now)
+    }
+    return
+  }
+}

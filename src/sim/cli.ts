@@ -30,6 +30,7 @@ const HELP = `usage: npm run sim -- [options]
                      redo leaves, pause and resume (sim/steer.ts)
   --max-crashes N    up to N crashes (and restarts) per run (default 1)
   --partitions N     N times per run the swarm splits in two for 5-30 s, then heals
+  --freezes N        N times per run an executor freezes for longer than a lease, then thaws
   --codec            every record signed, encoded and verified by the real codec
   --strict           also fail on an unfinished plan (unless it never could finish:
                      a goal no live scorers can accept, run.ts), a duplicate child
@@ -64,6 +65,7 @@ function optionsFromArgs(argv: string[]) {
       flood: { type: 'boolean', default: false },
       'max-crashes': { type: 'string' },
       partitions: { type: 'string' },
+      freezes: { type: 'string' },
       codec: { type: 'boolean', default: false },
       strict: { type: 'boolean', default: false },
       suite: { type: 'string' },
@@ -94,6 +96,7 @@ function optionsFromArgs(argv: string[]) {
     flood: values.flood,
     maxCrashes: num(values['max-crashes'], 1),
     partitions: num(values.partitions, 0),
+    freezes: num(values.freezes, 0),
     codec: values.codec,
     maxSkewMs: num(values['skew-s'], DEFAULT_SWARM.maxSkewMs / 1000) * 1000,
     ...(values.sync === 'mixed' ? {} : { realSync: values.sync === 'real' }),
@@ -135,6 +138,8 @@ function strictProblems(summary: ReturnType<typeof summarise>, exclusive: boolea
   if (summary.duplicate_child_goals > 0)
     problems.push(`${summary.duplicate_child_goals} duplicate child goals`)
   if (summary.accept_conflicts > 0) problems.push(`${summary.accept_conflicts} accept conflicts`)
+  if (summary.overturned_results > 0)
+    problems.push(`${summary.overturned_results} finished results overturned by an earlier epoch`)
   if (summary.wasted_executions > MAX_WASTED_SHARE * summary.leaves)
     problems.push(`${summary.wasted_executions} wasted executions for ${summary.leaves} leaves`)
   return problems

@@ -7,7 +7,7 @@ import { contentId } from '../protocol/hash'
 import type { DerivedPlan } from '../plan/derive'
 import type { PlanRecord } from '../protocol/records'
 import { projectTree } from '../plan/tree'
-import { QUORUM_VOTES } from '../protocol/rules'
+import { LEASE_TIMEOUT_MS, QUORUM_VOTES } from '../protocol/rules'
 import { derived } from '../roles/peer'
 import { ATTACK_EVERY_MS, attackRecords, hostileViolations } from './hostile'
 import { STEER_EVERY_MS, steerMemory, steerRecords } from './steer'
@@ -38,6 +38,11 @@ export interface SeedResult {
   leaves: number
   acceptedResults: number
   duplicateResults: number
+  /**
+   * tasks whose counted result is of an earlier epoch than another result:
+   * a successor's finished work overturned (which a roll-up may have used)
+   */
+  overturnedResults: number
   wastedExecutions: number
   /** composite subgoals that got more than one child goal (different classifications) */
   duplicateChildren: number
@@ -151,6 +156,24 @@ function schedulePartitions(sim: Swarm): void {
   }
 }
 
+/** Freezes start within this long of the first goal, and outlast a lease by up to 25 s. */
+const FREEZE_WITHIN_MS = 50_000
+const FREEZE_MS = { min: LEASE_TIMEOUT_MS + 2_000, max: LEASE_TIMEOUT_MS + 25_000 }
+
+function scheduleFreezes(sim: Swarm): void {
+  const executors = sim.peers.filter((peer) => peer.role === 'executor')
+  const candidates = executors.length > 0 ? executors : sim.peers
+  for (let i = 0; i < (sim.options.freezes ?? 0); i++) {
+    const victim = sim.rng.pick(candidates)
+    const at = SUBMIT_AT_MS + sim.rng.int(3_000, FREEZE_WITHIN_MS)
+    sim.schedule(at, { type: 'freeze', peer: victim.index })
+    sim.schedule(at + sim.rng.int(FREEZE_MS.min, FREEZE_MS.max), {
+      type: 'thaw',
+      peer: victim.index,
+    })
+  }
+}
+
 export function runSeed(options: SwarmOptions): SeedResult {
   const sim = new Swarm(options)
   const submitters = sim.peers.filter((peer) => peer.role !== 'observer')
@@ -163,6 +186,7 @@ export function runSeed(options: SwarmOptions): SeedResult {
   })
   scheduleCrashes(sim)
   schedulePartitions(sim)
+  scheduleFreezes(sim)
 
   const reference = (): SimPeer | undefined =>
     sim.alive().find((peer) => peer.role === 'observer') ?? sim.alive()[0]
@@ -287,8 +311,12 @@ export function runSeed(options: SwarmOptions): SeedResult {
     if (slot.execute?.result) acceptedResults++
   }
   let duplicateResults = 0
+  let overturnedResults = 0
   for (const task of plan.tasks.values()) {
-    if (state.plan.taskRecords(task.id).results.length > 1) duplicateResults++
+    const results = state.plan.taskRecords(task.id).results
+    if (results.length > 1) duplicateResults++
+    const counted = task.result
+    if (counted && results.some((result) => result.epoch > counted.epoch)) overturnedResults++
   }
   let duplicateChildren = 0
   let acceptConflicts = 0
@@ -319,6 +347,7 @@ export function runSeed(options: SwarmOptions): SeedResult {
     leaves,
     acceptedResults,
     duplicateResults,
+    overturnedResults,
     wastedExecutions,
     duplicateChildren,
     acceptConflicts,

@@ -24,6 +24,7 @@ export function summarise(results: SeedResult[], wallSeconds: number) {
     leaves: sum(results, (r) => r.leaves),
     accepted_results: sum(results, (r) => r.acceptedResults),
     duplicate_accepted_results: sum(results, (r) => r.duplicateResults),
+    overturned_results: sum(results, (r) => r.overturnedResults),
     wasted_executions: sum(results, (r) => r.wastedExecutions),
     duplicate_child_goals: sum(results, (r) => r.duplicateChildren),
     accept_conflicts: sum(results, (r) => r.acceptConflicts),

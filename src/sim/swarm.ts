@@ -46,6 +46,9 @@ type SimEvent =
   | { type: 'submit'; peer: number; text: string }
   /** split the swarm: peer index → side; null heals */
   | { type: 'partition'; sides: number[] | null }
+  /** the peer's tab is frozen (or its laptop sleeps) until thawed: it runs nothing, its links drop */
+  | { type: 'freeze'; peer: number }
+  | { type: 'thaw'; peer: number }
 
 /**
  * Virtual time 0 on the peers' clocks: 2023-11-14, so that a clock skewed
@@ -69,6 +72,12 @@ export class Swarm {
   private readonly aborted = new Set<string>()
   /** peers whose records reach nobody (by gossip or sync) until unmuted */
   private readonly muted = new Set<number>()
+  /**
+   * frozen peers, with the timers and LLM answers that came due meanwhile:
+   * they run at the thaw (what was sent to the peer is lost, as on links
+   * that dropped)
+   */
+  private readonly frozen = new Map<number, SimEvent[]>()
   /** while partitioned: each peer's side; peers on different sides reach each other by no means */
   private sides: number[] | null = null
   private healed = false
@@ -126,14 +135,27 @@ export class Swarm {
     for (const peer of this.peers) this.boot(peer)
   }
 
-  /** End any partition (before checking convergence). */
+  /** End any partition and thaw every frozen peer (before checking convergence). */
   heal(): void {
     this.sides = null
     this.healed = true
+    for (const index of [...this.frozen.keys()]) this.thaw(this.peers[index]!)
   }
 
-  /** Can `a`'s records reach `b` now (`a` not muted, same side of a partition)? */
+  freeze(peer: SimPeer): void {
+    if (peer.state && !this.frozen.has(peer.index)) this.frozen.set(peer.index, [])
+  }
+
+  thaw(peer: SimPeer): void {
+    const due = this.frozen.get(peer.index)
+    if (!due) return
+    this.frozen.delete(peer.index)
+    for (const event of due) this.schedule(0, event)
+  }
+
+  /** Can `a`'s records reach `b` now (neither frozen, `a` not muted, same side of a partition)? */
   reaches(a: SimPeer, b: SimPeer): boolean {
+    if (this.frozen.has(a.index) || this.frozen.has(b.index)) return false
     if (this.muted.has(a.index)) return false
     return this.sides === null || this.sides[a.index] === this.sides[b.index]
   }
@@ -176,8 +198,9 @@ export class Swarm {
     this.queue.push(this.now + delay, event)
   }
 
+  /** Peers running now: not crashed, not frozen. */
   alive(): SimPeer[] {
-    return this.peers.filter((peer) => peer.state !== null)
+    return this.peers.filter((peer) => peer.state !== null && !this.frozen.has(peer.index))
   }
 
   private deliveryDelay(): number {
@@ -225,7 +248,7 @@ export class Swarm {
 
   stepPeer(peer: SimPeer, inputs: PeerInput | PeerInput[]): void {
     const state = peer.state
-    if (!state) return
+    if (!state || this.frozen.has(peer.index)) return
     const before = state.counters.executed.length
     const wastedBefore = state.counters.wastedExecutions
     const now = this.local(peer)
@@ -318,6 +341,13 @@ export class Swarm {
   }
 
   private handle(event: SimEvent): void {
+    const target = 'to' in event ? event.to : 'peer' in event ? event.peer : undefined
+    const due = target === undefined ? undefined : this.frozen.get(target)
+    if (due && event.type !== 'thaw' && event.type !== 'freeze') {
+      // sent to a frozen peer: lost with its links; its own timers and answers wait
+      if (event.type !== 'deliver') due.push(event)
+      return
+    }
     switch (event.type) {
       case 'deliver':
         this.stepPeer(this.peers[event.to]!, event.inputs)
@@ -352,6 +382,12 @@ export class Swarm {
       }
       case 'partition':
         if (!this.healed) this.sides = event.sides
+        break
+      case 'freeze':
+        if (!this.healed) this.freeze(this.peers[event.peer]!)
+        break
+      case 'thaw':
+        this.thaw(this.peers[event.peer]!)
         break
       case 'submit': {
         const peer = this.peers[event.peer]!

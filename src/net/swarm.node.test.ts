@@ -75,7 +75,11 @@ function linked(a: SwarmNode, b: SwarmNode, kind: LinkKind = 'direct-webrtc'): b
   return a.connections().peers.some((p) => p.peerId === b.peerId && p.kind === kind)
 }
 
-describe('swarm node (Node variant)', () => {
+// Each wait below has its own bound, and the bounds of one test add up to
+// more than vitest's default 20 s: on a loaded machine (CI's two cores,
+// shared with another test worker) the test must fail at the wait that was
+// slow, naming it, not at a test-wide timeout that names nothing.
+describe('swarm node (Node variant)', { timeout: 60_000 }, () => {
   it('finds a room peer through the relay, links over WebRTC, gossips, and rejects junk', async () => {
     const relayLogs: string[] = []
     const r = await relay(relayLogs)

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import type { LlmOutcome } from '../llm/types'
 import { rendezvousOrder } from '../protocol/hash'
 import { stamp, type ClaimRecord, type Presence } from '../protocol/records'
-import { LAPSED_OUTPUT_WAIT_MS, LEASE_TIMEOUT_MS } from '../protocol/rules'
+import { LAPSED_OUTPUT_WAIT_MS, LEASE_TIMEOUT_MS, SYNC_CHECK_TIMEOUT_MS } from '../protocol/rules'
 import { PlanState } from '../plan/state'
 import { openLeaf } from '../sim/finished.test-support'
 import { createRng } from '../sim/rng'
@@ -117,6 +117,19 @@ describe('a holder away longer than a lease (lapse.ts)', () => {
     expect(results(fx)).toHaveLength(0)
     expect(run([{ type: 'tick' }], 2_000).sync).toBe(true) // so it asks again
     expect(results(fx)).toHaveLength(0)
+    run([{ type: 'synced', answered: true }])
+    expect(results(fx)).toHaveLength(1)
+  })
+
+  it('asks again when the round it asked for at the thaw never ends', () => {
+    const { run, fx, request, freeze } = atWork()
+    freeze()
+    expect(run([answer(request)]).sync).toBe(true)
+    let again = -1
+    for (let i = 1; i <= SYNC_CHECK_TIMEOUT_MS / 250 + 12 && again < 0; i++) {
+      if (run().sync) again = i * 250
+    }
+    expect(again).toBeGreaterThanOrEqual(SYNC_CHECK_TIMEOUT_MS)
     run([{ type: 'synced', answered: true }])
     expect(results(fx)).toHaveLength(1)
   })

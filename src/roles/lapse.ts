@@ -18,7 +18,12 @@
  * A holder beats every PRESENCE_INTERVAL_MS; its own beats being late by
  * more than a lease is how it knows it was away, on its own clock.
  */
-import { LAPSED_OUTPUT_WAIT_MS, LAPSED_SYNC_RETRY_MS, LEASE_TIMEOUT_MS } from '../protocol/rules'
+import {
+  LAPSED_OUTPUT_WAIT_MS,
+  LAPSED_SYNC_RETRY_MS,
+  LEASE_TIMEOUT_MS,
+  SYNC_CHECK_TIMEOUT_MS,
+} from '../protocol/rules'
 import { answeredSince, lastAsked, requestSync } from './neighbours'
 import type { PeerState, Work } from './peer'
 import type { Effects } from './types'
@@ -58,14 +63,16 @@ export function mayPublish(peer: PeerState, work: Work, now: number): boolean {
 
 /**
  * Keep asking for sync rounds while lapsed work waits and nobody answered:
- * the links come back a few seconds after the peer does.
+ * the links come back a few seconds after the peer does. Not while a round
+ * is in flight, unless it is one the freeze left hanging (older than
+ * SYNC_CHECK_TIMEOUT_MS: requestSync gives it up).
  */
 export function chaseLapsed(peer: PeerState, fx: Effects, now: number): void {
   for (const work of peer.work.values()) {
     if (work.lapsedAt === undefined || mayPublish(peer, work, now)) continue
-    if (peer.syncs.asked.length === 0 && now - lastAsked(peer) >= LAPSED_SYNC_RETRY_MS) {
-      requestSync(peer, fx, now)
-    }
+    const oldest = peer.syncs.asked[0]
+    const inFlight = oldest !== undefined && now - oldest < SYNC_CHECK_TIMEOUT_MS
+    if (!inFlight && now - lastAsked(peer) >= LAPSED_SYNC_RETRY_MS) requestSync(peer, fx, now)
     return
   }
 }

@@ -52,6 +52,7 @@ import {
   type Work,
 } from './peer'
 import { askedSince, requestSync, syncedSince } from './neighbours'
+import { mayPublish } from './lapse'
 import type { Effects } from './types'
 import { eligiblePeers, isAlive, rankFor, type Eligibility } from './view'
 
@@ -220,6 +221,7 @@ function checkedWithNeighbours(peer: PeerState, work: Work, task: TaskState, now
   if (now < work.checkFrom) return false
   const timedOut = now - work.checkFrom >= SYNC_CHECK_TIMEOUT_MS
   if (!syncedSince(peer, work.checkFrom) && !timedOut) return false
+  if (!mayPublish(peer, work, now)) return false
   for (const [other, sighting] of peer.view.peers) {
     if (other === peer.config.peerId || !isAlive(peer.view, other, now)) continue
     if (!sighting.presence.holding.includes(task.id)) continue

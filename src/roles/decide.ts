@@ -20,6 +20,7 @@ import { acceptCandidate, type Outlook } from '../plan/acceptance'
 import type { DerivedGoal } from '../plan/derive'
 import type { TaskState } from '../plan/tasks'
 import { claimRequestId, isHolder } from './claims'
+import { mayPublish } from './lapse'
 import { clip, failureFields, isPeerTrouble } from './text'
 import { abortWork, derived, emit, since, startLlm, type PeerState, type Work } from './peer'
 import type { Effects } from './types'
@@ -173,13 +174,24 @@ export function beginDecide(
     if (work.proposal !== accepted.id) abortWork(peer, fx, work, 'another split was accepted')
     else if (work.outcome) {
       peer.work.delete(work.requestId)
-      onClassified(peer, fx, work, work.outcome)
+      onClassified(peer, fx, work, work.outcome, now)
     }
   }
   startClassify(peer, fx, claim, derived(peer).goals.get(task.subject)!, accepted, now)
 }
 
-export function onClassified(peer: PeerState, fx: Effects, work: Work, outcome: LlmOutcome): void {
+export function onClassified(
+  peer: PeerState,
+  fx: Effects,
+  work: Work,
+  outcome: LlmOutcome,
+  now: number,
+): void {
+  if (!mayPublish(peer, work, now)) {
+    // this decider was away: hold the answer until its neighbours had their say (lapse.ts)
+    peer.work.set(work.requestId, { ...work, outcome })
+    return
+  }
   const plan = derived(peer)
   const task = plan.tasks.get(work.task!)
   const goal = plan.goals.get(work.subject)

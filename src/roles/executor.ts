@@ -13,7 +13,7 @@ import { isHolder, maybeClaim, reviewClaims } from './claims'
 import { clip, failureFields } from './text'
 import { fitSteps } from './steps'
 import { derived, emit, startLlm, type PeerState, type RoleLogic, type Work } from './peer'
-import { mayPublish } from './lapse'
+import { clearedAnswers, mayPublish } from './lapse'
 import type { Effects } from './types'
 
 function begin(peer: PeerState, fx: Effects, claim: Work, task: TaskState): void {
@@ -137,10 +137,6 @@ export const executor: RoleLogic = {
       (task) => stillWanted(peer, task),
     )
     // held answers of lapsed work that still holds, once the neighbours had their say
-    for (const work of [...peer.work.values()]) {
-      if (work.outcome === undefined || !mayPublish(peer, work, now)) continue
-      peer.work.delete(work.requestId)
-      publish(peer, fx, work, work.outcome)
-    }
+    for (const work of clearedAnswers(peer, now)) publish(peer, fx, work, work.outcome!)
   },
 }

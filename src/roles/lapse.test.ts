@@ -37,14 +37,27 @@ function answer(requestId: string): PeerInput {
   return { type: 'llm', requestId, outcome }
 }
 
-/** Executor `me`, first choice for the open leaf, at work on it; `rival` alive and ranked second. */
-function atWork() {
+/** Executor `me` and a live `rival`, ranked for the open leaf as `order` says. */
+function peers(order: 'first' | 'second') {
   const [first, second] = rendezvousOrder(open.task, [fakePeerId(rng), fakePeerId(rng)])
+  return order === 'first' ? { me: first!, rival: second! } : { me: second!, rival: first! }
+}
+
+const started = (fx: Effects[]) =>
+  fx.some((e) => e.startLlm.some((request) => request.id.includes(open.task)))
+
+/** Executor `me`, second choice for the open leaf, not at work yet; its rival alive but silent about the leaf. */
+function secondChoice() {
+  const { me, rival } = peers('second')
+  return harness(me, rival)
+}
+
+function harness(me: string, rival: string) {
   const plan = new PlanState()
   plan.merge(open.plan)
   const peer = createPeer(
     {
-      peerId: first!,
+      peerId: me,
       room: 'sim',
       role: 'executor',
       capabilities: [...ALL],
@@ -60,29 +73,32 @@ function atWork() {
   const fx: Effects[] = []
   const run = (inputs: PeerInput[] = [{ type: 'tick' }], ms = 250) => {
     now += ms
-    const effects = step(
-      peer,
-      [{ type: 'presence', presence: beat(second!, ++seq) }, ...inputs],
-      now,
-    )
+    const effects = step(peer, [{ type: 'presence', presence: beat(rival, ++seq) }, ...inputs], now)
     fx.push(effects)
     return effects
   }
-  for (let i = 0; i < 12 && !fx.some((e) => e.startLlm.length > 0); i++) run()
+  const freeze = () => {
+    now += AWAY_MS
+  }
+  return { peer, run, fx, freeze }
+}
+
+/** Executor `me`, first choice for the open leaf, at work on it; `rival` alive and ranked second. */
+function atWork() {
+  const { me, rival } = peers('first')
+  const { peer, run, fx, freeze } = harness(me, rival)
+  for (let i = 0; i < 12 && !started(fx); i++) run()
   const request = fx.flatMap((e) => e.startLlm).find((r) => r.id.includes(open.task))
   if (!request) throw new Error('the first choice never started the leaf')
   const claim = fx.flatMap((e) => e.publish).find((r) => r.kind === 'claim') as ClaimRecord
   /** the rival's takeover of the leaf, one epoch up, as it would arrive by sync */
   const takeover = stamp<ClaimRecord>({
     ...claim,
-    from: second!,
+    from: rival,
     epoch: claim.epoch + 1,
     at: claim.at + LEASE_TIMEOUT_MS,
   } as never)
-  const freeze = () => {
-    now += AWAY_MS
-  }
-  return { peer, run, fx, request: request.id, takeover, freeze, now: () => now }
+  return { peer, run, fx, request: request.id, takeover, freeze }
 }
 
 const results = (fx: Effects[]) => fx.flatMap((e) => e.publish).filter((r) => r.kind === 'result')
@@ -149,14 +165,20 @@ describe('a holder away longer than a lease (lapse.ts)', () => {
     expect(results(fx)).toHaveLength(1)
   })
 
-  it('a claim not yet started when it was away waits for a check with the neighbours', () => {
-    const { peer } = atWork()
-    const work = [...peer.work.values()][0]!
-    // the same peer, its call not started yet (it claimed as a rival's stagger ran out, say)
-    work.started = false
-    delete work.checkFrom
-    const fx = step(peer, { type: 'tick' }, T0 + 10_000 + AWAY_MS)
-    expect(work.checkFrom).toBe(T0 + 10_000 + AWAY_MS)
-    expect(fx.sync).toBe(true)
+  it('a claim not started when it went away starts only on a round a neighbour answered', () => {
+    const { run, fx, freeze } = secondChoice()
+    for (let i = 0; i < 24 && !fx.some((e) => e.publish.some((r) => r.kind === 'claim')); i++) {
+      run()
+    }
+    expect(fx.some((e) => e.publish.some((r) => r.kind === 'claim'))).toBe(true)
+    expect(started(fx)).toBe(false)
+    freeze() // mid claim window, before its check
+    expect(run().sync).toBe(true)
+    run([{ type: 'synced', answered: false }]) // no link up yet: the round tells nothing
+    for (let i = 0; i < 4; i++) run()
+    expect(started(fx)).toBe(false)
+    for (let i = 0; i < 8; i++) run() // it asks again
+    run([{ type: 'synced', answered: true }])
+    expect(started(fx)).toBe(true)
   })
 })

@@ -8,9 +8,12 @@
  * has told it nothing yet. A result it published now would count over its
  * successor's (an earlier epoch's result wins, authority.ts) and contradict
  * a roll-up already written. So:
- * - claims it had not started yet become contested: they start only after a
- *   check with the neighbours (claims.ts);
- * - execute and rollup calls in flight are marked lapsed: their answer is
+ * - claims it had not started yet (a decider waiting for votes, say) become
+ *   contested: they start only after a check with the neighbours
+ *   (claims.ts), on a round a neighbour answered (or after
+ *   LAPSED_OUTPUT_WAIT_MS alone): a round that ended with no link up tells
+ *   nothing;
+ * - execute, rollup and classify calls in flight are marked lapsed: their answer is
  *   held (Work.outcome) until a sync round in which a neighbour answered has
  *   ended, and then published only if this peer still holds the task (else
  *   reviewClaims drops it), or after LAPSED_OUTPUT_WAIT_MS if nobody answers
@@ -30,7 +33,7 @@ import type { Effects } from './types'
 
 /** Work whose answer waits for news from the neighbours before it goes out. */
 function lapsedKind(work: Work): boolean {
-  return work.kind === 'execute' || work.kind === 'rollup'
+  return work.kind === 'execute' || work.kind === 'rollup' || work.kind === 'classify'
 }
 
 /**
@@ -43,7 +46,9 @@ export function noticeLapse(peer: PeerState, fx: Effects, now: number): void {
   for (const work of peer.work.values()) {
     if (work.task === undefined) continue
     if (!work.started) {
+      // it starts only after the check, and only on a round a neighbour answered
       work.checkFrom = Math.max(work.checkFrom ?? -Infinity, now)
+      work.lapsedAt ??= now
       lapsed++
     } else if (lapsedKind(work) && work.lapsedAt === undefined) {
       work.lapsedAt = now
@@ -55,10 +60,22 @@ export function noticeLapse(peer: PeerState, fx: Effects, now: number): void {
   fx.events.push({ type: 'lease-lapsed', tasks: lapsed, awayMs: now - peer.lastBeatAt })
 }
 
-/** May the answer of this work go out now (never lapsed, or the lapse is cleared)? */
+/** May this work start or its answer go out now (never lapsed, or the lapse is cleared)? */
 export function mayPublish(peer: PeerState, work: Work, now: number): boolean {
   if (work.lapsedAt === undefined) return true
   return answeredSince(peer, work.lapsedAt) || now - work.lapsedAt >= LAPSED_OUTPUT_WAIT_MS
+}
+
+/** Held answers of lapsed work whose lapse has cleared, taken out of `peer.work` to go out now. */
+export function clearedAnswers(peer: PeerState, now: number): Work[] {
+  const cleared: Work[] = []
+  for (const work of [...peer.work.values()]) {
+    if (work.lapsedAt === undefined || work.outcome === undefined) continue
+    if (!mayPublish(peer, work, now)) continue
+    peer.work.delete(work.requestId)
+    cleared.push(work)
+  }
+  return cleared
 }
 
 /**

@@ -66,7 +66,7 @@ export interface Work {
    * ended; execute and rollup: held back while the work is lapsed (lapse.ts)
    */
   outcome?: LlmOutcome
-  /** local time this peer found it had been away longer than a lease while at this work (lapse.ts) */
+  /** local time this peer found it had been away longer than a lease while holding this work (lapse.ts) */
   lapsedAt?: number
   llm: LlmTask | null
 }

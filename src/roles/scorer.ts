@@ -16,6 +16,7 @@ import { pendingVotes, quorumReached, type Outlook } from '../plan/acceptance'
 import { readyToRollUp, type DerivedGoal } from '../plan/derive'
 import type { TaskState } from '../plan/tasks'
 import { leaseExpired, maybeClaim, reviewClaims } from './claims'
+import { clearedAnswers } from './lapse'
 import { clip, failureFields, isPeerTrouble } from './text'
 import { mayWorkOn } from './consent'
 import { beginDecide, decideIncomplete, onClassified, outlook, prepareDecide } from './decide'
@@ -167,8 +168,8 @@ function watchUnclaimed(peer: PeerState, fx: Effects, task: TaskState, now: numb
 }
 
 export const scorer: RoleLogic = {
-  onLlm(peer, fx, work, outcome) {
-    if (work.kind === 'classify') return onClassified(peer, fx, work, outcome)
+  onLlm(peer, fx, work, outcome, now) {
+    if (work.kind === 'classify') return onClassified(peer, fx, work, outcome, now)
     const proposal = peer.plan.proposals.get(work.subject)
     if (!proposal) return
     if (outcome.ok && outcome.kind === 'score') {
@@ -238,5 +239,7 @@ export const scorer: RoleLogic = {
       (task) => task.type === 'decide' && decideIncomplete(derived(peer).goals.get(task.subject)),
       (claim, task) => prepareDecide(peer, fx, claim, task, now),
     )
+    // held classifications of a decider that was away, once its neighbours had their say
+    for (const work of clearedAnswers(peer, now)) onClassified(peer, fx, work, work.outcome!, now)
   },
 }

@@ -30,7 +30,7 @@ const HELP = `usage: npm run sim -- [options]
                      redo leaves, pause and resume (sim/steer.ts)
   --max-crashes N    up to N crashes (and restarts) per run (default 1)
   --partitions N     N times per run the swarm splits in two for 5-30 s, then heals
-  --freezes N        N times per run an executor freezes for longer than a lease, then thaws
+  --freezes N        N times per run a peer freezes for longer than a lease, then thaws
   --codec            every record signed, encoded and verified by the real codec
   --strict           also fail on an unfinished plan (unless it never could finish:
                      a goal no live scorers can accept, run.ts), a duplicate child

@@ -32,9 +32,9 @@ export interface SwarmOptions {
   /** this many times per run, the swarm splits in two for 5 to 30 s, then heals */
   partitions?: number
   /**
-   * this many times per run, a peer (an executor where there is one) is
-   * frozen for longer than a lease, then thaws: a background tab, a laptop
-   * lid closed mid-task
+   * this many times per run, a peer (not an observer) is frozen for longer
+   * than a lease, then thaws: a background tab, a laptop lid closed
+   * mid-task
    */
   freezes?: number
   /** every record travels as signed bytes through the real codec (wire.ts) */

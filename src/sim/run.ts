@@ -161,8 +161,8 @@ const FREEZE_WITHIN_MS = 50_000
 const FREEZE_MS = { min: LEASE_TIMEOUT_MS + 2_000, max: LEASE_TIMEOUT_MS + 25_000 }
 
 function scheduleFreezes(sim: Swarm): void {
-  const executors = sim.peers.filter((peer) => peer.role === 'executor')
-  const candidates = executors.length > 0 ? executors : sim.peers
+  // any role but observers (which hold nothing): deciders (scorers) hold decide tasks
+  const candidates = sim.peers.filter((peer) => peer.role !== 'observer')
   for (let i = 0; i < (sim.options.freezes ?? 0); i++) {
     const victim = sim.rng.pick(candidates)
     const at = SUBMIT_AT_MS + sim.rng.int(3_000, FREEZE_WITHIN_MS)

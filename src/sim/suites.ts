@@ -74,12 +74,12 @@ const CI: SimSetting[] = [
     // a veto sends an accepted split back: a goal's second accept is the point, not a conflict
     exclusive: false,
   },
-  // executors frozen mid-task for longer than a lease (background tabs, closed lids), then thawed
+  // peers frozen mid-task for longer than a lease (background tabs, closed lids), then thawed
   {
     name: 'freezes',
     start: 60_001,
     seeds: 100,
-    options: { freezes: 2, loss: 0.05, failRate: 0.05 },
+    options: { freezes: 3, loss: 0.05, failRate: 0.05 },
   },
   // every record signed, encoded and verified by the real codec (ten times the CPU a seed)
   {

@@ -13,11 +13,11 @@
  *   (claims.ts), on a round a neighbour answered (or after
  *   LAPSED_OUTPUT_WAIT_MS alone): a round that ended with no link up tells
  *   nothing;
- * - execute, rollup and classify calls in flight are marked lapsed: their answer is
- *   held (Work.outcome) until a sync round in which a neighbour answered has
- *   ended, and then published only if this peer still holds the task (else
- *   reviewClaims drops it), or after LAPSED_OUTPUT_WAIT_MS if nobody answers
- *   (alone, nobody else can have taken over).
+ * - execute, rollup and classify calls in flight are marked lapsed: their
+ *   answer is held (Work.outcome) until a sync round in which a neighbour
+ *   answered has ended, and then published only if this peer still holds
+ *   the task (else reviewClaims drops it), or after LAPSED_OUTPUT_WAIT_MS if
+ *   nobody answers (alone, nobody else can have taken over).
  * A holder beats every PRESENCE_INTERVAL_MS; its own beats being late by
  * more than a lease is how it knows it was away, on its own clock.
  */

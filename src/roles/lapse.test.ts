@@ -2,7 +2,12 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import type { LlmOutcome } from '../llm/types'
 import { rendezvousOrder } from '../protocol/hash'
 import { stamp, type ClaimRecord, type Presence } from '../protocol/records'
-import { LAPSED_OUTPUT_WAIT_MS, LEASE_TIMEOUT_MS, SYNC_CHECK_TIMEOUT_MS } from '../protocol/rules'
+import {
+  LAPSED_OUTPUT_WAIT_MS,
+  LEASE_TIMEOUT_MS,
+  PRESENCE_INTERVAL_MS,
+  SYNC_CHECK_TIMEOUT_MS,
+} from '../protocol/rules'
 import { PlanState } from '../plan/state'
 import { openLeaf } from '../sim/finished.test-support'
 import { createRng } from '../sim/rng'
@@ -116,7 +121,7 @@ describe('a holder away longer than a lease (lapse.ts)', () => {
     const thaw = run([answer(request)])
     expect(results(fx)).toHaveLength(0)
     expect(thaw.sync).toBe(true) // asks its neighbours what happened meanwhile
-    expect(thaw.events.some((e) => e.type === 'lease-lapsed')).toBe(true)
+    expect(thaw.events.some((e) => e.type === 'was-away')).toBe(true)
     run([
       { type: 'record', record: takeover },
       { type: 'synced', answered: true },
@@ -148,6 +153,27 @@ describe('a holder away longer than a lease (lapse.ts)', () => {
     expect(again).toBeGreaterThanOrEqual(SYNC_CHECK_TIMEOUT_MS)
     run([{ type: 'synced', answered: true }])
     expect(results(fx)).toHaveLength(1)
+  })
+
+  it('claims nothing new until a neighbour answered, then waits a beat’s gap to hear who is alive', () => {
+    const { me, rival } = peers('first')
+    const { run, fx, freeze } = harness(me, rival)
+    run()
+    run() // 0.5 s: still warming up, nothing claimed yet
+    freeze()
+    const claimed = () => fx.some((e) => e.publish.some((r) => r.kind === 'claim'))
+    const thaw = run()
+    expect(thaw.events.some((e) => e.type === 'was-away')).toBe(true)
+    expect(thaw.sync).toBe(true)
+    for (let i = 0; i < 12; i++) run()
+    run([{ type: 'synced', answered: false }])
+    for (let i = 0; i < 12; i++) run()
+    expect(claimed()).toBe(false)
+    run([{ type: 'synced', answered: true }])
+    for (let i = 0; i < PRESENCE_INTERVAL_MS / 250 - 2; i++) run()
+    expect(claimed()).toBe(false)
+    for (let i = 0; i < 4; i++) run()
+    expect(claimed()).toBe(true)
   })
 
   it('alone, publishes after LAPSED_OUTPUT_WAIT_MS and not before', () => {

@@ -1,31 +1,36 @@
 /**
- * Lapsed leases: a holder that was away (its tab frozen, its laptop asleep)
+ * Lapsed leases: a peer that was away (its tab frozen, its laptop asleep)
  * for longer than a lease.
  *
  * Its peers took it for gone and may have claimed its tasks in the next
  * epoch, finished them, even rolled them up. Coming back, it cannot know:
- * its links dropped while it was away and relink seconds later, so gossip
- * has told it nothing yet. A result it published now would count over its
- * successor's (an earlier epoch's result wins, authority.ts) and contradict
- * a roll-up already written. So:
- * - claims it had not started yet (a decider waiting for votes, say) become
- *   contested: they start only after a check with the neighbours
- *   (claims.ts), on a round a neighbour answered (or after
- *   LAPSED_OUTPUT_WAIT_MS alone): a round that ended with no link up tells
- *   nothing;
+ * what happened meanwhile is still on its way to it (its links may have
+ * dropped and relink seconds later), and its view of who is alive is as old
+ * as its absence, so everyone else looks gone. Acting on that, it would
+ * claim and redo tasks its peers finished, and its results would count over
+ * theirs (an earlier epoch's result wins, and at equal epochs the
+ * better-ranked author: authority.ts), contradicting a roll-up already
+ * written. So, until a sync round asked for since it came back has ended
+ * with a neighbour's answer (or LAPSED_OUTPUT_WAIT_MS alone, when nobody
+ * can have taken over):
+ * - it is not warm: it claims, proposes and scores nothing new, and once
+ *   the round is in it warms up for a beat's gap (PRESENCE_INTERVAL_MS), so
+ *   that every busy peer has told it it is alive;
+ * - claims it had not started become contested (claims.ts) and wait for
+ *   that round too: a round that ended with no link up tells nothing;
  * - execute, rollup and classify calls in flight are marked lapsed: their
- *   answer is held (Work.outcome) until a sync round in which a neighbour
- *   answered has ended, and then published only if this peer still holds
- *   the task (else reviewClaims drops it), or after LAPSED_OUTPUT_WAIT_MS if
- *   nobody answers (alone, nobody else can have taken over).
- * A holder beats every PRESENCE_INTERVAL_MS; its own beats being late by
- * more than a lease is how it knows it was away, on its own clock.
+ *   answer is held (Work.outcome), then published only if this peer still
+ *   holds the task (else reviewClaims drops it).
+ * Away is judged on its own clock: no step for longer than a lease (a
+ * running core steps at least once a second).
  */
 import {
   LAPSED_OUTPUT_WAIT_MS,
   LAPSED_SYNC_RETRY_MS,
   LEASE_TIMEOUT_MS,
+  PRESENCE_INTERVAL_MS,
   SYNC_CHECK_TIMEOUT_MS,
+  WARMUP_MS,
 } from '../protocol/rules'
 import { answeredSince, lastAsked, requestSync } from './neighbours'
 import type { PeerState, Work } from './peer'
@@ -37,11 +42,13 @@ function lapsedKind(work: Work): boolean {
 }
 
 /**
- * Called first thing in a step, before inputs: was this holder away for
- * longer than a lease? Then its work lapsed (see above).
+ * Called first thing in a step, before inputs: was this peer away for longer
+ * than a lease? Then it lapsed (see above).
  */
 export function noticeLapse(peer: PeerState, fx: Effects, now: number): void {
-  if (!Number.isFinite(peer.lastBeatAt) || now - peer.lastBeatAt <= LEASE_TIMEOUT_MS) return
+  const away = now - peer.lastStepAt
+  peer.lastStepAt = now
+  if (away <= LEASE_TIMEOUT_MS) return
   let lapsed = 0
   for (const work of peer.work.values()) {
     if (work.task === undefined) continue
@@ -55,15 +62,23 @@ export function noticeLapse(peer: PeerState, fx: Effects, now: number): void {
       lapsed++
     }
   }
-  if (lapsed === 0) return
+  // a peer not yet joined stays so: joining is the runtime's call
+  if (peer.warmFrom !== null) {
+    peer.warmFrom = null
+    peer.awayAt = now
+  }
   requestSync(peer, fx, now)
-  fx.events.push({ type: 'lease-lapsed', tasks: lapsed, awayMs: now - peer.lastBeatAt })
+  fx.events.push({ type: 'was-away', tasks: lapsed, awayMs: away })
+}
+
+/** Have the neighbours had their say since `since`, or has this peer waited long enough alone? */
+function cleared(peer: PeerState, since: number, now: number): boolean {
+  return answeredSince(peer, since) || now - since >= LAPSED_OUTPUT_WAIT_MS
 }
 
 /** May this work start or its answer go out now (never lapsed, or the lapse is cleared)? */
 export function mayPublish(peer: PeerState, work: Work, now: number): boolean {
-  if (work.lapsedAt === undefined) return true
-  return answeredSince(peer, work.lapsedAt) || now - work.lapsedAt >= LAPSED_OUTPUT_WAIT_MS
+  return work.lapsedAt === undefined || cleared(peer, work.lapsedAt, now)
 }
 
 /** Held answers of lapsed work whose lapse has cleared, taken out of `peer.work` to go out now. */
@@ -79,17 +94,24 @@ export function clearedAnswers(peer: PeerState, now: number): Work[] {
 }
 
 /**
- * Keep asking for sync rounds while lapsed work waits and nobody answered:
- * the links come back a few seconds after the peer does. Not while a round
- * is in flight, unless it is one the freeze left hanging (older than
- * SYNC_CHECK_TIMEOUT_MS: requestSync gives it up).
+ * After the step: warm up again once the neighbours have had their say, and
+ * until then keep asking for sync rounds (the links come back a few seconds
+ * after the peer does): not while a round is in flight, unless it is one the
+ * absence left hanging (older than SYNC_CHECK_TIMEOUT_MS: requestSync gives
+ * it up).
  */
 export function chaseLapsed(peer: PeerState, fx: Effects, now: number): void {
-  for (const work of peer.work.values()) {
-    if (work.lapsedAt === undefined || mayPublish(peer, work, now)) continue
-    const oldest = peer.syncs.asked[0]
-    const inFlight = oldest !== undefined && now - oldest < SYNC_CHECK_TIMEOUT_MS
-    if (!inFlight && now - lastAsked(peer) >= LAPSED_SYNC_RETRY_MS) requestSync(peer, fx, now)
-    return
+  if (peer.awayAt !== null && cleared(peer, peer.awayAt, now)) {
+    // warm (isWarm: WARMUP_MS after warmFrom) a beat's gap from now
+    peer.warmFrom = now + PRESENCE_INTERVAL_MS - WARMUP_MS
+    peer.awayAt = null
   }
+  let waiting = peer.awayAt !== null
+  for (const work of peer.work.values()) {
+    if (work.lapsedAt !== undefined && !mayPublish(peer, work, now)) waiting = true
+  }
+  if (!waiting) return
+  const oldest = peer.syncs.asked[0]
+  const inFlight = oldest !== undefined && now - oldest < SYNC_CHECK_TIMEOUT_MS
+  if (!inFlight && now - lastAsked(peer) >= LAPSED_SYNC_RETRY_MS) requestSync(peer, fx, now)
 }

@@ -86,8 +86,15 @@ export interface PeerState {
   view: SwarmView
   /** local time this run of the peer started; also its presence `boot` */
   startedAt: number
-  /** local time the warm-up began; null until the peer joined (config.joinFirst) */
+  /**
+   * local time the warm-up began; null until the peer joined
+   * (config.joinFirst), and while it is back from being away (lapse.ts)
+   */
   warmFrom: number | null
+  /** local time of its latest step: a gap longer than a lease means it was away (lapse.ts) */
+  lastStepAt: number
+  /** local time it found it had been away, until its neighbours have had their say (lapse.ts) */
+  awayAt: number | null
   seq: number
   lastBeatAt: number
   /** the `every` of this peer's last beat (presence.ts) */
@@ -124,6 +131,8 @@ export function createPeer(config: PeerConfig, now: number, plan = new PlanState
     view: createView(),
     startedAt: now,
     warmFrom: config.joinFirst === true ? null : now,
+    lastStepAt: now,
+    awayAt: null,
     seq: 0,
     lastBeatAt: -Infinity,
     lastEvery: 0,

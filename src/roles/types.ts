@@ -74,8 +74,8 @@ export type PeerEvent =
   /** work finished but not published (lost the task meanwhile): wasted */
   | { type: 'output-dropped'; request: string; kind: LlmTask['kind']; why: string }
   | { type: 'llm-aborted'; request: string; kind: LlmTask['kind']; why: string }
-  /** this holder was away longer than a lease: its answers wait for news from its neighbours (lapse.ts) */
-  | { type: 'lease-lapsed'; tasks: number; awayMs: number }
+  /** this peer was away longer than a lease: it waits for news from its neighbours before it works (lapse.ts) */
+  | { type: 'was-away'; tasks: number; awayMs: number }
   | { type: 'health'; healthy: boolean; error?: string }
   /** a record this peer made failed the checks every receiver applies: not kept, not published */
   | { type: 'invalid-record'; kind: WireRecord['kind']; reason: string }

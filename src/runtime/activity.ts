@@ -146,9 +146,9 @@ export class ActivityLog {
         return { text: `Stopped ${event.kind}: ${event.why}`, tone: 'warn' }
       case 'output-dropped':
         return { text: `Dropped ${event.kind} output: ${event.why}`, tone: 'warn' }
-      case 'lease-lapsed':
+      case 'was-away':
         return {
-          text: `Away ${Math.round(event.awayMs / 1000)} s, longer than a lease: checking with peers before publishing`,
+          text: `Away ${Math.round(event.awayMs / 1000)} s, longer than a lease: checking with peers before working again`,
           tone: 'warn',
         }
       case 'health':

@@ -4,163 +4,33 @@
  * model. Goals are typed into the app; the tabs' state is read through the
  * read-only `window.murmuration` devtools handle.
  */
-import {
-  test as base,
-  expect,
-  type Browser,
-  type BrowserContext,
-  type Page,
-} from '@playwright/test'
+import { expect, type Page } from '@playwright/test'
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import type { PlanTree } from '../src/plan/tree'
-import type { PlanRecord } from '../src/protocol/records'
 import { createMockLlmServer } from '../test/mock-llm/server'
-import { serve, type Served } from './fixtures/serve'
-import { testRoom, type TestRoom } from './fixtures/rooms'
+import { serve } from './fixtures/serve'
+import {
+  duplicateResults,
+  expectSamePlan,
+  firstToExecute,
+  GOAL,
+  machine,
+  peer,
+  peerIdOf,
+  PLAN_TIMEOUT_MS,
+  recordsOf,
+  test,
+  treeOf,
+  waitForMesh,
+  waitForRootDone,
+  type Role,
+} from './fixtures/swarm'
 import { ACTION_TIMEOUT_MS } from './fixtures/ui-app'
 import { submitGoal, useModel } from './fixtures/ui-steps'
 
-type Role = 'decomposer' | 'scorer' | 'executor' | 'observer'
-const GOAL = 'Plan a two-week trip to Japan'
-/**
- * Records a tab missed by gossip arrive by anti-entropy (every 20 s per link),
- * after the tab's links are back if it was reloaded: two rounds and a redial.
- */
-const SAME_PLAN_TIMEOUT_MS = 60_000
-/** tabs share 2 cores with the relay: plans take longer than on a laptop */
-const PLAN_TIMEOUT_MS = 150_000
-
-const test = base.extend<{ room: TestRoom }, { served: Served }>({
-  served: [
-    // eslint-disable-next-line no-empty-pattern
-    async ({}, use) => {
-      const served = await serve()
-      await use(served)
-      await served.stop()
-    },
-    { scope: 'worker', timeout: 120_000 },
-  ],
-  // eslint-disable-next-line no-empty-pattern
-  room: async ({}, use, info) =>
-    use(testRoom(`swarm-${info.testId.slice(0, 8)}-${Date.now().toString(36)}`)),
-})
 test.describe.configure({ timeout: 240_000 })
-
-/** Console output of every tab of the running test, attached to the report when it fails. */
-const consoles: { name: string; lines: string[] }[] = []
-/**
- * Contexts the running test opened. Playwright closes only the contexts of
- * its own `context` fixture: these would go on running (tabs, workers, WebRTC
- * links, presence beats) through every later test and starve it of CPU.
- */
-const machines: BrowserContext[] = []
-// eslint-disable-next-line no-empty-pattern
-test.afterEach(async ({}, info) => {
-  if (info.status !== info.expectedStatus) {
-    for (const { name, lines } of consoles)
-      await info.attach(`console ${name}`, { body: lines.join('\n') })
-  }
-  consoles.length = 0
-  await Promise.all(machines.splice(0).map((context) => context.close()))
-})
-
-async function machine(browser: Browser, origin: string): Promise<BrowserContext> {
-  const context = await browser.newContext()
-  machines.push(context)
-  await context.grantPermissions(['microphone'], { origin })
-  // these tests finish plans: executors get the tools a person would tick ("Run code in this
-  // tab", "Answer from the model's knowledge"), remembered as the app's tool settings
-  await context.addInitScript(() => {
-    const tools = { runCode: true, webSearch: false, knowledgeAnswers: true }
-    localStorage.setItem('murmuration:tools', JSON.stringify(tools))
-  })
-  return context
-}
-
-/** Opens the app as `role` in `room` (an invite link with a role skips the start screen) and waits until it runs. */
-async function peer(
-  context: BrowserContext,
-  served: Served,
-  room: TestRoom,
-  role: Role,
-): Promise<Page> {
-  const page = await context.newPage()
-  const lines: string[] = []
-  consoles.push({ name: `${role} ${consoles.length}`, lines })
-  page.on('console', (message) =>
-    lines.push(`${new Date().toISOString()} ${message.type()} ${message.text()}`),
-  )
-  page.on('pageerror', (error) =>
-    lines.push(`${new Date().toISOString()} pageerror ${error.message}`),
-  )
-  await page.goto(room.link(served.url, role))
-  await page.waitForFunction(() => window.murmuration !== undefined, undefined, { timeout: 60_000 })
-  return page
-}
-
-const peerIdOf = (page: Page) => page.evaluate(() => window.murmuration!.peerId)
-const treeOf = (page: Page): Promise<PlanTree> => page.evaluate(() => window.murmuration!.tree())
-const recordsOf = (page: Page): Promise<PlanRecord[]> =>
-  page.evaluate(() => window.murmuration!.records())
-
-async function waitForMesh(pages: Page[], timeout = 60_000): Promise<void> {
-  const ids = await Promise.all(pages.map(peerIdOf))
-  await Promise.all(
-    pages.map((page, i) =>
-      page.waitForFunction(
-        (others) => {
-          const linked = new Set(
-            window
-              .murmuration!.connections()
-              .peers.filter((p) => p.kind === 'direct-webrtc')
-              .map((p) => p.peerId),
-          )
-          return others.every((id) => linked.has(id))
-        },
-        ids.filter((_, j) => j !== i),
-        { timeout, polling: 200 },
-      ),
-    ),
-  )
-}
-
-async function waitForRootDone(page: Page, text: string, timeout = PLAN_TIMEOUT_MS): Promise<void> {
-  await page.waitForFunction(
-    (goal) => window.murmuration!.tree().goals.find((g) => g.text === goal)?.status === 'done',
-    text,
-    { timeout, polling: 250 },
-  )
-}
-
-/**
- * Every tab ends with the same plan (the same records give the same tree).
- * The reference may itself still lack records another tab holds (a reloaded
- * executor's last results, on their way by anti-entropy), so what is compared
- * is every tab's current tree, until they all agree: not a snapshot of one.
- */
-async function expectSamePlan(pages: Page[], reference: Page): Promise<void> {
-  const trees = () =>
-    Promise.all([reference, ...pages].map(async (p) => JSON.stringify(await treeOf(p))))
-  await expect
-    .poll(async () => new Set(await trees()).size, { timeout: SAME_PLAN_TIMEOUT_MS })
-    .toBe(1)
-}
-
-/** Tasks with more than one result record, each as "task: author@epoch, …" (empty when none). */
-function duplicateResults(records: PlanRecord[]): string[] {
-  const byTask = new Map<string, string[]>()
-  for (const record of records) {
-    if (record.kind !== 'result') continue
-    const authors = byTask.get(record.task) ?? []
-    byTask.set(record.task, [...authors, `${record.from.slice(-6)}@${record.epoch}`])
-  }
-  return [...byTask]
-    .filter(([, authors]) => authors.length > 1)
-    .map(([task, authors]) => `${task}: ${authors.join(', ')}`)
-}
 
 test('five tabs run a goal to a finished tree; a late observer gets it whole; direct links only; it goes on without the relay', async ({
   browser,
@@ -323,20 +193,7 @@ test('an executor closed just after it wins a claim: another executor finishes t
     // rendezvous rank, so a fixed one may never be first)
     const release = mock.hold()
     await submitGoal(pages[0]!, GOAL, 2)
-    const startedExecute = () =>
-      window.murmuration!.activity().work.find((w) => w.kind === 'execute' && w.started)?.id ?? null
-    const firstStarted = async (): Promise<{ index: number; id: string }> => {
-      const deadline = Date.now() + PLAN_TIMEOUT_MS
-      for (;;) {
-        for (const [index, page] of executors.entries()) {
-          const id = await page.evaluate(startedExecute)
-          if (id !== null) return { index, id }
-        }
-        if (Date.now() > deadline) throw new Error('no executor started an execute call')
-        await new Promise((r) => setTimeout(r, 100))
-      }
-    }
-    const running = await firstStarted()
+    const running = await firstToExecute(executors)
     const first = executors[running.index]!
     const second = executors[1 - running.index]!
     const firstId = await peerIdOf(first)

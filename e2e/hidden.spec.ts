@@ -1,5 +1,5 @@
 /**
- * A frozen tab, end to end (PROTOCOL.md §5.3, "A holder that was away"): an
+ * A frozen tab, end to end (PROTOCOL.md §5.3, "A peer that was away"): an
  * executor frozen mid-call, page and workers, for longer than a lease. Its
  * peers take it for gone and another executor takes its leaf over and
  * finishes it. Thawed, its call's answer arrives at last: published, that
@@ -128,6 +128,10 @@ test('an executor frozen mid-call for longer than a lease: thawed, it drops its 
     const finishedAt = Date.now()
     await new Promise((r) => setTimeout(r, Math.max(0, frozenAt + MIN_FROZEN_MS - Date.now())))
 
+    // what the swarm had finished while it was away: back, it must not redo any of it
+    const doneWhileAway = new Set(
+      (await recordsOf(observer)).filter((r) => r.kind === 'result').map((r) => r.task),
+    )
     await ice.thaw()
     const thawedAt = Date.now()
     await waitForMesh(pages)
@@ -137,9 +141,11 @@ test('an executor frozen mid-call for longer than a lease: thawed, it drops its 
     await expectSamePlan(pages, observer)
 
     const leaf = tasksOf(await treeOf(observer)).find((t) => t.id === task)
-    const results = (await recordsOf(observer)).filter(
-      (r): r is ResultRecord => r.kind === 'result' && r.task === task,
+    const allResults = (await recordsOf(observer)).filter(
+      (r): r is ResultRecord => r.kind === 'result',
     )
+    const results = allResults.filter((r) => r.task === task)
+    const redone = allResults.filter((r) => r.from === frozenId && doneWhileAway.has(r.task))
     const recent = (await frozen.evaluate(() => window.murmuration!.activity().recent)).map(
       (entry) => entry.text,
     )
@@ -168,6 +174,9 @@ test('an executor frozen mid-call for longer than a lease: thawed, it drops its 
     expect(leaf!.epoch).toBeGreaterThan(0)
     // ...and the frozen tab published none for it (its stale answer was dropped, not outranked)
     expect(results.map((r) => `${who(r.from)}@${r.epoch}`)).toEqual([`successor@${leaf!.epoch}`])
+    // ...nor for anything else the swarm finished while it was away (back, it
+    // first hears its neighbours, then who is alive, before it claims anything)
+    expect(redone.map((r) => `${r.task.slice(0, 6)}@${r.epoch}`)).toEqual([])
     // it knew it had been away, on its own clock
     expect(lapse, `its activity: ${recent.join(' | ')}`).toBeDefined()
   } finally {

@@ -16,19 +16,16 @@ import { freezeTab } from './fixtures/freeze'
 import {
   expectSamePlan,
   firstToExecute,
+  fiveTabsWithMockExecutors,
   GOAL,
-  machine,
-  peer,
   peerIdOf,
   recordsOf,
   test,
   treeOf,
   waitForMesh,
   waitForRootDone,
-  type Role,
 } from './fixtures/swarm'
-import { ACTION_TIMEOUT_MS } from './fixtures/ui-app'
-import { submitGoal, useModel } from './fixtures/ui-steps'
+import { submitGoal } from './fixtures/ui-steps'
 
 /** Longer than a lease on every clock, whatever the last beat before the freeze. */
 const MIN_FROZEN_MS = LEASE_TIMEOUT_MS + 3_000
@@ -75,20 +72,12 @@ test('an executor frozen mid-call for longer than a lease: thawed, it drops its 
 }) => {
   const mock = await createMockLlmServer()
   try {
-    const context = await machine(browser, served.origin)
-    const roles: Role[] = ['decomposer', 'scorer', 'scorer', 'executor', 'executor']
-    const pages = []
-    for (const role of roles) pages.push(await peer(context, served, room, role))
-    const executors = [pages[3]!, pages[4]!]
-    const observer = pages[0]! // any peer sees the whole plan
-    await waitForMesh(pages)
-    for (const executor of executors) {
-      await useModel(
-        executor,
-        { provider: 'OpenAI-compatible server', model: 'mock-model', baseUrl: `${mock.url}/v1` },
-        ACTION_TIMEOUT_MS,
-      )
-    }
+    const { pages, executors, observer } = await fiveTabsWithMockExecutors(
+      browser,
+      served,
+      room,
+      mock.url,
+    )
     // execute calls hang until the first executor to start one is frozen: it is surely mid-call
     const release = mock.hold()
     await submitGoal(observer, GOAL, 2)

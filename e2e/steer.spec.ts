@@ -98,9 +98,12 @@ test('the author approves, vetoes with a note, redoes a leaf with a note, pauses
       })
       .toHaveLength(1)
     expect(bodies(mockLlm, 'decompose').find((b) => b.includes(VETO_NOTE))).toContain(vetoed)
+    // the tab's view of the plan follows its core a moment later (the core
+    // made the decompose call above): wait for the view, do not read it once
+    await expect
+      .poll(async () => (await goalOf(author!))?.vetoes, { timeout: ROUND_TIMEOUT_MS })
+      .toEqual([{ note: VETO_NOTE, subgoals: expect.arrayContaining([vetoed]) }])
     await waitForStatus(author!, 'awaiting-approval')
-    const goal = (await goalOf(author!))!
-    expect(goal.vetoes).toEqual([{ note: VETO_NOTE, subgoals: expect.arrayContaining([vetoed]) }])
   })
 
   await test.step('an approval lets the split run to the end', async () => {

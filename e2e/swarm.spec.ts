@@ -15,6 +15,7 @@ import {
   duplicateResults,
   expectSamePlan,
   firstToExecute,
+  fiveTabsWithMockExecutors,
   GOAL,
   machine,
   peer,
@@ -27,8 +28,7 @@ import {
   waitForRootDone,
   type Role,
 } from './fixtures/swarm'
-import { ACTION_TIMEOUT_MS } from './fixtures/ui-app'
-import { submitGoal, useModel } from './fixtures/ui-steps'
+import { submitGoal } from './fixtures/ui-steps'
 
 test.describe.configure({ timeout: 240_000 })
 
@@ -173,21 +173,12 @@ test('an executor closed just after it wins a claim: another executor finishes t
 }) => {
   const mock = await createMockLlmServer()
   try {
-    const context = await machine(browser, served.origin)
-    const roles: Role[] = ['decomposer', 'scorer', 'scorer', 'executor', 'executor']
-    const pages = []
-    for (const role of roles) pages.push(await peer(context, served, room, role))
-    const executors = [pages[3]!, pages[4]!]
-    const observer = pages[0]! // any peer sees the whole plan
-    // settle first: the mesh forming is what keeps tabs busiest
-    await waitForMesh(pages)
-    for (const executor of executors) {
-      await useModel(
-        executor,
-        { provider: 'OpenAI-compatible server', model: 'mock-model', baseUrl: `${mock.url}/v1` },
-        ACTION_TIMEOUT_MS,
-      )
-    }
+    const { pages, executors, observer } = await fiveTabsWithMockExecutors(
+      browser,
+      served,
+      room,
+      mock.url,
+    )
     // no executor's call returns until the first to start one is gone: it is
     // surely mid-call when closed. Whichever executor that is (claims go by
     // rendezvous rank, so a fixed one may never be first)

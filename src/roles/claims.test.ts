@@ -1,28 +1,20 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { LlmOutcome } from '../llm/types'
 import { MAX_EPOCH } from '../protocol/limits'
-import { rendezvousOrder } from '../protocol/hash'
-import {
-  newSteer,
-  stamp,
-  type ClaimRecord,
-  type FailureRecord,
-  type Presence,
-} from '../protocol/records'
+import { newSteer, stamp, type ClaimRecord, type FailureRecord } from '../protocol/records'
 import { SYNC_CHECK_TIMEOUT_MS } from '../protocol/rules'
 import { deriveTask } from '../plan/tasks'
 import { PlanState } from '../plan/state'
 import { openLeaf } from '../sim/finished.test-support'
 import { createRng } from '../sim/rng'
 import { fakePeerId } from '../sim/swarm'
-import { testBeat } from './beat.test-support'
-import { createPeer, step, type Effects, type PeerInput } from './index'
+import { createPeer, type Effects } from './index'
+import { executorWithRival, startedOn, T0 } from './leaf.test-support'
 import { emit } from './peer'
 import { failureFields } from './text'
 
 const rng = createRng('claims-test')
 const ALL = ['can_write_text', 'can_run_code', 'can_query_api'] as const
-const T0 = 1_700_000_000_000
 
 /** Every record of a finished run, less one leaf's claims and results: that leaf is open again. */
 let open: { plan: PlanState; task: string }
@@ -32,47 +24,9 @@ beforeAll(() => {
   open = { plan, task }
 })
 
-function beat(from: string, seq: number, holding: string[] = []): Presence {
-  return testBeat({ from, role: 'executor', capabilities: [...ALL], holding, boot: T0, seq })
-}
-
 /** Executor `me` ranked second for the open leaf, `rival` first; both alive. */
-function contested() {
-  const [first, second] = rendezvousOrder(open.task, [fakePeerId(rng), fakePeerId(rng)])
-  const plan = new PlanState()
-  plan.merge(open.plan)
-  const peer = createPeer(
-    {
-      peerId: second!,
-      room: 'sim',
-      role: 'executor',
-      capabilities: [...ALL],
-      capacity: 4,
-      model: 'm',
-      offline: true,
-    },
-    T0,
-    plan,
-  )
-  let now = T0
-  let seq = 0
-  const fx: Effects[] = []
-  const run = (inputs: PeerInput[] = [{ type: 'tick' }], ms = 250) => {
-    now += ms
-    // the rival stays alive but never says it holds the leaf (its claim is lost)
-    const effects = step(
-      peer,
-      [{ type: 'presence', presence: beat(first!, ++seq) }, ...inputs],
-      now,
-    )
-    fx.push(effects)
-    return effects
-  }
-  return { peer, rival: first!, run, fx, now: () => now }
-}
-
-const started = (fx: Effects[], task: string) =>
-  fx.some((e) => e.startLlm.some((request) => request.id.includes(task)))
+const contested = () => executorWithRival(open, 'second', 'claims-test')
+const started = startedOn
 
 describe('a contested claimant checks with its neighbours before it starts', () => {
   it('claims second, asks for a sync round, and waits for it past the claim window', () => {

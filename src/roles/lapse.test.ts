@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { LlmOutcome } from '../llm/types'
-import { rendezvousOrder } from '../protocol/hash'
-import { stamp, type ClaimRecord, type Presence } from '../protocol/records'
+import { stamp, type ClaimRecord } from '../protocol/records'
 import {
   LAPSED_OUTPUT_WAIT_MS,
   LEASE_TIMEOUT_MS,
@@ -10,14 +9,9 @@ import {
 } from '../protocol/rules'
 import { PlanState } from '../plan/state'
 import { openLeaf } from '../sim/finished.test-support'
-import { createRng } from '../sim/rng'
-import { fakePeerId } from '../sim/swarm'
-import { testBeat } from './beat.test-support'
-import { createPeer, step, type Effects, type PeerInput } from './index'
+import type { Effects, PeerInput } from './index'
+import { executorWithRival, startedOn } from './leaf.test-support'
 
-const rng = createRng('lapse-test')
-const ALL = ['can_write_text', 'can_run_code', 'can_query_api'] as const
-const T0 = 1_700_000_000_000
 /** frozen this long: well past a lease */
 const AWAY_MS = LEASE_TIMEOUT_MS + 5_000
 
@@ -26,10 +20,6 @@ let open: { plan: PlanState; task: string }
 beforeAll(() => {
   open = openLeaf(11)
 })
-
-function beat(from: string, seq: number, holding: string[] = []): Presence {
-  return testBeat({ from, role: 'executor', capabilities: [...ALL], holding, boot: T0, seq })
-}
 
 function answer(requestId: string): PeerInput {
   const outcome = {
@@ -42,56 +32,20 @@ function answer(requestId: string): PeerInput {
   return { type: 'llm', requestId, outcome }
 }
 
-/** Executor `me` and a live `rival`, ranked for the open leaf as `order` says. */
-function peers(order: 'first' | 'second') {
-  const [first, second] = rendezvousOrder(open.task, [fakePeerId(rng), fakePeerId(rng)])
-  return order === 'first' ? { me: first!, rival: second! } : { me: second!, rival: first! }
-}
+const started = (fx: Effects[]) => startedOn(fx, open.task)
 
-const started = (fx: Effects[]) =>
-  fx.some((e) => e.startLlm.some((request) => request.id.includes(open.task)))
+/** An executor and its live rival, ranked for the open leaf as `me` says; `freeze` jumps past a lease. */
+function harness(me: 'first' | 'second') {
+  const setup = executorWithRival(open, me, 'lapse-test')
+  return { ...setup, freeze: () => setup.freeze(AWAY_MS) }
+}
 
 /** Executor `me`, second choice for the open leaf, not at work yet; its rival alive but silent about the leaf. */
-function secondChoice() {
-  const { me, rival } = peers('second')
-  return harness(me, rival)
-}
-
-function harness(me: string, rival: string) {
-  const plan = new PlanState()
-  plan.merge(open.plan)
-  const peer = createPeer(
-    {
-      peerId: me,
-      room: 'sim',
-      role: 'executor',
-      capabilities: [...ALL],
-      capacity: 4,
-      model: 'm',
-      offline: true,
-    },
-    T0,
-    plan,
-  )
-  let now = T0
-  let seq = 0
-  const fx: Effects[] = []
-  const run = (inputs: PeerInput[] = [{ type: 'tick' }], ms = 250) => {
-    now += ms
-    const effects = step(peer, [{ type: 'presence', presence: beat(rival, ++seq) }, ...inputs], now)
-    fx.push(effects)
-    return effects
-  }
-  const freeze = () => {
-    now += AWAY_MS
-  }
-  return { peer, run, fx, freeze }
-}
+const secondChoice = () => harness('second')
 
 /** Executor `me`, first choice for the open leaf, at work on it; `rival` alive and ranked second. */
 function atWork() {
-  const { me, rival } = peers('first')
-  const { peer, run, fx, freeze } = harness(me, rival)
+  const { peer, rival, run, fx, freeze } = harness('first')
   for (let i = 0; i < 12 && !started(fx); i++) run()
   const request = fx.flatMap((e) => e.startLlm).find((r) => r.id.includes(open.task))
   if (!request) throw new Error('the first choice never started the leaf')
@@ -156,8 +110,7 @@ describe('a holder away longer than a lease (lapse.ts)', () => {
   })
 
   it('claims nothing new until a neighbour answered, then waits a beat’s gap to hear who is alive', () => {
-    const { me, rival } = peers('first')
-    const { run, fx, freeze } = harness(me, rival)
+    const { run, fx, freeze } = harness('first')
     run()
     run() // 0.5 s: still warming up, nothing claimed yet
     freeze()

@@ -9,7 +9,7 @@ import { openLeaf } from '../sim/finished.test-support'
 import { createRng } from '../sim/rng'
 import { fakePeerId } from '../sim/swarm'
 import { createPeer, type Effects } from './index'
-import { executorWithRival, startedOn, T0 } from './leaf.test-support'
+import { executorWithRival, startedOn, T0, testConfig } from './leaf.test-support'
 import { emit } from './peer'
 import { failureFields } from './text'
 
@@ -86,18 +86,7 @@ describe('a paused goal (issue 27)', () => {
 
 describe('own records and epochs', () => {
   it('a record that fails the receivers checks is neither kept nor published', () => {
-    const peer = createPeer(
-      {
-        peerId: fakePeerId(rng),
-        room: 'sim',
-        role: 'executor',
-        capabilities: [...ALL],
-        capacity: 4,
-        model: 'm',
-        offline: true,
-      },
-      T0,
-    )
+    const peer = createPeer(testConfig(fakePeerId(rng), 'executor', [...ALL]), T0)
     const fx: Effects = { publish: [], startLlm: [], abortLlm: [], events: [], sync: false }
     const record = emit<ClaimRecord>(peer, fx, {
       kind: 'claim',

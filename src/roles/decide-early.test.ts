@@ -17,6 +17,7 @@ import { createRng } from '../sim/rng'
 import { fakePeerId } from '../sim/swarm'
 import { createPeer, step, type Effects, type PeerInput } from './index'
 import { derived, freeSlots } from './peer'
+import { testConfig } from './leaf.test-support'
 
 const rng = createRng('decide-early-test')
 const T0 = 1_700_000_000_000
@@ -51,19 +52,7 @@ beforeAll(() => {
 function decider(records: PlanState = undecided.plan) {
   const plan = new PlanState()
   plan.merge(records)
-  const peer = createPeer(
-    {
-      peerId: fakePeerId(rng),
-      room: 'sim',
-      role: 'scorer',
-      capabilities: [],
-      capacity: 4,
-      model: 'm',
-      offline: true,
-    },
-    T0,
-    plan,
-  )
+  const peer = createPeer(testConfig(fakePeerId(rng), 'scorer'), T0, plan)
   let now = T0
   const fx: Effects[] = []
   const times: number[] = []

@@ -10,6 +10,7 @@ import type { Step } from '../protocol/steps'
 import { dependencyOutputs, readyToRollUp } from '../plan/derive'
 import type { TaskState } from '../plan/tasks'
 import { isHolder, maybeClaim, reviewClaims } from './claims'
+import type { LlmOutcome } from './llm-contract'
 import { clip, failureFields } from './text'
 import { fitSteps } from './steps'
 import { derived, emit, startLlm, type PeerState, type RoleLogic, type Work } from './peer'
@@ -59,10 +60,8 @@ function stillWanted(peer: PeerState, task: TaskState): boolean {
   return goal !== undefined && !goal.cancelled
 }
 
-type Outcome = Parameters<RoleLogic['onLlm']>[3]
-
 /** Publish a finished call's result (or failure), if this peer still holds the task. */
-function publish(peer: PeerState, fx: Effects, work: Work, outcome: Outcome): void {
+function publish(peer: PeerState, fx: Effects, work: Work, outcome: LlmOutcome): void {
   const task = derived(peer).tasks.get(work.task!)
   if (!task || !isHolder(peer, task, work.epoch) || task.result) {
     if (outcome.ok) peer.counters.wastedExecutions++

@@ -62,7 +62,7 @@ export function noticeLapse(peer: PeerState, fx: Effects, now: number): void {
       lapsed++
     }
   }
-  // a peer not yet joined stays so: joining is the runtime's call
+  // a peer not yet joined (no work yet) stays so: joining is the runtime's call
   if (peer.warmFrom !== null) {
     peer.warmFrom = null
     peer.awayAt = now
@@ -106,11 +106,8 @@ export function chaseLapsed(peer: PeerState, fx: Effects, now: number): void {
     peer.warmFrom = now + PRESENCE_INTERVAL_MS - WARMUP_MS
     peer.awayAt = null
   }
-  let waiting = peer.awayAt !== null
-  for (const work of peer.work.values()) {
-    if (work.lapsedAt !== undefined && !mayPublish(peer, work, now)) waiting = true
-  }
-  if (!waiting) return
+  // (work lapses with its peer, at the same time: it waits while the peer does)
+  if (peer.awayAt === null) return
   const oldest = peer.syncs.asked[0]
   const inFlight = oldest !== undefined && now - oldest < SYNC_CHECK_TIMEOUT_MS
   if (!inFlight && now - lastAsked(peer) >= LAPSED_SYNC_RETRY_MS) requestSync(peer, fx, now)

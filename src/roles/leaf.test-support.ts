@@ -3,11 +3,20 @@ import { PlanState } from '../plan/state'
 import { createRng } from '../sim/rng'
 import { fakePeerId } from '../sim/swarm'
 import { testBeat } from './beat.test-support'
-import { createPeer, step, type Effects, type PeerInput } from './index'
+import { createPeer, step, type Effects, type PeerConfig, type PeerInput } from './index'
 
 const ALL = ['can_write_text', 'can_run_code', 'can_query_api'] as const
 /** local time at the start of a scenario */
 export const T0 = 1_700_000_000_000
+
+/** A peer of role tests: capacity 4, the offline model 'm', in room 'sim'. */
+export function testConfig(
+  peerId: string,
+  role: PeerConfig['role'],
+  capabilities: PeerConfig['capabilities'] = [],
+): PeerConfig {
+  return { peerId, room: 'sim', role, capabilities, capacity: 4, model: 'm', offline: true }
+}
 
 /**
  * An executor alone with one open leaf of `plan` and a live rival, ranked
@@ -25,19 +34,7 @@ export function executorWithRival(
   const [self, rival] = me === 'first' ? [first!, second!] : [second!, first!]
   const plan = new PlanState()
   plan.merge(open.plan)
-  const peer = createPeer(
-    {
-      peerId: self,
-      room: 'sim',
-      role: 'executor',
-      capabilities: [...ALL],
-      capacity: 4,
-      model: 'm',
-      offline: true,
-    },
-    T0,
-    plan,
-  )
+  const peer = createPeer(testConfig(self, 'executor', [...ALL]), T0, plan)
   let now = T0
   let seq = 0
   const fx: Effects[] = []

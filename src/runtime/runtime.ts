@@ -127,7 +127,6 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     persistence: parts.persistence,
     onRecord: (record) => {
       recordArrived()
-      node?.roomActive()
       deliver(record)
     },
     log,

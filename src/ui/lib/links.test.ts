@@ -12,7 +12,6 @@ function summary(peers: PeerLink[], known = peers.length): ConnectionSummary {
     relayed: n('relayed'),
     other: n('other'),
     known,
-    quiet: false,
   }
 }
 

@@ -171,6 +171,12 @@ function phase(name: string, a: Snapshot, b: Snapshot) {
   return { phase: name, seconds: round((b.at - a.at) / 1000, 1), ...s, per_process: perProcess }
 }
 
+/** Direct links per peer, read after a phase (a quiet room keeps ring links only). */
+async function linkCounts(hosts: PeerHost[]): Promise<number[]> {
+  const all = Object.assign({}, ...(await Promise.all(hosts.map((h) => h.links()))))
+  return Object.values(all) as number[]
+}
+
 async function waitForMesh(hosts: PeerHost[], peers: number): Promise<void> {
   const want = Math.min(peers - 1, DIRECT_LINKS)
   const deadline = Date.now() + MESH_TIMEOUT_MS
@@ -226,7 +232,13 @@ async function main(): Promise<number> {
       `idle: ${o.tabs} tabs and ${o.agents} agents meshed; settling ${SETTLE_MS / 1000} s`,
     )
     await sleep(SETTLE_MS)
-    if (o.before > 0) phases.push(await measure('idle before the run', o.before, o, agents))
+    const withLinks = async (p: ReturnType<typeof phase>) => {
+      const links = await linkCounts(hosts)
+      console.log(`  links per peer at the end: ${links.join(' ')}`)
+      return { ...p, links }
+    }
+    if (o.before > 0)
+      phases.push(await withLinks(await measure('idle before the run', o.before, o, agents)))
     if (o.run) {
       const a = await snapshot(agents)
       const root = await agents[0]!.submit(0, 'Plan a two-week trip to Japan', RUN.depth)
@@ -238,7 +250,8 @@ async function main(): Promise<number> {
         [...Array(o.tabs).keys()].map((k) => tabs!.watchDone(o.agents + k, [root], RUN.timeoutMs)),
       )
       await sleep(SETTLE_MS)
-      if (o.minutes > 0) phases.push(await measure('idle after the run', o.minutes, o, agents))
+      if (o.minutes > 0)
+        phases.push(await withLinks(await measure('idle after the run', o.minutes, o, agents)))
     }
   } finally {
     await Promise.allSettled([...agents.map((a) => a.stop()), tabs?.stop()])

@@ -10,7 +10,7 @@
  * from the browser's own network events (the worker's fetches), with the
  * browser's timestamps.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import {
   chromium,
@@ -330,6 +330,7 @@ async function profile(page: Page): Promise<CDPSession | null> {
 async function saveProfile(tab: Tab): Promise<void> {
   if (!tab.profiler || !process.env.BENCH_CPU_PROF) return
   const { profile } = await tab.profiler.send('Profiler.stop')
+  mkdirSync(process.env.BENCH_CPU_PROF, { recursive: true })
   const file = join(process.env.BENCH_CPU_PROF, `tab-${tab.spec.index}-${tab.spec.role}.cpuprofile`)
   writeFileSync(file, JSON.stringify(profile))
 }

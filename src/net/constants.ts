@@ -134,6 +134,20 @@ export const BIG_ROOM_RING = 1
 export const BIG_ROOM_SHORTCUTS = 2
 
 /**
+ * A room with no new plan record for this long is quiet, and its peers keep
+ * only a ring (topology.ts quietLinkShape: two links a peer, three or four
+ * in a big room) instead of a full mesh. Every WebRTC link costs its ICE
+ * consent checks, SCTP timers and frames whatever it carries: in a quiet
+ * room of 6 they were most of an idle tab's CPU (bench:idle). Beats and
+ * anti-entropy need only a connected graph. Two minutes is well past the
+ * quiet room's own minute (its beats are 30 s apart by then) and past the
+ * pauses of a run; the first record after it brings the full mesh back
+ * (links in about a second on a LAN), and gossip reaches every peer over
+ * the ring meanwhile.
+ */
+export const QUIET_LINKS_AFTER_MS = 120_000
+
+/**
  * A direct link to a peer that is no longer one of our link targets (the
  * room grew, and the ring moved) is closed once it has been unwanted this
  * long. Without it, links made while a room was filling stayed forever: 32

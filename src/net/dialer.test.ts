@@ -8,7 +8,7 @@ import { DIRECT_LINKS, RELAYED_LINK_GRACE_MS } from './constants'
 import { Dialer } from './dialer'
 import { silentLogger } from './log'
 import type { RelayInfo } from './relay-client'
-import { linkTargets } from './topology'
+import { linkTargets, quietLinkShape } from './topology'
 
 const GRACE = 1_000
 const T0 = 1_700_000_000_000
@@ -33,16 +33,18 @@ function setup(room: string[], self = ids[0]!, returning = false) {
     remotePeer: { toString: () => string }
     status: 'open' | 'closed'
     limits: object | null
+    direction: 'inbound' | 'outbound'
     timeline: { open: number }
     close: () => Promise<void>
   }[] = []
   const closed: string[] = []
   const dialed: string[] = []
-  const link = (peer: string, relayed = false) => {
+  const link = (peer: string, relayed = false, direction: 'inbound' | 'outbound' = 'outbound') => {
     const conn = {
       remotePeer: { toString: () => peer },
       status: 'open' as 'open' | 'closed',
       limits: relayed ? { seconds: 120 } : null,
+      direction,
       timeline: { open: Date.now() },
       close: async () => {
         conn.status = 'closed'
@@ -189,6 +191,69 @@ describe('Dialer: surplus direct links', () => {
     tickAt(GRACE)
     tickAt(10 * GRACE)
     expect(closed).toEqual([others[2]])
+  })
+})
+
+describe('Dialer: a quiet room', () => {
+  /** a room of 6, self linked to all: the links it dialled and the ones dialled to it */
+  function meshed() {
+    const room = ids.slice(0, 6)
+    const s = setup(room)
+    const ring = [...linkTargets(s.self, room, quietLinkShape(room.length))]
+    const off = room.filter((id) => id !== s.self && !ring.includes(id))
+    expect(ring).toHaveLength(2)
+    expect(off).toHaveLength(3)
+    // self dialled the ring and two of the others; the third dialled self
+    for (const id of ring) s.link(id)
+    s.link(off[0]!)
+    s.link(off[1]!)
+    s.link(off[2]!, false, 'inbound')
+    s.dialer.setRoomPeers(relay, room)
+    return { ...s, room, ring, off }
+  }
+
+  it('keeps a full mesh while the room is awake', () => {
+    const { closed, dialed, tickAt } = meshed()
+    tickAt(GRACE)
+    tickAt(100 * GRACE)
+    expect(closed).toEqual([])
+    expect(dialed).toEqual([])
+  })
+
+  it('closes the off-ring links it dialled once quiet for the grace, and keeps the others', () => {
+    const { dialer, closed, off, tickAt } = meshed()
+    dialer.setQuiet(true)
+    tickAt(GRACE - 1)
+    expect(closed).toEqual([])
+    tickAt(GRACE)
+    // the link the other end dialled is theirs to close when they are quiet too
+    expect(closed.sort()).toEqual([off[0], off[1]].sort())
+  })
+
+  it('thins nothing while a ring neighbour is not linked', () => {
+    const room = ids.slice(0, 6)
+    const { self, dialer, link, closed, tickAt } = setup(room)
+    const ring = [...linkTargets(self, room, quietLinkShape(room.length))]
+    for (const id of room.slice(1).filter((id) => id !== ring[0])) link(id)
+    dialer.setRoomPeers(relay, room)
+    dialer.setQuiet(true)
+    tickAt(GRACE)
+    tickAt(10 * GRACE)
+    expect(closed).toEqual([])
+  })
+
+  it('links to every neighbour again when the room wakes: the lower end at once, the higher after its fallback', () => {
+    const { self, dialer, closed, dialed, off, tickAt } = meshed()
+    dialer.setQuiet(true)
+    tickAt(GRACE)
+    tickAt(2 * GRACE)
+    expect(closed).toHaveLength(2)
+    expect(dialed).toEqual([])
+    dialer.setQuiet(false)
+    const gone = [off[0]!, off[1]!]
+    expect(dialed.sort()).toEqual(gone.filter((id) => self < id).sort())
+    tickAt(2 * GRACE + 8_000)
+    expect(dialed.sort()).toEqual(gone.sort())
   })
 })
 

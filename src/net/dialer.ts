@@ -12,7 +12,10 @@
  *   link to us);
  * - failed dials are retried with exponential backoff;
  * - tick() re-checks everything (call it periodically and on events:
- *   peer:discovery does not fire again for known peers).
+ *   peer:discovery does not fire again for known peers);
+ * - in a quiet room (setQuiet) it keeps only the quiet shape's links
+ *   (topology.ts), closing the others it dialled, and dials the rest again
+ *   when the room wakes.
  */
 import type { Connection, Libp2p } from '@libp2p/interface'
 import { peerIdFromString } from '@libp2p/peer-id'
@@ -31,7 +34,7 @@ import {
 import { backoff } from './backoff'
 import { errMsg, type NetLogger } from './log'
 import type { RelayInfo } from './relay-client'
-import { linkTargets } from './topology'
+import { linkTargets, quietLinkShape } from './topology'
 
 export interface DialerInit {
   libp2p: Libp2p
@@ -80,6 +83,8 @@ export class Dialer {
   private readonly dialTimeoutMs: number
   /** direct links to peers off our ring: since when each has been unwanted */
   private readonly unwantedSince = new Map<string, number>()
+  /** the room is quiet: keep the quiet shape's links only (setQuiet) */
+  private quiet = false
 
   constructor(private readonly init: DialerInit) {
     this.self = init.libp2p.peerId.toString()
@@ -121,12 +126,35 @@ export class Dialer {
     this.tick()
   }
 
+  /**
+   * The room went quiet (keep the quiet shape's links) or woke (link to
+   * every neighbour of the full shape again). On waking, the pairs to link
+   * start their dial turn afresh, so the lower peer dials and the higher one
+   * waits its fallback, as when they first met: one dial per pair, not two.
+   */
+  setQuiet(quiet: boolean): void {
+    if (quiet === this.quiet) return
+    this.quiet = quiet
+    this.init.logger.info(
+      quiet ? 'room quiet: keeping ring links only' : 'room awake: linking to every neighbour',
+    )
+    if (!quiet) {
+      const linked = new Set(this.directLinks().map((c) => c.remotePeer.toString()))
+      const now = Date.now()
+      for (const [id, c] of this.peers) if (!linked.has(id) && !c.dialing) c.firstSeen = now
+    }
+    this.tick()
+  }
+
   tick(): void {
     if (this.init.signal.aborted) return
     this.closeSpentRelayedLinks()
     const now = Date.now()
-    const wanted = linkTargets(this.self, this.peers.keys())
-    this.closeSurplusLinks(wanted, now)
+    const full = linkTargets(this.self, this.peers.keys())
+    const wanted = this.quiet
+      ? linkTargets(this.self, this.peers.keys(), quietLinkShape(this.peers.size + 1))
+      : full
+    this.closeSurplusLinks(wanted, full, now)
     // peers with a link of any kind to us (a relayed one: their dial is under way), if asked
     let linked: Set<string> | undefined
     for (const [id, c] of this.peers) {
@@ -153,32 +181,44 @@ export class Dialer {
   }
 
   /**
-   * Closes direct links to peers that have been off our ring for the grace
-   * period (SURPLUS_LINK_GRACE_MS), but only in a room bigger than a full
-   * mesh, and only while we hold a direct link to every ring neighbour but
-   * two: a peer whose neighbours are slow to link keeps the links it has, and
-   * so does one whose relay went away (its room list is empty, not smaller).
+   * Closes direct links that have been surplus for the grace period
+   * (SURPLUS_LINK_GRACE_MS):
+   * - off our ring in a room bigger than a full mesh (`full`), either end;
+   * - in a quiet room, off the quiet shape (`wanted`), but only links we
+   *   dialled: the other end closes its own when it is quiet too, so a peer
+   *   whose room woke a moment earlier (or that just joined and is still
+   *   syncing) keeps the links it dialled, and the two never close and
+   *   redial one link in turn.
+   * Only while we hold a direct link to every wanted peer (but two, awake):
+   * a peer whose neighbours are slow to link keeps the links it has, and so
+   * does one whose relay went away (its room list is empty, not smaller).
    */
-  private closeSurplusLinks(wanted: Set<string>, now: number): void {
-    if (this.peers.size <= DIRECT_LINKS) {
+  private closeSurplusLinks(wanted: Set<string>, full: Set<string>, now: number): void {
+    if (!this.quiet && this.peers.size <= DIRECT_LINKS) {
       this.unwantedSince.clear()
       return
     }
     const direct = this.directLinks()
+    const surplus = direct.filter((c) => {
+      const id = c.remotePeer.toString()
+      if (this.peers.size > DIRECT_LINKS && !full.has(id)) return true
+      return this.quiet && !wanted.has(id) && c.direction === 'outbound'
+    })
     const linked = new Set(direct.map((c) => c.remotePeer.toString()))
     let wantedLinked = 0
     for (const id of wanted) if (linked.has(id)) wantedLinked++
+    const closable = new Set(surplus.map((c) => c.remotePeer.toString()))
     for (const id of this.unwantedSince.keys()) {
-      if (!linked.has(id) || wanted.has(id)) this.unwantedSince.delete(id)
+      if (!closable.has(id)) this.unwantedSince.delete(id)
     }
-    for (const c of direct) {
+    const slack = this.quiet ? 0 : 2
+    for (const c of surplus) {
       const id = c.remotePeer.toString()
-      if (wanted.has(id)) continue
       const since = this.unwantedSince.get(id)
       if (since === undefined) this.unwantedSince.set(id, now)
-      else if (now - since >= this.surplusGraceMs && wantedLinked >= wanted.size - 2) {
+      else if (now - since >= this.surplusGraceMs && wantedLinked >= wanted.size - slack) {
         this.unwantedSince.delete(id)
-        this.init.logger.info('surplus direct link closed (off our ring)', { peer: id })
+        this.init.logger.info('surplus direct link closed', { peer: id, quiet: this.quiet })
         void c.close().catch(() => {})
       }
     }

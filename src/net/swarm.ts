@@ -18,6 +18,7 @@ import {
   INBOUND_CONNECTION_THRESHOLD,
   LINK_PING_INTERVAL_MS,
   MAX_RECORD_BYTES,
+  QUIET_LINKS_AFTER_MS,
   SYNC_MAX_INBOUND_STREAMS,
   SYNC_MAX_RETRIES,
   SYNC_PROTOCOL,
@@ -205,6 +206,10 @@ export async function createSwarm(
     returning: platform.returning,
   })
 
+  // a quiet room keeps ring links only (QUIET_LINKS_AFTER_MS); activity wakes it at once
+  let activeAt = Date.now()
+  let quiet = false
+
   const relayClient = new RelayClient({
     libp2p,
     relays,
@@ -305,6 +310,7 @@ export async function createSwarm(
       relayed: peers.filter((p) => p.kind === 'relayed').length,
       other: peers.filter((p) => p.kind === 'other').length,
       known: dialer.known,
+      quiet,
     }
   }
 
@@ -351,9 +357,16 @@ export async function createSwarm(
     summaryChanged()
   })
 
+  const setQuiet = (q: boolean) => {
+    if (q === quiet) return
+    quiet = q
+    dialer.setQuiet(q)
+    summaryChanged()
+  }
   const ticker = setInterval(() => {
     relayClient.tick()
     relinker.tick()
+    setQuiet(Date.now() - activeAt >= QUIET_LINKS_AFTER_MS)
     dialer.tick()
     linkPaths.tick(directConnections())
     summaryChanged()
@@ -400,6 +413,10 @@ export async function createSwarm(
       return () => void set.delete(cb)
     },
     syncNow,
+    roomActive: () => {
+      activeAt = Date.now()
+      setQuiet(false)
+    },
     multiaddrs: () => libp2p.getMultiaddrs().map((ma) => ma.toString()),
     stop,
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { BIG_ROOM_PEERS, BIG_ROOM_RING, BIG_ROOM_SHORTCUTS, DIRECT_LINKS } from './constants'
-import { linkGraph, linkShape, linkTargets, type LinkShape } from './topology'
+import { linkGraph, linkShape, linkTargets, quietLinkShape, type LinkShape } from './topology'
 
 const room = (n: number) => Array.from({ length: n }, (_, i) => `12D3KooWpeer${i}`)
 
@@ -65,6 +65,21 @@ describe('linkTargets', () => {
         for (const b of mine) expect(linkTargets(b, peers).has(a)).toBe(true)
       }
       expect(components(peers, linkShape(n))).toBe(1)
+    }
+  })
+
+  it('keeps a quiet room connected on two links a peer (a few more in a big room), each wanted by both ends', () => {
+    for (const n of [2, 3, 4, 6, 11, 17, 18, 64]) {
+      const peers = room(n)
+      const shape = quietLinkShape(n)
+      let most = 0
+      for (const a of peers) {
+        const mine = linkTargets(a, peers, shape)
+        most = Math.max(most, mine.size)
+        for (const b of mine) expect(linkTargets(b, peers, shape).has(a)).toBe(true)
+      }
+      expect(components(peers, shape)).toBe(1)
+      expect(most).toBeLessThanOrEqual(n > BIG_ROOM_PEERS ? 8 : Math.min(2, n - 1))
     }
   })
 

@@ -20,6 +20,10 @@
  *   on the ring: a newcomer changes only the picks of the few peers for
  *   whom it outranks a shortcut they had.
  *
+ * A quiet room (QUIET_LINKS_AFTER_MS) needs links only to carry beats and
+ * the first record of new work: its peers keep a thinner shape
+ * (quietLinkShape) until that record comes.
+ *
  * A link is wanted when either end picks it. Every peer computes the whole
  * room's picks from the same room list, so both ends of a pair agree.
  */
@@ -39,6 +43,16 @@ export function linkShape(roomSize: number): LinkShape {
   return roomSize > BIG_ROOM_PEERS
     ? { ring: BIG_ROOM_RING, shortcuts: BIG_ROOM_SHORTCUTS }
     : { ring: DIRECT_LINKS / 2, shortcuts: 0 }
+}
+
+/**
+ * The link shape of a quiet room (no plan record for QUIET_LINKS_AFTER_MS):
+ * one ring neighbour on either side, so every peer keeps two links and the
+ * room stays connected when any one peer goes; a big room adds one shortcut
+ * a peer, so a beat still crosses it in a few hops, not n / 2.
+ */
+export function quietLinkShape(roomSize: number): LinkShape {
+  return { ring: 1, shortcuts: roomSize > BIG_ROOM_PEERS ? 1 : 0 }
 }
 
 /** ring positions by PeerId */

@@ -150,6 +150,8 @@ export interface ConnectionSummary {
   other: number
   /** peers of the room the relay told us about (linked or not) */
   known: number
+  /** the room is quiet: links to ring neighbours only (QUIET_LINKS_AFTER_MS) */
+  quiet: boolean
 }
 
 /** What one anti-entropy session did (see sync.ts). */
@@ -223,6 +225,13 @@ export interface SwarmNode {
    * others carry on.
    */
   syncNow(options?: { enough?: number; peers?: number }): Promise<SyncReport[]>
+  /**
+   * Something new happened in the room (the plan layer calls it for each new
+   * record, its own included). After QUIET_LINKS_AFTER_MS without it the
+   * room is quiet and the node keeps only ring links (dialer.ts); the next
+   * call links it to every neighbour again.
+   */
+  roomActive(): void
   /** Our listen addresses (with /p2p/<id>), e.g. for a Node peer's log. */
   multiaddrs(): string[]
   /** Stops the node; idempotent. */

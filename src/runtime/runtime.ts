@@ -127,6 +127,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     persistence: parts.persistence,
     onRecord: (record) => {
       recordArrived()
+      node?.roomActive()
       deliver(record)
     },
     log,

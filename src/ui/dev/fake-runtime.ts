@@ -138,6 +138,7 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
     relayed: 2,
     other: 0,
     known: 10,
+    quiet: false,
   }
   const emit = <E extends keyof RuntimeEvents>(event: E, detail: RuntimeEvents[E]) => {
     for (const cb of listeners[event]) (cb as (d: RuntimeEvents[E]) => void)(detail)

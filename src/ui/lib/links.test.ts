@@ -12,6 +12,7 @@ function summary(peers: PeerLink[], known = peers.length): ConnectionSummary {
     relayed: n('relayed'),
     other: n('other'),
     known,
+    quiet: false,
   }
 }
 

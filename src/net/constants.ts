@@ -134,7 +134,7 @@ export const BIG_ROOM_RING = 1
 export const BIG_ROOM_SHORTCUTS = 2
 
 /**
- * A room with no new plan record for this long is quiet, and its peers keep
+ * A room with no new plan record (and no newcomer) for this long is quiet, and its peers keep
  * only a ring (topology.ts quietLinkShape: two links a peer, three or four
  * in a big room) instead of a full mesh. Every WebRTC link costs its ICE
  * consent checks, SCTP timers and frames whatever it carries: in a quiet

@@ -212,6 +212,14 @@ describe('Dialer: a quiet room', () => {
     return { ...s, room, ring, off }
   }
 
+  it('tells its caller when a room list names a peer new to it (a newcomer wakes a quiet room)', () => {
+    const { dialer } = setup(ids.slice(0, 6))
+    expect(dialer.setRoomPeers(relay, ids.slice(0, 5))).toBe(true)
+    expect(dialer.setRoomPeers(relay, ids.slice(0, 5))).toBe(false)
+    expect(dialer.setRoomPeers(relay, ids.slice(0, 4))).toBe(false)
+    expect(dialer.setRoomPeers(relay, ids.slice(0, 6))).toBe(true)
+  })
+
   it('keeps a full mesh while the room is awake', () => {
     const { closed, dialed, tickAt } = meshed()
     tickAt(GRACE)

@@ -101,8 +101,9 @@ export class Dialer {
     return this.peers.size
   }
 
-  /** Replaces the list of room peers that `relay` reported. */
-  setRoomPeers(relay: RelayInfo, peers: string[]): void {
+  /** Replaces the list of room peers that `relay` reported; true when it named a peer new to us. */
+  setRoomPeers(relay: RelayInfo, peers: string[]): boolean {
+    let added = false
     const listed = new Set(peers)
     listed.delete(this.self)
     for (const [id, c] of this.peers) {
@@ -120,10 +121,12 @@ export class Dialer {
           directFailed: false,
         }
         this.peers.set(id, c)
+        added = true
       }
       c.via.set(relay.peerId, relay.addr.toString())
     }
     this.tick()
+    return added
   }
 
   /**

@@ -219,6 +219,36 @@ describe('swarm node (Node variant)', { timeout: 60_000 }, () => {
     expect(good.logs.some((l) => l.startsWith('warn peer banned'))).toBe(true)
   })
 
+  it('a quiet room keeps ring links only, and wakes at the next record it carries', async () => {
+    const r = await relay()
+    const quick = { quietLinksAfterMs: 3_000, surplusLinkGraceMs: 500 }
+    const peers = await Promise.all(Array.from({ length: 5 }, () => peer(r, quick)))
+    const nodes = peers.map((p) => p.node)
+    const links = () =>
+      nodes.map((n) => n.connections().peers.filter((p) => p.kind !== 'relayed').length)
+    // the plan layer's part: every new record is activity (runtime.ts does this)
+    const got = nodes.map(() => 0)
+    nodes.forEach((n, i) =>
+      n.subscribe('t', () => {
+        got[i]!++
+        n.roomActive()
+      }),
+    )
+    for (const n of nodes) n.roomActive()
+    await waitFor(() => links().every((l) => l === 4), 20_000, 'a full mesh')
+    // nothing happens: two links a peer, a ring that still carries gossip
+    await waitFor(() => links().every((l) => l === 2), 20_000, `a ring (links ${links()})`)
+    expect(nodes.every((n) => n.connections().quiet)).toBe(true)
+    nodes[0]!.roomActive()
+    await nodes[0]!.publish('t', enc('news'))
+    await waitFor(
+      () => got.slice(1).every((g) => g === 1),
+      10_000,
+      `the record over the ring (${got})`,
+    )
+    await waitFor(() => nodes.every((n) => !n.connections().quiet), 5_000, 'every peer awake')
+  })
+
   it('a late joiner gets every record through sync, once, and quickly', async () => {
     const r = await relay()
     const a = await peer(r)

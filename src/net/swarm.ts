@@ -204,11 +204,22 @@ export async function createSwarm(
     onChange: summaryChanged,
     direct: platform.direct,
     returning: platform.returning,
+    ...(init.surplusLinkGraceMs !== undefined ? { surplusGraceMs: init.surplusLinkGraceMs } : {}),
   })
 
   // a quiet room keeps ring links only (QUIET_LINKS_AFTER_MS); activity wakes it at once
   let activeAt = Date.now()
   let quiet = false
+  const setQuiet = (q: boolean) => {
+    if (q === quiet) return
+    quiet = q
+    dialer.setQuiet(q)
+    summaryChanged()
+  }
+  function roomActive(): void {
+    activeAt = Date.now()
+    setQuiet(false)
+  }
 
   const relayClient = new RelayClient({
     libp2p,
@@ -217,7 +228,8 @@ export async function createSwarm(
     logger,
     signal: stopSignal,
     onPeers: (relay, peers) => {
-      dialer.setRoomPeers(relay, peers)
+      // a newcomer wakes a quiet room: it links to everyone, and likely brings work
+      if (dialer.setRoomPeers(relay, peers)) roomActive()
       summaryChanged()
     },
     onChange: () => {
@@ -357,16 +369,10 @@ export async function createSwarm(
     summaryChanged()
   })
 
-  const setQuiet = (q: boolean) => {
-    if (q === quiet) return
-    quiet = q
-    dialer.setQuiet(q)
-    summaryChanged()
-  }
   const ticker = setInterval(() => {
     relayClient.tick()
     relinker.tick()
-    setQuiet(Date.now() - activeAt >= QUIET_LINKS_AFTER_MS)
+    setQuiet(Date.now() - activeAt >= (init.quietLinksAfterMs ?? QUIET_LINKS_AFTER_MS))
     dialer.tick()
     linkPaths.tick(directConnections())
     summaryChanged()
@@ -413,10 +419,7 @@ export async function createSwarm(
       return () => void set.delete(cb)
     },
     syncNow,
-    roomActive: () => {
-      activeAt = Date.now()
-      setQuiet(false)
-    },
+    roomActive,
     multiaddrs: () => libp2p.getMultiaddrs().map((ma) => ma.toString()),
     stop,
   }

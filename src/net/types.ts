@@ -118,6 +118,9 @@ export interface SwarmNodeInitBase {
   maxRecordBytes?: number
   /** Aborting it stops the node (like stop()). */
   signal?: AbortSignal
+  /** for tests: QUIET_LINKS_AFTER_MS and SURPLUS_LINK_GRACE_MS (constants.ts say why) */
+  quietLinksAfterMs?: number
+  surplusLinkGraceMs?: number
 }
 
 /** How we are linked to one peer of the room. */
@@ -227,8 +230,8 @@ export interface SwarmNode {
   syncNow(options?: { enough?: number; peers?: number }): Promise<SyncReport[]>
   /**
    * Something new happened in the room (the plan layer calls it for each new
-   * record, its own included). After QUIET_LINKS_AFTER_MS without it the
-   * room is quiet and the node keeps only ring links (dialer.ts); the next
+   * record, its own included; a peer new to the room list counts too). After
+   * QUIET_LINKS_AFTER_MS without either the room is quiet and the node keeps only ring links (dialer.ts); the next
    * call links it to every neighbour again.
    */
   roomActive(): void

@@ -57,6 +57,10 @@ export function filePersistence(path: string): RecordPersistence {
       })
       await queue
     },
+    // stopping waits for the appends still queued, so a restart loads them all
+    async close() {
+      await queue.catch(() => {})
+    },
   }
 }
 

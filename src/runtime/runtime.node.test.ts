@@ -4,6 +4,9 @@
  * built-in offline model: a goal runs to a finished plan, every peer derives
  * the same tree, and a late observer catches up.
  */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createRelay } from '../../relay/relay'
@@ -28,11 +31,17 @@ async function waitFor(cond: () => boolean, ms: number, what: string): Promise<v
   }
 }
 
-async function peer(relays: string[], role: Role, room: RoomKey = ROOM): Promise<PeerRuntime> {
+async function peer(
+  relays: string[],
+  role: Role,
+  room: RoomKey = ROOM,
+  dataDir?: string,
+): Promise<PeerRuntime> {
   const runtime = await createNodeRuntime({
     room,
     role,
     relays,
+    ...(dataDir ? { dataDir } : {}),
     rtcBindAddress: '127.0.0.1',
     providerInit: { latencyMs: 20 },
     // executors with every tool a person can allow the offline model, so every leaf can be done
@@ -85,20 +94,27 @@ describe('runtime over real libp2p', () => {
       'every peer to derive the same tree',
     )
 
-    const late = await peer(relay.multiaddrs, 'observer')
+    const dataDir = mkdtempSync(join(tmpdir(), 'murm-runtime-'))
+    const stored = await peer(relay.multiaddrs, 'observer', ROOM, dataDir)
     await waitFor(
-      () => late.tree().goals[0]?.status === 'done',
+      () => stored.tree().goals[0]?.status === 'done',
       10_000,
       'the late observer to catch up',
     )
+    const held = stored.records().length
+    await stored.stop()
+    // restarted on its stored records, it holds the whole plan before any link is up
+    const late = await peer(relay.multiaddrs, 'observer', ROOM, dataDir)
+    expect(late.records().length).toBe(held)
+    await waitFor(() => late.tree().goals[0]?.status === 'done', 10_000, 'the restored plan')
     expect(fingerprint(late)).toBe(fingerprint(observer))
     expect(observer.exportPlan(goal, 'markdown')).toContain('# Plan a weekend trip to Kyoto')
 
     // one observer archives the finished goal: it drops it, exported first
-    const held = observer.records().length
+    const all = observer.records().length
     const archived = await observer.archiveFinished()
-    expect(archived).toMatchObject({ goals: 1, records: held })
-    expect(JSON.parse(archived.json!).records.length).toBe(held)
+    expect(archived).toMatchObject({ goals: 1, records: all })
+    expect(JSON.parse(archived.json!).records.length).toBe(all)
     await waitFor(() => observer.tree().goals.length === 0, 5_000, 'the goal to leave the tree')
     expect(observer.records()).toEqual([])
     // peers that hold it still give it to a newcomer, and sync brings nothing back to the archiver

@@ -120,6 +120,8 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   let deliver: (record: PlanRecord) => void = (record) => {
     restored.push(record)
   }
+  // declared before the store: restoring stored records already calls onRecord
+  let node: SwarmNode | null = null
   // the anti-entropy cadence follows new records (anti-entropy.ts)
   let recordArrived = () => {}
   const store = new PlanStore({
@@ -153,7 +155,6 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     }
   }
 
-  let node: SwarmNode | null = null
   let outbox = Promise.resolve()
   // Every record costs one signature check here, not three: bytes this peer
   // just signed are not checked again, and what the validator decoded is

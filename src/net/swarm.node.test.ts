@@ -234,8 +234,16 @@ describe('swarm node (Node variant)', { timeout: 60_000 }, () => {
         n.roomActive()
       }),
     )
-    for (const n of nodes) n.roomActive()
-    await waitFor(() => links().every((l) => l === 4), 20_000, 'a full mesh')
+    // records keep coming (a run): the room stays awake and links up whole
+    const busyUntil = async (what: string, cond: () => boolean) => {
+      const busy = setInterval(() => nodes.forEach((n) => n.roomActive()), 500)
+      try {
+        await waitFor(cond, 20_000, `${what} (links ${links()})`)
+      } finally {
+        clearInterval(busy)
+      }
+    }
+    await busyUntil('a full mesh', () => links().every((l) => l === 4))
     // nothing happens: two links a peer, a ring that still carries gossip
     await waitFor(() => links().every((l) => l === 2), 20_000, `a ring (links ${links()})`)
     expect(nodes.every((n) => n.connections().quiet)).toBe(true)
@@ -247,6 +255,7 @@ describe('swarm node (Node variant)', { timeout: 60_000 }, () => {
       `the record over the ring (${got})`,
     )
     await waitFor(() => nodes.every((n) => !n.connections().quiet), 5_000, 'every peer awake')
+    await busyUntil('a full mesh again', () => links().every((l) => l === 4))
   })
 
   it('a late joiner gets every record through sync, once, and quickly', async () => {

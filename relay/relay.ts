@@ -71,6 +71,16 @@ export const RELAY_MAX_CONNECTIONS = 2_048
  */
 export const RELAY_INBOUND_CONNECTION_THRESHOLD = 200
 
+/**
+ * How often the relay pings each connected peer (libp2p's default: 10 s).
+ * A ping is a new stream, a protocol negotiation and an echo, on both ends:
+ * in a room left idle it was the bulk of what an agent's relay connection
+ * carried. A peer that closes its tab or process closes its socket, and
+ * leaves at once; only one that vanishes from the network without a word
+ * (a laptop lid) now stays in the room lists up to this much longer.
+ */
+export const RELAY_PING_INTERVAL_MS = 30_000
+
 /** Upgrades in progress at once (noise + yamux handshakes). Default is 10. */
 export const RELAY_MAX_PENDING_CONNECTIONS = 128
 
@@ -184,7 +194,10 @@ export async function createRelay(init: RelayInit = {}): Promise<Relay> {
       maxIncomingPendingConnections: RELAY_MAX_PENDING_CONNECTIONS,
     },
     // a busy peer machine answers pings late: do not drop its reservation for it
-    connectionMonitor: { pingTimeout: { minTimeout: LINK_PING_MIN_TIMEOUT_MS } },
+    connectionMonitor: {
+      pingInterval: RELAY_PING_INTERVAL_MS,
+      pingTimeout: { minTimeout: LINK_PING_MIN_TIMEOUT_MS },
+    },
     services: {
       identify: identify(),
       relay: circuitRelayServer({

@@ -148,6 +148,18 @@ export const BIG_ROOM_SHORTCUTS = 2
 export const QUIET_LINKS_AFTER_MS = 120_000
 
 /**
+ * In a quiet room the network's own timers slow down too: the swarm's
+ * ticker (DIAL_RECHECK_MS: relay, relink, dial and link-path checks) and
+ * GossipSub's heartbeat (GOSSIP_HEARTBEAT_MS: mesh upkeep, IHAVE gossip)
+ * run this often instead of every second. Nothing is published, so there is
+ * nothing to gossip about and the mesh does not change; a profile of an
+ * idle tab put these two at a sixth of its main thread. Waking (a record,
+ * a newcomer) brings both back to their busy cadence at once; a relay that
+ * went down in a quiet room is re-dialled up to this much later.
+ */
+export const QUIET_TICK_MS = 5_000
+
+/**
  * A direct link to a peer that is no longer one of our link targets (the
  * room grew, and the ring moved) is closed once it has been unwanted this
  * long. Without it, links made while a room was filling stayed forever: 32

@@ -258,6 +258,20 @@ export class GossipAdapter {
     init.pubsub.addEventListener('gossipsub:message', (evt) => this.deliver(evt.detail))
   }
 
+  /**
+   * The gap between GossipSub heartbeats from the next one on (a quiet room
+   * slows it: QUIET_TICK_MS). @libp2p/gossipsub reads `opts.heartbeatInterval`
+   * each time it schedules a heartbeat, so no restart is needed.
+   */
+  setHeartbeat(ms: number): void {
+    // the implementation's options, not part of the GossipSub interface: a
+    // version without them keeps its 1 s heartbeat (swarm.node.test.ts notices)
+    const opts = (this.init.pubsub as unknown as { opts?: { heartbeatInterval?: unknown } }).opts
+    if (opts !== undefined && typeof opts.heartbeatInterval === 'number') {
+      opts.heartbeatInterval = ms
+    }
+  }
+
   /** Our own verdict, with the size cap first; a throw (or rejection) counts as reject. */
   judge(topic: string, bytes: Uint8Array, from: string): Verdict | Promise<Verdict> {
     if (bytes.length > this.init.maxRecordBytes) return 'reject'

@@ -15,10 +15,12 @@ import { multiaddr, type Multiaddr } from '@multiformats/multiaddr'
 import {
   DEFAULT_ROOM,
   DIAL_RECHECK_MS,
+  GOSSIP_HEARTBEAT_MS,
   INBOUND_CONNECTION_THRESHOLD,
   LINK_PING_INTERVAL_MS,
   MAX_RECORD_BYTES,
   QUIET_LINKS_AFTER_MS,
+  QUIET_TICK_MS,
   SYNC_MAX_INBOUND_STREAMS,
   SYNC_MAX_RETRIES,
   SYNC_PROTOCOL,
@@ -207,13 +209,18 @@ export async function createSwarm(
     ...(init.surplusLinkGraceMs !== undefined ? { surplusGraceMs: init.surplusLinkGraceMs } : {}),
   })
 
-  // a quiet room keeps ring links only (QUIET_LINKS_AFTER_MS); activity wakes it at once
+  // a quiet room keeps ring links only (QUIET_LINKS_AFTER_MS) and slows its
+  // timers (QUIET_TICK_MS); activity wakes it at once
+  let ticker: ReturnType<typeof setTimeout> | undefined
   let activeAt = Date.now()
   let quiet = false
   const setQuiet = (q: boolean) => {
     if (q === quiet) return
     quiet = q
     dialer.setQuiet(q)
+    gossip.setHeartbeat(q ? QUIET_TICK_MS : GOSSIP_HEARTBEAT_MS)
+    // awake, the ticker's next turn is a busy one (it may be QUIET_TICK_MS away)
+    if (!q) scheduleTick(DIAL_RECHECK_MS)
     summaryChanged()
   }
   function roomActive(): void {
@@ -369,20 +376,26 @@ export async function createSwarm(
     summaryChanged()
   })
 
-  const ticker = setInterval(() => {
+  function tick(): void {
     relayClient.tick()
     relinker.tick()
     setQuiet(Date.now() - activeAt >= (init.quietLinksAfterMs ?? QUIET_LINKS_AFTER_MS))
     dialer.tick()
     linkPaths.tick(directConnections())
     summaryChanged()
-  }, DIAL_RECHECK_MS)
+    scheduleTick(quiet ? QUIET_TICK_MS : DIAL_RECHECK_MS)
+  }
+  function scheduleTick(ms: number): void {
+    clearTimeout(ticker)
+    if (!stopSignal.aborted) ticker = setTimeout(tick, ms)
+  }
+  ticker = setTimeout(tick, DIAL_RECHECK_MS)
 
   let stopping: Promise<void> | undefined
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       stopController.abort(new NodeStoppedError('node stopped'))
-      clearInterval(ticker)
+      clearTimeout(ticker)
       if (syncRetryTimer !== undefined) clearTimeout(syncRetryTimer)
       try {
         await libp2p.stop()

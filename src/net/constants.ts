@@ -139,13 +139,13 @@ export const BIG_ROOM_SHORTCUTS = 2
  * in a big room) instead of a full mesh. Every WebRTC link costs its ICE
  * consent checks, SCTP timers and frames whatever it carries: in a quiet
  * room of 6 they were most of an idle tab's CPU (bench:idle). Beats and
- * anti-entropy need only a connected graph. Two minutes is well past the
- * quiet room's own minute (its beats are 30 s apart by then) and past the
- * pauses of a run; the first record after it brings the full mesh back
- * (links in about a second on a LAN), and gossip reaches every peer over
- * the ring meanwhile.
+ * anti-entropy need only a connected graph. A minute, the quiet room's
+ * own (its beats are 30 s apart by then: QUIET_ROOM_AFTER_MS), is past the
+ * pauses of a run but for a lone long LLM call; the first record after it
+ * brings the full mesh back (links in about a second on a LAN), and gossip
+ * reaches every peer over the ring meanwhile.
  */
-export const QUIET_LINKS_AFTER_MS = 120_000
+export const QUIET_LINKS_AFTER_MS = 60_000
 
 /**
  * In a quiet room the network's own timers slow down too: the swarm's

@@ -3,7 +3,15 @@ import type { Presence, WireRecord } from '../protocol/records'
 import { createRng } from '../sim/rng'
 import { fakePeerId } from '../sim/swarm'
 import { createView, hearPresence, isAlive } from '../roles/view'
-import { CoreDriver, QUIET_AFTER_MS, QUIET_TICK_MS, TICK_MS, tickDelay } from './driver'
+import { QUIET_ROOM_AFTER_MS } from '../protocol/rules'
+import {
+  CoreDriver,
+  QUIET_AFTER_MS,
+  QUIET_ROOM_TICK_MS,
+  QUIET_TICK_MS,
+  TICK_MS,
+  tickDelay,
+} from './driver'
 
 // A tab's core runs on timers. Hidden, Chromium fires a page's timers at most
 // once a second, and after minutes hidden once a minute (intensive throttling,
@@ -17,6 +25,19 @@ describe('tick cadence (driver.ts)', () => {
     expect(tickDelay({ ...base, busy: true, sinceInputMs: 1e9 })).toBe(TICK_MS)
     expect(tickDelay({ ...base, busy: false, sinceInputMs: QUIET_AFTER_MS - 1 })).toBe(TICK_MS)
     expect(tickDelay({ ...base, busy: false, sinceInputMs: QUIET_AFTER_MS })).toBe(QUIET_TICK_MS)
+  })
+
+  it('ticks slower still once the room is quiet too, and fast again when busy', () => {
+    const base = { tickMs: TICK_MS, quietTickMs: QUIET_TICK_MS, sinceInputMs: 1e9 }
+    const roomQuiet = { ...base, sinceRecordMs: QUIET_ROOM_AFTER_MS }
+    expect(tickDelay({ ...base, busy: false, sinceRecordMs: QUIET_ROOM_AFTER_MS - 1 })).toBe(
+      QUIET_TICK_MS,
+    )
+    expect(tickDelay({ ...roomQuiet, busy: false })).toBe(QUIET_ROOM_TICK_MS)
+    // holding work (a long LLM call in a room that hears nothing else) keeps the fast tick
+    expect(tickDelay({ ...roomQuiet, busy: true })).toBe(TICK_MS)
+    // a record just heard is an input: the core is not quiet
+    expect(tickDelay({ ...base, busy: false, sinceInputMs: 0, sinceRecordMs: 0 })).toBe(TICK_MS)
   })
 })
 
@@ -58,7 +79,7 @@ describe('a core whose timers fire late (a hidden tab)', () => {
     }
   }
 
-  it('ticks about once a second once quiet, and is never taken for gone', () => {
+  it('ticks once a second once quiet, every 5 s once its room is quiet, and is never taken for gone', () => {
     const view = createView()
     const spy = vi.spyOn(driver!, 'deliver')
     for (let t = 0; t < 10 * 60_000; t += 250) {
@@ -67,9 +88,10 @@ describe('a core whose timers fire late (a hidden tab)', () => {
       expect(isAlive(view, driver!.peer.config.peerId, Date.now())).toBe(true)
     }
     const ticks = spy.mock.calls.filter(([inputs]) => inputs.some((i) => i.type === 'tick')).length
-    // 10 minutes: 2,400 ticks at TICK_MS, about 600 once quiet
-    expect(ticks).toBeLessThan(700)
-    expect(ticks).toBeGreaterThan(550)
+    // 10 minutes: 2,400 ticks at TICK_MS, 600 at QUIET_TICK_MS; here a minute
+    // of those (the room is quiet after QUIET_ROOM_AFTER_MS), then QUIET_ROOM_TICK_MS
+    expect(ticks).toBeLessThan(200)
+    expect(ticks).toBeGreaterThan(150)
   })
 
   it('keeps beating within its promise when timers fire once a second or once a minute', () => {

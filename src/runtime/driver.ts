@@ -28,7 +28,7 @@ import { createPeer, step, type PeerInput, type PeerState } from '../roles/index
 import { derived } from '../roles/peer'
 import { rootOfWork, type Consent } from '../roles/consent'
 import type { PeerConfig, PeerEvent } from '../roles/types'
-import { presenceTtlMs } from '../protocol/rules'
+import { presenceTtlMs, QUIET_ROOM_AFTER_MS } from '../protocol/rules'
 import { ActivityLog } from './activity'
 import { LiveTextFeed, type LiveText } from './live-text'
 import { callEntry, type CallEntry } from './call-log'
@@ -66,6 +66,13 @@ export const TICK_MS = 250
 export const QUIET_TICK_MS = 1_000
 /** How long after the last input that is not a tick or a beat the core is taken for quiet. */
 export const QUIET_AFTER_MS = 5_000
+/**
+ * The tick of a quiet core in a quiet room (no plan record for
+ * QUIET_ROOM_AFTER_MS): its own keepalives are 30 s apart then, and others'
+ * keepalives live 91 s, so a tick 5 s late delays nothing anyone sees. The
+ * first record makes the core busy, and the tick fast, at once.
+ */
+export const QUIET_ROOM_TICK_MS = 5_000
 /** At most this often the tree and activity are re-projected for the UI. */
 export const VIEW_THROTTLE_MS = 150
 
@@ -401,13 +408,14 @@ export class CoreDriver {
 
   /**
    * The next tick: TICK_MS while the core is busy, QUIET_TICK_MS once it is
-   * quiet. A step that finds the core busy again brings a pending slow tick
+   * quiet, QUIET_ROOM_TICK_MS once its room is quiet too. A step that finds the core busy again brings a pending slow tick
    * forward.
    */
   private scheduleTick(): void {
     const delay = tickDelay({
       busy: this.calls.size > 0 || this.peer.work.size > 0,
       sinceInputMs: this.now() - this.lastBusyAt,
+      sinceRecordMs: this.now() - this.peer.lastPlanAt,
       tickMs: this.init.tickMs ?? TICK_MS,
       quietTickMs: this.init.quietTickMs ?? QUIET_TICK_MS,
     })
@@ -560,16 +568,23 @@ export class CoreDriver {
 /**
  * The delay to the next tick: tickMs while the core has calls in flight or
  * work held, or had an input other than a tick or a beat in the last
- * QUIET_AFTER_MS; quietTickMs (never shorter) once it is quiet.
+ * QUIET_AFTER_MS; quietTickMs (never shorter) once it is quiet; and
+ * QUIET_ROOM_TICK_MS (never shorter) once no plan record came for
+ * QUIET_ROOM_AFTER_MS either.
  */
 export function tickDelay(state: {
   busy: boolean
   sinceInputMs: number
+  /** since the last plan record heard (or the start); default: the room is not quiet */
+  sinceRecordMs?: number
   tickMs: number
   quietTickMs: number
 }): number {
   const quiet = !state.busy && state.sinceInputMs >= QUIET_AFTER_MS
-  return quiet ? Math.max(state.tickMs, state.quietTickMs) : state.tickMs
+  if (!quiet) return state.tickMs
+  const slow = Math.max(state.tickMs, state.quietTickMs)
+  const roomQuiet = (state.sinceRecordMs ?? 0) >= QUIET_ROOM_AFTER_MS
+  return roomQuiet ? Math.max(slow, QUIET_ROOM_TICK_MS) : slow
 }
 
 export function modelLabel(model: ModelConfig): string {

@@ -265,7 +265,7 @@ export class GossipAdapter {
    */
   setHeartbeat(ms: number): void {
     // the implementation's options, not part of the GossipSub interface: a
-    // version without them keeps its 1 s heartbeat (swarm.node.test.ts notices)
+    // version without them keeps its 1 s heartbeat (gossip-heartbeat.node.test.ts notices)
     const opts = (this.init.pubsub as unknown as { opts?: { heartbeatInterval?: unknown } }).opts
     if (opts !== undefined && typeof opts.heartbeatInterval === 'number') {
       opts.heartbeatInterval = ms

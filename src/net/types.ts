@@ -231,8 +231,9 @@ export interface SwarmNode {
   /**
    * Something new happened in the room (the plan layer calls it for each new
    * record, its own included; a peer new to the room list counts too). After
-   * QUIET_LINKS_AFTER_MS without either the room is quiet and the node keeps only ring links (dialer.ts); the next
-   * call links it to every neighbour again.
+   * QUIET_LINKS_AFTER_MS without either the room is quiet: the node keeps
+   * only ring links (dialer.ts) and slows its timers (QUIET_TICK_MS); the
+   * next call links it to every neighbour again, at the busy pace.
    */
   roomActive(): void
   /** Our listen addresses (with /p2p/<id>), e.g. for a Node peer's log. */

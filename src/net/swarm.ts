@@ -389,7 +389,7 @@ export async function createSwarm(
     clearTimeout(ticker)
     if (!stopSignal.aborted) ticker = setTimeout(tick, ms)
   }
-  ticker = setTimeout(tick, DIAL_RECHECK_MS)
+  scheduleTick(DIAL_RECHECK_MS)
 
   let stopping: Promise<void> | undefined
   const stop = (): Promise<void> => {

@@ -20,7 +20,7 @@ import { noise } from '@libp2p/noise'
 import { yamux } from '@libp2p/yamux'
 import { webSockets } from '@libp2p/websockets'
 import type { Libp2p, PrivateKey } from '@libp2p/interface'
-import { DISCOVER_PROTOCOL, LINK_PING_MIN_TIMEOUT_MS } from '../src/net/constants'
+import { DISCOVER_PROTOCOL, LINK_PING_MIN_TIMEOUT_MS, YAMUX_KEEPALIVE } from '../src/net/constants'
 import { loadOrCreateKeyFile } from '../src/net/identity.node.js'
 import { consoleLogger, errMsg, type NetLogger } from '../src/net/log'
 import { NO_ICE_SERVERS, type IceConfig } from '../src/net/ice-config'
@@ -186,7 +186,7 @@ export async function createRelay(init: RelayInit = {}): Promise<Relay> {
     addresses: { listen: [`/${family}/${host}/tcp/${port}/ws`] },
     transports: [webSockets()],
     connectionEncrypters: [noise()],
-    streamMuxers: [yamux()],
+    streamMuxers: [yamux({ enableKeepAlive: YAMUX_KEEPALIVE })],
     connectionGater: gater,
     connectionManager: {
       maxConnections: RELAY_MAX_CONNECTIONS,

@@ -146,6 +146,13 @@ export const BIG_ROOM_SHORTCUTS = 2
  * reaches every peer over the ring meanwhile.
  */
 export const QUIET_LINKS_AFTER_MS = 60_000
+/**
+ * A room whose plan is over (no goal left open) is quiet this long after its
+ * last record instead: there is no LLM call to wait out, and the minute's
+ * full mesh at the busy pace cost every tab 1 to 4% of a core after each
+ * plan. The same as the plan layer's OVER_ROOM_AFTER_MS (protocol/rules.ts).
+ */
+export const OVER_QUIET_AFTER_MS = 15_000
 
 /**
  * In a quiet room the network's own timers slow down too: the swarm's
@@ -195,6 +202,16 @@ export const LINK_PING_MIN_TIMEOUT_MS = 20_000
  * presence (§5.5) tells the roles who is alive whatever the links say.
  */
 export const LINK_PING_INTERVAL_MS = 60_000
+
+/**
+ * yamux's own keepalive is off (it sends a ping frame every 30 s each way
+ * by default). It only measures a round trip and never closes a dead
+ * connection; libp2p's connection monitor already pings every connection
+ * (LINK_PING_INTERVAL_MS, the relay RELAY_PING_INTERVAL_MS) and closes one
+ * whose peer stopped answering. Off, an idle tab's relay connection and a
+ * Node peer's TCP links carry those pings only.
+ */
+export const YAMUX_KEEPALIVE = false
 
 /**
  * A peer we have had a direct link to for this long, whose links carry no

@@ -19,16 +19,17 @@ import {
   INBOUND_CONNECTION_THRESHOLD,
   LINK_PING_INTERVAL_MS,
   MAX_RECORD_BYTES,
-  QUIET_LINKS_AFTER_MS,
   QUIET_TICK_MS,
   SYNC_MAX_INBOUND_STREAMS,
   SYNC_MAX_RETRIES,
   SYNC_PROTOCOL,
   SYNC_RETRY_DELAY_MS,
   SYNC_STRIKE_WEIGHT,
+  YAMUX_KEEPALIVE,
 } from './constants'
 import { checkRoom } from './discovery-wire'
 import { Dialer } from './dialer'
+import { quietAfterMs } from './topology'
 import { InvalidInitError, InvalidRoomError, NodeStoppedError } from './errors'
 import { GossipAdapter, guardInbound, swarmGossipsub } from './gossip'
 import { RateLimiter } from './rate-limit'
@@ -131,7 +132,7 @@ export async function createSwarm(
     addresses: { listen: circuitListen(platform.listen, relays) },
     transports: platform.transports,
     connectionEncrypters: [noise()],
-    streamMuxers: [yamux()],
+    streamMuxers: [yamux({ enableKeepAlive: YAMUX_KEEPALIVE })],
     connectionGater: { ...platform.gater, ...banGater((peerId) => strikes.isBanned(peerId)) },
     connectionManager: { inboundConnectionThreshold: INBOUND_CONNECTION_THRESHOLD },
     connectionMonitor: {
@@ -209,11 +210,12 @@ export async function createSwarm(
     ...(init.surplusLinkGraceMs !== undefined ? { surplusGraceMs: init.surplusLinkGraceMs } : {}),
   })
 
-  // a quiet room keeps ring links only (QUIET_LINKS_AFTER_MS) and slows its
+  // a quiet room (topology.ts quietAfterMs) keeps ring links only and slows its
   // timers (QUIET_TICK_MS); activity wakes it at once
   let ticker: ReturnType<typeof setTimeout> | undefined
   let activeAt = Date.now()
   let quiet = false
+  let planOver = false
   const setQuiet = (q: boolean) => {
     if (q === quiet) return
     quiet = q
@@ -379,7 +381,7 @@ export async function createSwarm(
   function tick(): void {
     relayClient.tick()
     relinker.tick()
-    setQuiet(Date.now() - activeAt >= (init.quietLinksAfterMs ?? QUIET_LINKS_AFTER_MS))
+    setQuiet(Date.now() - activeAt >= quietAfterMs(planOver, init.quietLinksAfterMs))
     dialer.tick()
     linkPaths.tick(directConnections())
     summaryChanged()
@@ -433,6 +435,9 @@ export async function createSwarm(
     },
     syncNow,
     roomActive,
+    setPlanOver: (over: boolean) => {
+      planOver = over
+    },
     multiaddrs: () => libp2p.getMultiaddrs().map((ma) => ma.toString()),
     stop,
   }

@@ -1,6 +1,20 @@
 import { describe, expect, it } from 'vitest'
-import { BIG_ROOM_PEERS, BIG_ROOM_RING, BIG_ROOM_SHORTCUTS, DIRECT_LINKS } from './constants'
-import { linkGraph, linkShape, linkTargets, quietLinkShape, type LinkShape } from './topology'
+import {
+  linkGraph,
+  linkShape,
+  linkTargets,
+  quietAfterMs,
+  quietLinkShape,
+  type LinkShape,
+} from './topology'
+import {
+  BIG_ROOM_PEERS,
+  BIG_ROOM_RING,
+  BIG_ROOM_SHORTCUTS,
+  DIRECT_LINKS,
+  OVER_QUIET_AFTER_MS,
+  QUIET_LINKS_AFTER_MS,
+} from './constants'
 
 const room = (n: number) => Array.from({ length: n }, (_, i) => `12D3KooWpeer${i}`)
 
@@ -129,5 +143,16 @@ describe('linkTargets', () => {
     }
     // each link counted at both ends; the ring alone moves about 3 links a join
     expect(moved / 2).toBeLessThanOrEqual(8)
+  })
+})
+
+describe('when a room is quiet (quietAfterMs)', () => {
+  it('a minute after the last activity while a goal is open, 15 s once the plan is over', () => {
+    expect(quietAfterMs(false)).toBe(QUIET_LINKS_AFTER_MS)
+    expect(quietAfterMs(true)).toBe(OVER_QUIET_AFTER_MS)
+    expect(OVER_QUIET_AFTER_MS).toBeLessThan(QUIET_LINKS_AFTER_MS)
+    // a shorter quiet time (a test's) is never made longer
+    expect(quietAfterMs(true, 3_000)).toBe(3_000)
+    expect(quietAfterMs(false, 3_000)).toBe(3_000)
   })
 })

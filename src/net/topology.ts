@@ -20,9 +20,10 @@
  *   on the ring: a newcomer changes only the picks of the few peers for
  *   whom it outranks a shortcut they had.
  *
- * A quiet room (QUIET_LINKS_AFTER_MS) needs links only to carry beats and
- * the first record of new work: its peers keep a thinner shape
- * (quietLinkShape) until that record comes.
+ * A quiet room (quietAfterMs: a minute without a record or a newcomer, 15 s
+ * once its plan is over) needs links only to carry beats and the first
+ * record of new work: its peers keep a thinner shape (quietLinkShape) until
+ * that record comes.
  *
  * A link is wanted when either end picks it. Every peer computes the whole
  * room's picks from the same room list, so both ends of a pair agree.
@@ -30,7 +31,14 @@
 import { sha256 } from '../protocol/sha256'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { remember, rendezvousOrder } from '../protocol/hash'
-import { BIG_ROOM_PEERS, BIG_ROOM_RING, BIG_ROOM_SHORTCUTS, DIRECT_LINKS } from './constants'
+import {
+  BIG_ROOM_PEERS,
+  BIG_ROOM_RING,
+  BIG_ROOM_SHORTCUTS,
+  DIRECT_LINKS,
+  OVER_QUIET_AFTER_MS,
+  QUIET_LINKS_AFTER_MS,
+} from './constants'
 
 /** How a room of some size links: ring neighbours on each side, and shortcuts a peer picks. */
 export interface LinkShape {
@@ -53,6 +61,15 @@ export function linkShape(roomSize: number): LinkShape {
  */
 export function quietLinkShape(roomSize: number): LinkShape {
   return { ring: 1, shortcuts: roomSize > BIG_ROOM_PEERS ? 1 : 0 }
+}
+
+/**
+ * How long after the last activity (a record, a newcomer) a room is quiet:
+ * `after` (QUIET_LINKS_AFTER_MS), or OVER_QUIET_AFTER_MS if sooner once its
+ * plan is over.
+ */
+export function quietAfterMs(planOver: boolean, after = QUIET_LINKS_AFTER_MS): number {
+  return planOver ? Math.min(after, OVER_QUIET_AFTER_MS) : after
 }
 
 /** ring positions by PeerId */

@@ -236,6 +236,12 @@ export interface SwarmNode {
    * next call links it to every neighbour again, at the busy pace.
    */
   roomActive(): void
+  /**
+   * The plan layer says whether the room's plan is over (every goal settled:
+   * plan/archive.ts planOver). Then the room is quiet OVER_QUIET_AFTER_MS
+   * after the last activity instead of QUIET_LINKS_AFTER_MS.
+   */
+  setPlanOver(over: boolean): void
   /** Our listen addresses (with /p2p/<id>), e.g. for a Node peer's log. */
   multiaddrs(): string[]
   /** Stops the node; idempotent. */

@@ -31,6 +31,18 @@ export function settledRoots(plan: DerivedPlan): string[] {
 }
 
 /**
+ * Is the plan over: has it goals, every root settled (settledRoots) and none
+ * held by the goal limits? Nothing is left to do until a new goal comes.
+ */
+export function planOver(plan: DerivedPlan): boolean {
+  return (
+    plan.roots.length > 0 &&
+    plan.held.length === 0 &&
+    settledRoots(plan).length === plan.roots.length
+  )
+}
+
+/**
  * Ids of every record of the tree under root goal `root` that `state` holds.
  * Walks the records themselves, not only the derived tree, so records that
  * lost (a second accept, a node that does not count, the child goal of a

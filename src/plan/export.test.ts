@@ -112,6 +112,7 @@ function treeWithSteps(): PlanTree {
   ])
   return {
     goals: [root],
+    over: true,
     progress: { leaves: 3, leavesDone: 3, leavesFailed: 0, goals: 2 },
     usage: { decomposer: zeroUsage(), scorer: zeroUsage(), executor: zeroUsage() },
   }

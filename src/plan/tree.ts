@@ -11,6 +11,7 @@ import { MAX_REDOS_PER_LEAF, MAX_VETOES_PER_GOAL } from '../protocol/limits'
 import type { Step } from '../protocol/steps'
 import type { DerivedGoal, DerivedPlan, DerivedSlot, GoalStatus, SlotStatus } from './derive'
 import { meanScore } from './acceptance'
+import { planOver } from './archive'
 import type { TaskState } from './tasks'
 import type { PlanState } from './state'
 
@@ -105,6 +106,8 @@ export interface UsageTotals {
 
 export interface PlanTree {
   goals: GoalView[]
+  /** every goal is settled and none is held: nothing to do until a new goal (archive.ts planOver) */
+  over: boolean
   progress: { leaves: number; leavesDone: number; leavesFailed: number; goals: number }
   /** LLM usage by role, as the records report it */
   usage: Record<'decomposer' | 'scorer' | 'executor', UsageTotals>
@@ -280,6 +283,7 @@ export function projectTree(
   }
   return {
     goals,
+    over: planOver(plan),
     progress: { leaves, leavesDone, leavesFailed, goals: plan.goals.size },
     usage: usageByRole(state, costUsd),
   }

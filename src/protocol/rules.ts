@@ -112,7 +112,8 @@ export function keepaliveMs(peers: number): number {
 }
 /**
  * A room is quiet for a peer that holds nothing and has heard no plan record
- * for QUIET_ROOM_AFTER_MS (and has run that long). Its keepalive gap is then
+ * for QUIET_ROOM_AFTER_MS (OVER_ROOM_AFTER_MS once the plan is over; and has
+ * run that long). Its keepalive gap is then
  * at least QUIET_KEEPALIVE_MS: a room of tabs left open after their plan sends
  * a beat per peer per 30 s instead of per 5 s. What it costs: a quiet peer that
  * dies unannounced is taken for gone only after presenceTtlMs(30 s) = 91 s;
@@ -122,6 +123,21 @@ export function keepaliveMs(peers: number): number {
  */
 export const QUIET_ROOM_AFTER_MS = 60_000
 export const QUIET_KEEPALIVE_MS = 30_000
+/**
+ * A room whose plan is over (it has goals, and every root goal is done,
+ * failed or cancelled) has nothing left to wait for, not even a long LLM
+ * call: it is quiet this long after its last plan record instead of
+ * QUIET_ROOM_AFTER_MS. Long enough for a plan's last records (a late vote,
+ * the copies of the last roll-up) to come in; the rest of the minute cost
+ * every tab 1 to 4% of a core (all links up, one-second timers) after each
+ * plan (bench:idle). A new goal wakes the room as any record does.
+ */
+export const OVER_ROOM_AFTER_MS = 15_000
+
+/** How long after its last plan record a room is quiet: OVER_ROOM_AFTER_MS once its plan is over. */
+export function quietRoomAfterMs(planOver: boolean): number {
+  return planOver ? OVER_ROOM_AFTER_MS : QUIET_ROOM_AFTER_MS
+}
 
 /** The keepalive gap of an idle peer in a quiet room. */
 export function quietKeepaliveMs(peers: number): number {

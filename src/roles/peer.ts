@@ -19,7 +19,7 @@ import {
 } from '../protocol/records'
 import {
   MAX_TASK_ATTEMPTS,
-  QUIET_ROOM_AFTER_MS,
+  quietRoomAfterMs,
   RETRY_FAILED_AFTER_MS,
   WARMUP_MS,
 } from '../protocol/rules'
@@ -28,6 +28,7 @@ import { validateRecord } from '../protocol/validate'
 import { createSyncRounds, syncEnded, type SyncRounds } from './neighbours'
 import { chaseLapsed, noticeLapse } from './lapse'
 import { derivePlan, type DerivedPlan } from '../plan/derive'
+import { planOver } from '../plan/archive'
 import { PlanState } from '../plan/state'
 import { createView, hearPresence, liveCount, type SwarmView } from './view'
 import { emptyEffects, type Command, type Effects, type PeerConfig, type PeerInput } from './types'
@@ -105,7 +106,7 @@ export interface PeerState {
   beatDue: boolean
   /** a peer it did not know was heard since the last beat */
   newcomerHeard: boolean
-  /** local time of the last plan record heard (or of the start): the room is quiet QUIET_ROOM_AFTER_MS after it */
+  /** local time of the last plan record heard (or of the start): the room is quiet a while after it (roomQuiet) */
   lastPlanAt: number
   healthy: boolean
   unhealthySince: number
@@ -162,6 +163,15 @@ export function derived(peer: PeerState): DerivedPlan {
     peer.derivedCache = derivePlan(peer.plan)
   }
   return peer.derivedCache
+}
+
+/**
+ * Is the room quiet for this peer: no plan record heard for
+ * quietRoomAfterMs (shorter once the plan is over)? Its beats and ticks slow
+ * down then (presence.ts, driver.ts).
+ */
+export function roomQuiet(peer: PeerState, now: number): boolean {
+  return now - peer.lastPlanAt >= quietRoomAfterMs(planOver(derived(peer)))
 }
 
 /**
@@ -336,7 +346,7 @@ function maybeBeat(peer: PeerState, fx: Effects, now: number): void {
   const holding = heldTasks(peer)
   const key = currentBeatKey(peer)
   const known = liveCount(peer.view, now)
-  const quiet = holding.length === 0 && now - peer.lastPlanAt >= QUIET_ROOM_AFTER_MS
+  const quiet = holding.length === 0 && roomQuiet(peer, now)
   const due = shouldBeat({
     now,
     lastBeatAt: peer.lastBeatAt,

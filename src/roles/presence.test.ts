@@ -6,11 +6,12 @@ import {
   PRESENCE_INTERVAL_MS,
   presenceTtlMs,
   QUIET_KEEPALIVE_MS,
+  OVER_ROOM_AFTER_MS,
   QUIET_ROOM_AFTER_MS,
 } from '../protocol/rules'
 import type { Presence } from '../protocol/records'
 import { createView, hearPresence, isAlive } from './view'
-import { newGoal } from '../protocol/records'
+import { newCancel, newGoal } from '../protocol/records'
 import { createRng } from '../sim/rng'
 import { fakePeerId } from '../sim/swarm'
 import { createPeer, step, type Effects } from './index'
@@ -137,6 +138,31 @@ describe('a quiet room (no plan record for QUIET_ROOM_AFTER_MS)', () => {
     t = quiet[1]!.at + 10_000
     const fx = step(peer, { type: 'record', record: newGoal('r', 'someone', 'g', t, 2) }, t)
     expect(beatsOf(fx).map((b) => b.every)).toEqual([PRESENCE_INTERVAL_MS])
+  })
+
+  it('is quiet OVER_ROOM_AFTER_MS after the last record once every goal is over, a minute while one is open', () => {
+    const firstQuietBeat = (cancel: boolean) => {
+      const peer = peerIn(`over-${cancel}`)
+      const goal = newGoal('r', 'someone', 'g', 0, 2)
+      const records = cancel ? [goal, newCancel('r', 'someone', goal.id, 1_000)] : [goal]
+      step(
+        peer,
+        records.map((record) => ({ type: 'record' as const, record })),
+        1_000,
+      )
+      for (let t = 1_000; t < 1_000 + 2 * QUIET_ROOM_AFTER_MS; t += 250) {
+        const quiet = beatsOf(step(peer, { type: 'tick' }, t)).find(
+          (b) => b.every === QUIET_KEEPALIVE_MS,
+        )
+        if (quiet) return t - 1_000
+      }
+      return null
+    }
+    const over = firstQuietBeat(true)!
+    expect(over).toBeGreaterThanOrEqual(OVER_ROOM_AFTER_MS)
+    expect(over).toBeLessThan(OVER_ROOM_AFTER_MS + PRESENCE_INTERVAL_MS + 1_000)
+    const open = firstQuietBeat(false)!
+    expect(open).toBeGreaterThanOrEqual(QUIET_ROOM_AFTER_MS)
   })
 
   it('others keep a quiet peer alive for three of its gaps, then take it for gone', () => {

@@ -3,7 +3,6 @@ import type { Presence, WireRecord } from '../protocol/records'
 import { createRng } from '../sim/rng'
 import { fakePeerId } from '../sim/swarm'
 import { createView, hearPresence, isAlive } from '../roles/view'
-import { QUIET_ROOM_AFTER_MS } from '../protocol/rules'
 import {
   CoreDriver,
   QUIET_AFTER_MS,
@@ -29,15 +28,13 @@ describe('tick cadence (driver.ts)', () => {
 
   it('ticks slower still once the room is quiet too, and fast again when busy', () => {
     const base = { tickMs: TICK_MS, quietTickMs: QUIET_TICK_MS, sinceInputMs: 1e9 }
-    const roomQuiet = { ...base, sinceRecordMs: QUIET_ROOM_AFTER_MS }
-    expect(tickDelay({ ...base, busy: false, sinceRecordMs: QUIET_ROOM_AFTER_MS - 1 })).toBe(
-      QUIET_TICK_MS,
-    )
+    const roomQuiet = { ...base, roomQuiet: true }
+    expect(tickDelay({ ...base, busy: false, roomQuiet: false })).toBe(QUIET_TICK_MS)
     expect(tickDelay({ ...roomQuiet, busy: false })).toBe(QUIET_ROOM_TICK_MS)
     // holding work (a long LLM call in a room that hears nothing else) keeps the fast tick
     expect(tickDelay({ ...roomQuiet, busy: true })).toBe(TICK_MS)
     // a record just heard is an input: the core is not quiet
-    expect(tickDelay({ ...base, busy: false, sinceInputMs: 0, sinceRecordMs: 0 })).toBe(TICK_MS)
+    expect(tickDelay({ ...roomQuiet, busy: false, sinceInputMs: 0 })).toBe(TICK_MS)
   })
 })
 

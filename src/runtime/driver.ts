@@ -25,10 +25,10 @@ import type { PlanRecord, WireRecord } from '../protocol/records'
 import { projectTree, type PlanTree } from '../plan/tree'
 import { withoutRecords } from '../plan/archive'
 import { createPeer, step, type PeerInput, type PeerState } from '../roles/index'
-import { derived } from '../roles/peer'
+import { derived, roomQuiet } from '../roles/peer'
 import { rootOfWork, type Consent } from '../roles/consent'
 import type { PeerConfig, PeerEvent } from '../roles/types'
-import { presenceTtlMs, QUIET_ROOM_AFTER_MS } from '../protocol/rules'
+import { presenceTtlMs } from '../protocol/rules'
 import { ActivityLog } from './activity'
 import { LiveTextFeed, type LiveText } from './live-text'
 import { callEntry, type CallEntry } from './call-log'
@@ -67,8 +67,7 @@ export const QUIET_TICK_MS = 1_000
 /** How long after the last input that is not a tick or a beat the core is taken for quiet. */
 export const QUIET_AFTER_MS = 5_000
 /**
- * The tick of a quiet core in a quiet room (no plan record for
- * QUIET_ROOM_AFTER_MS): its own keepalives are 30 s apart then, and others'
+ * The tick of a quiet core in a quiet room (peer.ts roomQuiet): its own keepalives are 30 s apart then, and others'
  * keepalives live 91 s, so a tick 5 s late delays nothing anyone sees. The
  * first record makes the core busy, and the tick fast, at once.
  */
@@ -415,7 +414,7 @@ export class CoreDriver {
     const delay = tickDelay({
       busy: this.calls.size > 0 || this.peer.work.size > 0,
       sinceInputMs: this.now() - this.lastBusyAt,
-      sinceRecordMs: this.now() - this.peer.lastPlanAt,
+      roomQuiet: roomQuiet(this.peer, this.now()),
       tickMs: this.init.tickMs ?? TICK_MS,
       quietTickMs: this.init.quietTickMs ?? QUIET_TICK_MS,
     })
@@ -569,22 +568,22 @@ export class CoreDriver {
  * The delay to the next tick: tickMs while the core has calls in flight or
  * work held, or had an input other than a tick or a beat in the last
  * QUIET_AFTER_MS; quietTickMs (never shorter) once it is quiet; and
- * QUIET_ROOM_TICK_MS (never shorter) once no plan record came for
- * QUIET_ROOM_AFTER_MS either.
+ * QUIET_ROOM_TICK_MS (never shorter) once its room is quiet too (peer.ts
+ * roomQuiet: no plan record for a minute, or for OVER_ROOM_AFTER_MS once the
+ * plan is over).
  */
 export function tickDelay(state: {
   busy: boolean
   sinceInputMs: number
-  /** since the last plan record heard (or the start); default: the room is not quiet */
-  sinceRecordMs?: number
+  /** the room is quiet (peer.ts roomQuiet); default false */
+  roomQuiet?: boolean
   tickMs: number
   quietTickMs: number
 }): number {
   const quiet = !state.busy && state.sinceInputMs >= QUIET_AFTER_MS
   if (!quiet) return state.tickMs
   const slow = Math.max(state.tickMs, state.quietTickMs)
-  const roomQuiet = (state.sinceRecordMs ?? 0) >= QUIET_ROOM_AFTER_MS
-  return roomQuiet ? Math.max(slow, QUIET_ROOM_TICK_MS) : slow
+  return state.roomQuiet === true ? Math.max(slow, QUIET_ROOM_TICK_MS) : slow
 }
 
 export function modelLabel(model: ModelConfig): string {

@@ -122,6 +122,8 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   }
   // declared before the store: restoring stored records already calls onRecord
   let node: SwarmNode | null = null
+  // the plan is over (PlanTree.over): the node lets the room go quiet sooner
+  let planOver = false
   // the anti-entropy cadence follows new records (anti-entropy.ts)
   let recordArrived = () => {}
   const store = new PlanStore({
@@ -211,7 +213,11 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     tools: { ...(init.tools ?? NO_TOOLS) },
     publish,
     requestSync: () => checkSync(),
-    onTree: (tree) => emit('tree', tree),
+    onTree: (tree) => {
+      planOver = tree.over
+      node?.setPlanOver(planOver)
+      emit('tree', tree)
+    },
     onActivity: (activity) => emit('activity', activity),
     onCall: (call) => {
       const added = addCall(callLog, call)
@@ -316,6 +322,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     maxRecordBytes: MAX_WIRE_BYTES + SEAL_OVERHEAD,
     ...(parts.netLogger ? { logger: parts.netLogger } : {}),
   })
+  node.setPlanOver(planOver)
   node.subscribe(topics.plan, (bytes) => {
     traffic.received++
     traffic.receivedBytes += bytes.length

@@ -10,6 +10,7 @@ import type { RoleActivity } from './types'
 
 const EMPTY_TREE: PlanTree = {
   goals: [],
+  over: false,
   progress: { leaves: 0, leavesDone: 0, leavesFailed: 0, goals: 0 },
   usage: { decomposer: zeroUsage(), scorer: zeroUsage(), executor: zeroUsage() },
 }

@@ -120,6 +120,7 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
   ]
   let tree: PlanTree = {
     goals: [],
+    over: false,
     progress: { leaves: 0, leavesDone: 0, leavesFailed: 0, goals: 0 },
     usage: { decomposer: zeroUsage(), scorer: zeroUsage(), executor: zeroUsage() },
   }
@@ -161,6 +162,7 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
     for (const [i, run] of runs.entries()) run.goalId ??= frames[i]?.tree.goals[0]?.id ?? null
     tree = {
       goals,
+      over: frames.every((f) => f.tree.over),
       progress: frames.reduce(
         (sum, f) => ({
           leaves: sum.leaves + f.tree.progress.leaves,

@@ -225,6 +225,7 @@ export function syntheticTree(nodes: number, branching = 6, levels = 4): PlanTre
   const root = goal('root', 'Plan a two-week trip to Japan', 0, levels, branching, budget)
   return {
     goals: [root],
+    over: false,
     progress: { leaves: 0, leavesDone: 0, leavesFailed: 0, goals: 0 },
     usage: { decomposer: zeroUsage(), scorer: zeroUsage(), executor: zeroUsage() },
   }

@@ -19,8 +19,8 @@ describe('anti-entropy cadence (anti-entropy.ts)', () => {
   })
 
   it('spaces out rounds in a quiet room, doubling up to the cap', () => {
-    vi.advanceTimersByTime(20_000 + 40_000 + 80_000 + 160_000 + 160_000)
-    expect(rounds).toEqual([20_000, 60_000, 140_000, 300_000, 460_000])
+    vi.advanceTimersByTime(20_000 + 40_000 + 80_000 + 160_000 + 320_000 + 640_000)
+    expect(rounds).toEqual([20_000, 60_000, 140_000, 300_000, 620_000, 1_260_000])
     expect(clock!.gap).toBe(ANTI_ENTROPY_QUIET_MAX_MS)
   })
 
@@ -33,12 +33,12 @@ describe('anti-entropy cadence (anti-entropy.ts)', () => {
   })
 
   it('comes back to the short gap as soon as a record arrives after a quiet spell', () => {
-    vi.advanceTimersByTime(300_000) // rounds at 20, 60, 140, 300 s; the next is due at 460 s
+    vi.advanceTimersByTime(620_000) // rounds at 20, 60, 140, 300, 620 s; the next is due at 1,260 s
     expect(clock!.gap).toBe(ANTI_ENTROPY_QUIET_MAX_MS)
     vi.advanceTimersByTime(10_000)
-    clock!.recordArrived() // at 310 s
+    clock!.recordArrived() // at 630 s
     vi.advanceTimersByTime(ANTI_ENTROPY_INTERVAL_MS)
-    expect(rounds.at(-1)).toBe(310_000 + ANTI_ENTROPY_INTERVAL_MS)
+    expect(rounds.at(-1)).toBe(630_000 + ANTI_ENTROPY_INTERVAL_MS)
   })
 
   it('runs no round once stopped', () => {

@@ -21,6 +21,7 @@ import {
   GOSSIP_MESH,
   IDONTWANT_MIN_BYTES,
   GOSSIP_SEEN_TTL_MS,
+  GOSSIP_SCORE_DECAY_MS,
   INVALID_MESSAGE_DECAY,
   INVALID_MESSAGE_WEIGHT,
   STRIKE_SCORE_WEIGHT,
@@ -39,6 +40,11 @@ export function maxRpcBytes(maxRecordBytes: number): number {
   return 2 * maxRecordBytes + 64 * 1024
 }
 
+/** A decay factor per second as the factor per GOSSIP_SCORE_DECAY_MS. */
+function perInterval(perSecond: number): number {
+  return perSecond ** (GOSSIP_SCORE_DECAY_MS / 1_000)
+}
+
 /**
  * GossipSub's peer score for one of our topics (P1–P4). Only P4, invalid
  * messages, can make a score negative: P3 (too few deliveries from a mesh
@@ -53,20 +59,20 @@ function topicScore() {
     timeInMeshQuantum: 1_000,
     timeInMeshCap: 3_600,
     firstMessageDeliveriesWeight: 0.1,
-    firstMessageDeliveriesDecay: 0.9,
+    firstMessageDeliveriesDecay: perInterval(0.9),
     firstMessageDeliveriesCap: 50,
     // P3, P3b: off (see above)
     meshMessageDeliveriesWeight: 0,
-    meshMessageDeliveriesDecay: 0.5,
+    meshMessageDeliveriesDecay: perInterval(0.5),
     meshMessageDeliveriesCap: 100,
     meshMessageDeliveriesThreshold: 1,
     meshMessageDeliveriesWindow: 10,
     meshMessageDeliveriesActivation: 5_000,
     meshFailurePenaltyWeight: 0,
-    meshFailurePenaltyDecay: 0.5,
+    meshFailurePenaltyDecay: perInterval(0.5),
     // P4: every rejected message
     invalidMessageDeliveriesWeight: INVALID_MESSAGE_WEIGHT,
-    invalidMessageDeliveriesDecay: INVALID_MESSAGE_DECAY,
+    invalidMessageDeliveriesDecay: perInterval(INVALID_MESSAGE_DECAY),
   }
 }
 
@@ -140,6 +146,7 @@ export function swarmGossipsubOptions(init: SwarmGossipsubInit): Partial<Gossips
       // colocation penalty graylists a swarm of 12+ tabs. Sybil resistance by
       // IP makes no sense on a LAN; the validator and strikes do the policing.
       IPColocationFactorWeight: 0,
+      decayInterval: GOSSIP_SCORE_DECAY_MS,
       // our strikes (rejected records, floods, junk in sync) lower the score
       appSpecificScore: (peer: string) => -init.strikes(peer),
       appSpecificWeight: STRIKE_SCORE_WEIGHT,

@@ -8,6 +8,8 @@ import {
   GOSSIP_BUCKET_CAPACITY,
   GOSSIP_BUCKET_REFILL_PER_S,
   GOSSIP_BYTES_PER_TOKEN,
+  GOSSIP_SCORE_DECAY_MS,
+  INVALID_MESSAGE_DECAY,
   STRIKE_SCORE_WEIGHT,
 } from './constants'
 import { guardInbound, swarmGossipsubOptions } from './gossip'
@@ -144,5 +146,23 @@ describe('GossipSub peer score', () => {
       opts.scoreThresholds!.graylistThreshold!,
     )
     expect(params.appSpecificScore('good')).toBe(-0)
+  })
+
+  it('decays every GOSSIP_SCORE_DECAY_MS, as fast per second as the stated rates', () => {
+    const opts = swarmGossipsubOptions({
+      maxRecordBytes: 1024,
+      topics: ['murmuration/3/x/plan'],
+      strikes: () => 0,
+    })
+    const params = createPeerScoreParams(opts.scoreParams)
+    expect(params.decayInterval).toBe(GOSSIP_SCORE_DECAY_MS)
+    const topic = params.topics['murmuration/3/x/plan']!
+    // over a minute: six decays of the topic's factor, sixty of the per-second rate
+    const steps = 60_000 / params.decayInterval
+    expect(topic.invalidMessageDeliveriesDecay ** steps).toBeCloseTo(
+      INVALID_MESSAGE_DECAY ** 60,
+      10,
+    )
+    expect(topic.firstMessageDeliveriesDecay ** steps).toBeCloseTo(0.9 ** 60, 10)
   })
 })

@@ -153,7 +153,7 @@ export interface ConnectionSummary {
   other: number
   /** peers of the room the relay told us about (linked or not) */
   known: number
-  /** the room is quiet: links to ring neighbours only (QUIET_LINKS_AFTER_MS) */
+  /** the room is quiet: links to ring neighbours only (topology.ts quietAfterMs) */
   quiet: boolean
 }
 

@@ -1,4 +1,5 @@
 /** Opening gossip off the main thread: batched, same verdicts as in-process, and a fallback. */
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { encodeRecord } from '../protocol/codec'
 import { makeSigner, sampleRecords } from '../protocol/fixtures.test-support'
@@ -7,6 +8,7 @@ import {
   authorNamed,
   BatchOpener,
   openSealed,
+  openSealedAsync,
   serveOpener,
   type FromOpener,
   type ToOpener,
@@ -38,6 +40,27 @@ function fakeWorker() {
 }
 
 describe('gossip opener', () => {
+  it('platform crypto (the worker) and pure JS give the same verdict on every flipped byte', async () => {
+    const [first] = await sealedSamples()
+    const plain = await openSealedAsync(room, first!)
+    expect(plain).toEqual(openSealed(room, first!))
+    // flip bytes of the signed record inside a valid seal: what a member could send
+    const signed = typeof plain === 'string' ? new Uint8Array() : plain.plain
+    await fc.assert(
+      fc.asyncProperty(
+        fc.nat(signed.length - 1),
+        fc.integer({ min: 1, max: 255 }),
+        async (at, x) => {
+          const bad = signed.slice()
+          bad[at]! ^= x
+          const sealed = sealRecord(room, bad)
+          expect(await openSealedAsync(room, sealed)).toEqual(openSealed(room, sealed))
+        },
+      ),
+      { numRuns: 60 },
+    )
+  })
+
   it('opens a burst in one batch, with the verdicts of the in-process check', async () => {
     const sealed = await sealedSamples()
     const forged = sealed[0]!.slice()

@@ -16,6 +16,7 @@ import { testRoom } from './fixtures/rooms'
 import { expect, FRIEND_KEY } from './fixtures/ui-app'
 import {
   allowTools,
+  expectDirectLinks,
   expectJoined,
   leavesDone,
   pickRole,
@@ -99,9 +100,7 @@ async function friendDoesTheWork(scene: LanScene, secure: boolean): Promise<void
   await expect(executor.getByRole('heading', { name: /^Your results \([1-9]\d*\)$/ })).toBeVisible()
 
   // the friend linked straight to every host tab: plan traffic never went through the relay
-  await expect
-    .poll(() => executor.evaluate(() => window.murmuration!.connections()), { timeout: 60_000 })
-    .toMatchObject({ direct: 4, relayed: 0, other: 0 })
+  await expectDirectLinks(executor, 4, 60_000)
   const traffic = await executor.evaluate(() => window.murmuration!.traffic())
   expect(traffic.received + traffic.synced).toBeGreaterThan(0)
 

@@ -165,7 +165,8 @@ test('two relays: tabs register with both; one killed mid-run costs nothing, and
       reserved: true,
     })
     const links = await friend.evaluate(() => window.murmuration!.connections())
-    expect(links.direct).toBeGreaterThanOrEqual(3)
+    // (two, its ring neighbours, if the room has gone quiet meanwhile)
+    expect(links.direct).toBeGreaterThanOrEqual(links.quiet ? 2 : 3)
     expect(browse.pageErrors).toEqual([])
   } finally {
     scorer.child.kill('SIGTERM')

@@ -28,7 +28,7 @@ import {
   waitForRootDone,
   type Role,
 } from './fixtures/swarm'
-import { submitGoal } from './fixtures/ui-steps'
+import { expectDirectLinks, submitGoal } from './fixtures/ui-steps'
 
 test.describe.configure({ timeout: 240_000 })
 
@@ -81,11 +81,7 @@ test('five tabs run a goal to a finished tree; a late observer gets it whole; di
 
     // every tab-to-tab link is direct WebRTC (a relayed link only signals; a
     // busy machine may briefly show one while a dropped link is re-dialled)
-    for (const page of pages) {
-      await expect
-        .poll(() => page.evaluate(() => window.murmuration!.connections()), { timeout: 30_000 })
-        .toMatchObject({ direct: roles.length - 1, relayed: 0, other: 0 })
-    }
+    for (const page of pages) await expectDirectLinks(page, roles.length - 1)
 
     await served.stop()
     await expect

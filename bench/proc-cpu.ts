@@ -16,19 +16,37 @@ export interface ProcInfo {
   cpuSeconds: number
 }
 
+/** A /proc stat line (a process's or a thread's). */
+function parseStat(pid: number, stat: string): ProcInfo {
+  // the name is in parentheses and may hold spaces: split after its closing one
+  const close = stat.lastIndexOf(')')
+  const fields = stat.slice(close + 2).split(' ')
+  return {
+    pid,
+    ppid: Number(fields[1]),
+    name: stat.slice(stat.indexOf('(') + 1, close),
+    cpuSeconds: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S,
+  }
+}
+
 /** One process's stat line, or null when it is gone. */
 export function readProc(pid: number): ProcInfo | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    // the name is in parentheses and may hold spaces: split after its closing one
-    const close = stat.lastIndexOf(')')
-    const fields = stat.slice(close + 2).split(' ')
-    return {
-      pid,
-      ppid: Number(fields[1]),
-      name: stat.slice(stat.indexOf('(') + 1, close),
-      cpuSeconds: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S,
+    return parseStat(pid, readFileSync(`/proc/${pid}/stat`, 'utf8'))
+  } catch {
+    return null
+  }
+}
+
+/** CPU seconds so far of each of a process's threads, summed by thread name; null when it is gone. */
+export function threadCpu(pid: number): Map<string, number> | null {
+  try {
+    const byName = new Map<string, number>()
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const t = parseStat(Number(tid), readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'))
+      byName.set(t.name, (byName.get(t.name) ?? 0) + t.cpuSeconds)
     }
+    return byName
   } catch {
     return null
   }

@@ -13,16 +13,14 @@
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { chromium, type Page } from 'playwright'
-import { chromiumType } from './proc-cpu'
+import { chromiumType, threadCpu } from './proc-cpu'
 
 const USAGE = `npm run bench:webrtc-floor -- [--links N] [--settle S] [--seconds S]
   --links N     links page 0 holds, one to each other page (default 2)
   --settle S    seconds after the links are up before measuring (default 60)
   --seconds S   seconds measured (default 120)`
-
-const CLOCK_TICKS_PER_S = 100
 
 function parse(argv: string[]): { links: number; settle: number; seconds: number } {
   const o = { links: 2, settle: 60, seconds: 120 }
@@ -41,20 +39,8 @@ function rendererThreads(): Map<number, Map<string, number>> {
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry)
     if (!Number.isInteger(pid) || chromiumType(pid) !== 'renderer') continue
-    const threads = new Map<string, number>()
-    try {
-      for (const tid of readdirSync(`/proc/${pid}/task`)) {
-        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
-        const close = stat.lastIndexOf(')')
-        const name = stat.slice(stat.indexOf('(') + 1, close)
-        const f = stat.slice(close + 2).split(' ')
-        const cpu = (Number(f[11]) + Number(f[12])) / CLOCK_TICKS_PER_S
-        threads.set(name, (threads.get(name) ?? 0) + cpu)
-      }
-    } catch {
-      continue // the process ended meanwhile
-    }
-    out.set(pid, threads)
+    const threads = threadCpu(pid)
+    if (threads) out.set(pid, threads)
   }
   return out
 }
@@ -114,10 +100,11 @@ try {
   for (const other of pages.slice(1)) await link(pages[0]!, other)
   const pids = new Map<number, number>() // renderer pid → page index
   for (const [i, page] of pages.entries()) {
-    // the renderer whose CPU rises when this page spins is this page's
+    // the renderer whose CPU rises when this page spins for a second is this
+    // page's (300 ms once lost to another renderer's noise)
     const a = rendererThreads()
     await page.evaluate(() => {
-      const end = performance.now() + 300
+      const end = performance.now() + 1_000
       while (performance.now() < end);
     })
     const b = rendererThreads()

@@ -146,13 +146,6 @@ export const BIG_ROOM_SHORTCUTS = 2
  * reaches every peer over the ring meanwhile.
  */
 export const QUIET_LINKS_AFTER_MS = 60_000
-/**
- * A room whose plan is over (no goal left open) is quiet this long after its
- * last record instead: there is no LLM call to wait out, and the minute's
- * full mesh at the busy pace cost every tab 1 to 4% of a core after each
- * plan. The same as the plan layer's OVER_ROOM_AFTER_MS (protocol/rules.ts).
- */
-export const OVER_QUIET_AFTER_MS = 15_000
 
 /**
  * In a quiet room the network's own timers slow down too: the swarm's

@@ -12,9 +12,9 @@ import {
   BIG_ROOM_RING,
   BIG_ROOM_SHORTCUTS,
   DIRECT_LINKS,
-  OVER_QUIET_AFTER_MS,
   QUIET_LINKS_AFTER_MS,
 } from './constants'
+import { OVER_ROOM_AFTER_MS } from '../protocol/rules'
 
 const room = (n: number) => Array.from({ length: n }, (_, i) => `12D3KooWpeer${i}`)
 
@@ -149,8 +149,8 @@ describe('linkTargets', () => {
 describe('when a room is quiet (quietAfterMs)', () => {
   it('a minute after the last activity while a goal is open, 15 s once the plan is over', () => {
     expect(quietAfterMs(false)).toBe(QUIET_LINKS_AFTER_MS)
-    expect(quietAfterMs(true)).toBe(OVER_QUIET_AFTER_MS)
-    expect(OVER_QUIET_AFTER_MS).toBeLessThan(QUIET_LINKS_AFTER_MS)
+    expect(quietAfterMs(true)).toBe(OVER_ROOM_AFTER_MS)
+    expect(OVER_ROOM_AFTER_MS).toBeLessThan(QUIET_LINKS_AFTER_MS)
     // a shorter quiet time (a test's) is never made longer
     expect(quietAfterMs(true, 3_000)).toBe(3_000)
     expect(quietAfterMs(false, 3_000)).toBe(3_000)

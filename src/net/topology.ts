@@ -36,9 +36,9 @@ import {
   BIG_ROOM_RING,
   BIG_ROOM_SHORTCUTS,
   DIRECT_LINKS,
-  OVER_QUIET_AFTER_MS,
   QUIET_LINKS_AFTER_MS,
 } from './constants'
+import { OVER_ROOM_AFTER_MS } from '../protocol/rules'
 
 /** How a room of some size links: ring neighbours on each side, and shortcuts a peer picks. */
 export interface LinkShape {
@@ -65,11 +65,11 @@ export function quietLinkShape(roomSize: number): LinkShape {
 
 /**
  * How long after the last activity (a record, a newcomer) a room is quiet:
- * `after` (QUIET_LINKS_AFTER_MS), or OVER_QUIET_AFTER_MS if sooner once its
- * plan is over.
+ * `after` (QUIET_LINKS_AFTER_MS), or the plan layer's OVER_ROOM_AFTER_MS if
+ * sooner once its plan is over: links thin out when beats slow down.
  */
 export function quietAfterMs(planOver: boolean, after = QUIET_LINKS_AFTER_MS): number {
-  return planOver ? Math.min(after, OVER_QUIET_AFTER_MS) : after
+  return planOver ? Math.min(after, OVER_ROOM_AFTER_MS) : after
 }
 
 /** ring positions by PeerId */

@@ -238,7 +238,7 @@ export interface SwarmNode {
   roomActive(): void
   /**
    * The plan layer says whether the room's plan is over (every goal settled:
-   * plan/archive.ts planOver). Then the room is quiet OVER_QUIET_AFTER_MS
+   * plan/archive.ts planOver). Then the room is quiet OVER_ROOM_AFTER_MS
    * after the last activity instead of QUIET_LINKS_AFTER_MS.
    */
   setPlanOver(over: boolean): void

@@ -130,7 +130,8 @@ export const QUIET_KEEPALIVE_MS = 30_000
  * QUIET_ROOM_AFTER_MS. Long enough for a plan's last records (a late vote,
  * the copies of the last roll-up) to come in; the rest of the minute cost
  * every tab 1 to 4% of a core (all links up, one-second timers) after each
- * plan (bench:idle). A new goal wakes the room as any record does.
+ * plan (bench:idle). A new goal wakes the room as any record does. The net
+ * layer thins its links after the same time (net/topology.ts quietAfterMs).
  */
 export const OVER_ROOM_AFTER_MS = 15_000
 

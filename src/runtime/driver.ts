@@ -67,9 +67,10 @@ export const QUIET_TICK_MS = 1_000
 /** How long after the last input that is not a tick or a beat the core is taken for quiet. */
 export const QUIET_AFTER_MS = 5_000
 /**
- * The tick of a quiet core in a quiet room (peer.ts roomQuiet): its own keepalives are 30 s apart then, and others'
- * keepalives live 91 s, so a tick 5 s late delays nothing anyone sees. The
- * first record makes the core busy, and the tick fast, at once.
+ * The tick of a quiet core in a quiet room (peer.ts roomQuiet): its own
+ * keepalives are 30 s apart then, and others' keepalives live 91 s, so a
+ * tick 5 s late delays nothing anyone sees. The first record makes the core
+ * busy, and the tick fast, at once.
  */
 export const QUIET_ROOM_TICK_MS = 5_000
 /** At most this often the tree and activity are re-projected for the UI. */

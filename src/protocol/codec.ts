@@ -9,10 +9,9 @@
  *     bytes 1..64   Ed25519 signature by `from` over SIGNING_PREFIX ‖ body
  *     bytes 65..    body: the record as canonical JSON, UTF-8
  */
-import { ed25519 } from '@noble/curves/ed25519.js'
-import { publicKeyFromRaw } from '@libp2p/crypto/keys'
 import { peerIdFromString } from '@libp2p/peer-id'
 import { canonicalJson } from './canonical'
+import { acceptableSignature, strictVerify, verifyAsync, type Ed25519Verify } from './ed25519'
 import { remember } from './hash'
 import { MAX_RECORD_BYTES } from './limits'
 import type { WireRecord } from './records'
@@ -50,23 +49,18 @@ export type RejectReason =
 export type Rejection = { ok: false; reason: RejectReason; detail: string }
 export type Decoded = { ok: true; record: WireRecord; body: Uint8Array } | Rejection
 
-/** Checks an Ed25519 signature, synchronously; throws or returns false when it does not verify. */
-export type Ed25519Verify = (
-  signature: Uint8Array,
-  message: Uint8Array,
-  publicKey: Uint8Array,
-) => boolean
-
-/** Pure-JS Ed25519 (works everywhere, about 1 ms a record on this class of machine). */
-export const nobleVerify: Ed25519Verify = (signature, message, publicKey) =>
-  ed25519.verify(signature, message, publicKey)
+export type { Ed25519Verify } from './ed25519'
 
 export interface DecodeContext {
   /** the room this peer is in: a record from another room is rejected */
   room?: string
   /** the transport-level sender (GossipSub's signed `from`): must equal the record's `from` */
   sender?: string
-  /** decodeRecord's signature check; default nobleVerify (Node peers pass native crypto) */
+  /**
+   * decodeRecord's signature check; default strictVerify, pure JS (Node peers
+   * pass native crypto). Any verifier must be cofactorless (ed25519.ts); the
+   * inputs on which verifiers could disagree are rejected before it runs.
+   */
   verify?: Ed25519Verify
 }
 
@@ -128,13 +122,10 @@ function check(bytes: Uint8Array, context: DecodeContext): Checked | Rejection {
     const record = valid.record
     const publicKey = authorKey(record.from)
     if (publicKey === null) return reject('bad-signature', 'PeerId carries no Ed25519 key')
-    return {
-      ok: true,
-      record,
-      body: new Uint8Array(body),
-      signature: bytes.slice(1, HEADER_BYTES),
-      publicKey,
-    }
+    const signature = bytes.slice(1, HEADER_BYTES)
+    if (!acceptableSignature(signature, publicKey))
+      return reject('bad-signature', 'non-canonical signature or key (PROTOCOL §3.1)')
+    return { ok: true, record, body: new Uint8Array(body), signature, publicKey }
   } catch (err) {
     // nothing from the network may throw past this module
     return reject('schema', `unexpected: ${(err as Error).message}`)
@@ -180,7 +171,7 @@ export function namedAuthor(bytes: Uint8Array): string | undefined {
 export function decodeRecord(bytes: Uint8Array, context: DecodeContext = {}): Decoded {
   const checked = check(bytes, context)
   if (!checked.ok) return checked
-  const verify = context.verify ?? nobleVerify
+  const verify = context.verify ?? strictVerify
   try {
     return verified(
       checked,
@@ -203,8 +194,8 @@ export async function decodeRecordAsync(
   const checked = check(bytes, context)
   if (!checked.ok) return checked
   try {
-    const key = publicKeyFromRaw(checked.publicKey)
-    return verified(checked, await key.verify(signedPayload(checked.body), checked.signature))
+    const payload = signedPayload(checked.body)
+    return verified(checked, await verifyAsync(checked.signature, payload, checked.publicKey))
   } catch {
     return reject('bad-signature', 'malformed signature')
   }

@@ -77,9 +77,13 @@ export const RELAY_INBOUND_CONNECTION_THRESHOLD = 200
  * in a room left idle it was the bulk of what an agent's relay connection
  * carried. A peer that closes its tab or process closes its socket, and
  * leaves at once; only one that vanishes from the network without a word
- * (a laptop lid) now stays in the room lists up to this much longer.
+ * (a laptop lid) now stays in the room lists up to this much longer, and a
+ * newcomer's dial of it fails and is backed off (dialer.ts). A minute: a
+ * tab left open in a quiet room pings its relay only every 5 minutes
+ * (QUIET_LINK_PING_INTERVAL_MS), so these pings were most of what its
+ * relay connection carried.
  */
-export const RELAY_PING_INTERVAL_MS = 30_000
+export const RELAY_PING_INTERVAL_MS = 60_000
 
 /** Upgrades in progress at once (noise + yamux handshakes). Default is 10. */
 export const RELAY_MAX_PENDING_CONNECTIONS = 128

@@ -140,7 +140,7 @@ export const BIG_ROOM_SHORTCUTS = 2
  * consent checks, SCTP timers and frames whatever it carries: in a quiet
  * room of 6 they were most of an idle tab's CPU (bench:idle). Beats and
  * anti-entropy need only a connected graph. A minute, the quiet room's
- * own (its beats are 30 s apart by then: QUIET_ROOM_AFTER_MS), is past the
+ * own (its beats are a minute apart by then: QUIET_ROOM_AFTER_MS), is past the
  * pauses of a run but for a lone long LLM call; the first record after it
  * brings the full mesh back (links in about a second on a LAN), and gossip
  * reaches every peer over the ring meanwhile.
@@ -171,8 +171,8 @@ export const QUIET_TICK_MS = 5_000
 export const SURPLUS_LINK_GRACE_MS = 15_000
 
 /**
- * libp2p pings every link every 10 s and aborts a link whose ping is not
- * answered in time (adaptive, at least 5 s by default). A busy machine (many
+ * A link whose ping (link-monitor.ts) is not answered in time is aborted
+ * (the time adapts to the link's round trips, at least 5 s by default). A busy machine (many
  * peers, or tabs, sharing two cores) can answer that late on a healthy link;
  * each abort then costs a redial and a sync, which load the machine more,
  * until most links of a big room were down at once in the 64-peer-plus-tabs
@@ -186,7 +186,8 @@ export const SURPLUS_LINK_GRACE_MS = 15_000
 export const LINK_PING_MIN_TIMEOUT_MS = 20_000
 
 /**
- * How often libp2p pings each link (its default is 10 s). Over WebRTC every
+ * How often a busy room pings each link (link-monitor.ts; libp2p's own
+ * monitor, which it replaces, pings every 10 s). Over WebRTC every
  * ping is a new data channel (opened, two multistream round trips, closed),
  * and an idle tab with seven links spent most of its network thread's CPU on
  * them. What the ping catches, a peer that hangs, is caught anyway: WebRTC's
@@ -197,11 +198,23 @@ export const LINK_PING_MIN_TIMEOUT_MS = 20_000
 export const LINK_PING_INTERVAL_MS = 60_000
 
 /**
+ * How often a quiet room (topology.ts quietAfterMs) pings each link and its
+ * relay connection (link-monitor.ts). The busy interval's pings were then
+ * most of what an idle tab received: each a data channel on a WebRTC link,
+ * a yamux stream through Noise on the relay's WebSocket. What they catch, a
+ * peer that hangs without closing, matters once there is work again, and
+ * waking brings LINK_PING_INTERVAL_MS back at once. A WebRTC link to a peer
+ * that vanished closes anyway (consent checks), and a newcomer's dial of
+ * such a peer fails and is backed off (dialer.ts).
+ */
+export const QUIET_LINK_PING_INTERVAL_MS = 5 * 60_000
+
+/**
  * yamux's own keepalive is off (it sends a ping frame every 30 s each way
  * by default). It only measures a round trip and never closes a dead
- * connection; libp2p's connection monitor already pings every connection
- * (LINK_PING_INTERVAL_MS, the relay RELAY_PING_INTERVAL_MS) and closes one
- * whose peer stopped answering. Off, an idle tab's relay connection and a
+ * connection; our link monitor (LINK_PING_INTERVAL_MS) and the relay's
+ * libp2p monitor (RELAY_PING_INTERVAL_MS) already ping every connection and
+ * close one whose peer stopped answering. Off, an idle tab's relay connection and a
  * Node peer's TCP links carry those pings only.
  */
 export const YAMUX_KEEPALIVE = false

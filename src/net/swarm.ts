@@ -17,7 +17,6 @@ import {
   DIAL_RECHECK_MS,
   GOSSIP_HEARTBEAT_MS,
   INBOUND_CONNECTION_THRESHOLD,
-  LINK_PING_INTERVAL_MS,
   MAX_RECORD_BYTES,
   QUIET_TICK_MS,
   SYNC_MAX_INBOUND_STREAMS,
@@ -34,6 +33,7 @@ import { InvalidInitError, InvalidRoomError, NodeStoppedError } from './errors'
 import { GossipAdapter, guardInbound, swarmGossipsub } from './gossip'
 import { RateLimiter } from './rate-limit'
 import { createRelinker } from './relink'
+import { LinkMonitor } from './link-monitor'
 import { roomTopics } from '../protocol/topics'
 import { consoleLogger, errMsg, type NetLogger } from './log'
 import { peerIdOf } from './multiaddr'
@@ -135,12 +135,8 @@ export async function createSwarm(
     streamMuxers: [yamux({ enableKeepAlive: YAMUX_KEEPALIVE })],
     connectionGater: { ...platform.gater, ...banGater((peerId) => strikes.isBanned(peerId)) },
     connectionManager: { inboundConnectionThreshold: INBOUND_CONNECTION_THRESHOLD },
-    connectionMonitor: {
-      pingInterval: LINK_PING_INTERVAL_MS,
-      ...(platform.pingMinTimeoutMs !== undefined
-        ? { pingTimeout: { minTimeout: platform.pingMinTimeoutMs } }
-        : {}),
-    },
+    // link-monitor.ts pings instead, at a cadence that follows the room
+    connectionMonitor: { enabled: false },
     services: {
       identify: identify(),
       pubsub: swarmGossipsub({
@@ -349,6 +345,12 @@ export async function createSwarm(
   })
 
   const relinker = createRelinker({ libp2p, isLink, logger })
+  const linkMonitor = new LinkMonitor({
+    connections: () => libp2p.getConnections(),
+    logger,
+    signal: stopSignal,
+    ...(platform.pingMinTimeoutMs !== undefined ? { minTimeoutMs: platform.pingMinTimeoutMs } : {}),
+  })
   libp2p.addEventListener('connection:open', (evt) => {
     const conn = evt.detail
     summaryChanged()
@@ -384,6 +386,7 @@ export async function createSwarm(
     setQuiet(Date.now() - activeAt >= quietAfterMs(planOver, init.quietLinksAfterMs))
     dialer.tick()
     linkPaths.tick(directConnections())
+    linkMonitor.tick(quiet)
     summaryChanged()
     scheduleTick(quiet ? QUIET_TICK_MS : DIAL_RECHECK_MS)
   }

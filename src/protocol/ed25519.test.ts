@@ -11,8 +11,7 @@ const message = new TextEncoder().encode('murmuration/record/1\n{"kind":"test"}'
 /** A point of order 8: added to a key or to R, it is what cofactored and cofactorless verifiers disagree on. */
 const T8 = Point.fromBytes(hexToBytes(ED25519_TORSION_SUBGROUP[1]!))
 
-const le = (bytes: Uint8Array): bigint =>
-  bytes.reduceRight((n, b) => (n << 8n) | BigInt(b), 0n)
+const le = (bytes: Uint8Array): bigint => bytes.reduceRight((n, b) => (n << 8n) | BigInt(b), 0n)
 const toLe = (n: bigint): Uint8Array => {
   const out = new Uint8Array(32)
   for (let i = 0; i < 32; i++) out[i] = Number((n >> BigInt(8 * i)) & 0xffn)

@@ -115,14 +115,16 @@ export function keepaliveMs(peers: number): number {
  * for QUIET_ROOM_AFTER_MS (OVER_ROOM_AFTER_MS once the plan is over; and has
  * run that long). Its keepalive gap is then
  * at least QUIET_KEEPALIVE_MS: a room of tabs left open after their plan sends
- * a beat per peer per 30 s instead of per 5 s. What it costs: a quiet peer that
- * dies unannounced is taken for gone only after presenceTtlMs(30 s) = 91 s;
+ * a beat per peer per minute instead of per 5 s: with the links' pings
+ * (net QUIET_LINK_PING_INTERVAL_MS), beats were most of what a quiet tab
+ * received. What it costs: a quiet peer that
+ * dies unannounced is taken for gone only after presenceTtlMs(60 s) = 181 s;
  * until then it may be ranked first for new work, which delays that work by
  * a claim stagger, not more. A plan record makes the room busy again, and the
  * peer's next step beats at its busy gap (its last, longer promise is kept).
  */
 export const QUIET_ROOM_AFTER_MS = 60_000
-export const QUIET_KEEPALIVE_MS = 30_000
+export const QUIET_KEEPALIVE_MS = 60_000
 /**
  * A room whose plan is over (it has goals, and every root goal is done,
  * failed or cancelled) has nothing left to wait for, not even a long LLM

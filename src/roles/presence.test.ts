@@ -170,9 +170,9 @@ describe('a quiet room (no plan record for QUIET_ROOM_AFTER_MS)', () => {
     const beat = beatsOf(step(quietPeer, { type: 'tick' }, 0))[0]!
     const view = createView()
     hearPresence(view, { ...beat, every: QUIET_KEEPALIVE_MS }, 0)
-    expect(presenceTtlMs(QUIET_KEEPALIVE_MS)).toBe(91_000)
-    expect(isAlive(view, beat.from, 91_000)).toBe(true)
-    expect(isAlive(view, beat.from, 91_001)).toBe(false)
+    expect(presenceTtlMs(QUIET_KEEPALIVE_MS)).toBe(181_000)
+    expect(isAlive(view, beat.from, 181_000)).toBe(true)
+    expect(isAlive(view, beat.from, 181_001)).toBe(false)
   })
 })
 

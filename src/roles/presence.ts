@@ -11,7 +11,7 @@
  * - an idle peer beats every keepaliveMs(peers it knows): the room as a
  *   whole sends about one keepalive a second, whatever its size;
  * - an idle peer in a quiet room (no plan record heard for
- *   QUIET_ROOM_AFTER_MS) beats every quietKeepaliveMs(peers), 30 s at least;
+ *   QUIET_ROOM_AFTER_MS) beats every quietKeepaliveMs(peers), a minute at least;
  * - a change others act on (a new claim, health, capabilities, model:
  *   beatKey) is beaten at once, at most every MIN_BEAT_GAP_MS;
  * - a newcomer is answered (so it learns who is here) at most every

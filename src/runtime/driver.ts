@@ -68,7 +68,7 @@ export const QUIET_TICK_MS = 1_000
 export const QUIET_AFTER_MS = 5_000
 /**
  * The tick of a quiet core in a quiet room (peer.ts roomQuiet): its own
- * keepalives are 30 s apart then, and others' keepalives live 91 s, so a
+ * keepalives are a minute apart then, and others' keepalives live 181 s, so a
  * tick 5 s late delays nothing anyone sees. The first record makes the core
  * busy, and the tick fast, at once.
  */

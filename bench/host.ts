@@ -28,6 +28,12 @@ export interface HostInit {
   baseUrl: string
   /** per-peer concurrent LLM calls; undefined = the runtime's default */
   capacity?: number
+  /**
+   * measure the event loop's delay (loopDelay); default true. It samples on a
+   * 10 ms timer, which was most of an idle agent's CPU: bench:idle, which
+   * measures what an agent costs, turns it off.
+   */
+  loopDelay?: boolean
 }
 
 export interface PeerInfo {
@@ -131,7 +137,7 @@ export class LocalHost implements PeerHost {
   private readonly delay = monitorEventLoopDelay({ resolution: 10 })
 
   constructor(private readonly init: HostInit) {
-    this.delay.enable()
+    if (init.loopDelay !== false) this.delay.enable()
   }
 
   async start(specs: PeerSpec[]): Promise<PeerInfo[]> {

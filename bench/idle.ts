@@ -205,7 +205,8 @@ async function main(): Promise<number> {
     logger: silentLogger,
   })
   const room = inviteFragment(deriveRoomKey(`idle-${Date.now().toString(36)}`, newRoomSecret()))
-  const init = { room, relays: relay.multiaddrs, baseUrl: `${mock.url}/v1` }
+  // no event-loop delay sampling in the agents: it would be most of what an idle one costs
+  const init = { room, relays: relay.multiaddrs, baseUrl: `${mock.url}/v1`, loopDelay: false }
   const agents: RemoteHost[] = []
   let tabs: TabHost | null = null
   const phases = []

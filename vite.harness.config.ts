@@ -1,6 +1,7 @@
 /**
  * Builds the test harness pages (e2e/harness/: the network layer's
- * index.html, the code sandbox's sandbox.html), which are not part of the
+ * index.html, the code sandbox's sandbox.html, the Ed25519 rules'
+ * ed25519.html), which are not part of the
  * app: `vite build --config vite.harness.config.ts` writes them to
  * e2e/artifacts/harness/ (gitignored). The e2e global setup does this.
  */
@@ -23,6 +24,7 @@ export default defineConfig({
       input: {
         index: fileURLToPath(new URL('./e2e/harness/index.html', import.meta.url)),
         sandbox: fileURLToPath(new URL('./e2e/harness/sandbox.html', import.meta.url)),
+        ed25519: fileURLToPath(new URL('./e2e/harness/ed25519.html', import.meta.url)),
       },
     },
   },

@@ -97,7 +97,7 @@ describe('a core whose timers fire late (a hidden tab)', () => {
       const start = Date.now()
       throttled(wake, 10 * 60_000, (now) => {
         for (const { beat } of beats.splice(0)) hearPresence(view, beat, now)
-        // once the room is quiet (a minute in), its beats promise 30 s: three gaps cover a wake-up a minute
+        // once the room is quiet (a minute in), its beats promise 60 s: three gaps cover a wake-up a minute
         if (now - start >= 2 * 60_000) {
           expect(isAlive(view, driver!.peer.config.peerId, now)).toBe(true)
         }

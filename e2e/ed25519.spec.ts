@@ -6,33 +6,15 @@
  * tab and an agent can never disagree on whether a record is signed.
  */
 import { expect, test } from '@playwright/test'
-import { serveApp, type AppServer } from '../relay/app-server'
 import { acceptableSignature, strictVerify } from '../src/protocol/ed25519'
 import { edgeVectors, MESSAGE } from '../src/protocol/ed25519-vectors.test-support'
 import { nodeVerify } from '../src/protocol/verify.node'
+import { harnessUrl } from './fixtures/net'
 import type { Ed25519Harness } from './harness/ed25519'
 
-/** built by the global setup (vite.harness.config.ts) */
-const HARNESS_DIR = 'e2e/artifacts/harness'
-
-let server: AppServer
-
-test.beforeAll(async () => {
-  server = await serveApp({
-    dir: HARNESS_DIR,
-    host: '127.0.0.1',
-    port: 0,
-    relay: { peerId: 'none', multiaddrs: [] },
-    lanOrigins: () => [],
-  })
-})
-
-test.afterAll(async () => {
-  await server.close()
-})
-
 test('a tab and a Node peer give every edge-case signature the same verdict', async ({ page }) => {
-  await page.goto(`http://127.0.0.1:${server.port}/ed25519.html`)
+  // the harness pages the global setup built and serves (on 127.0.0.1: a secure context)
+  await page.goto(new URL('ed25519.html', harnessUrl()).href)
   await expect(page.locator('#state')).toHaveText('ready')
   const vectors = edgeVectors()
   expect(vectors.length).toBeGreaterThan(12)

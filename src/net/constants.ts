@@ -172,9 +172,10 @@ export const SURPLUS_LINK_GRACE_MS = 15_000
 
 /**
  * A link whose ping (link-monitor.ts) is not answered in time is aborted
- * (the time adapts to the link's round trips, at least 5 s by default). A busy machine (many
- * peers, or tabs, sharing two cores) can answer that late on a healthy link;
- * each abort then costs a redial and a sync, which load the machine more,
+ * (the time adapts to the link's round trips, at least 5 s by default). A
+ * busy machine (many peers, or tabs, sharing two cores) can answer that
+ * late on a healthy link; each abort then costs a redial and a sync, which
+ * load the machine more,
  * until most links of a big room were down at once in the 64-peer-plus-tabs
  * bench. A link that is really gone is closed by its transport (TCP, or
  * WebRTC's consent checks) anyway; the ping only has to catch a peer that
@@ -214,8 +215,8 @@ export const QUIET_LINK_PING_INTERVAL_MS = 5 * 60_000
  * by default). It only measures a round trip and never closes a dead
  * connection; our link monitor (LINK_PING_INTERVAL_MS) and the relay's
  * libp2p monitor (RELAY_PING_INTERVAL_MS) already ping every connection and
- * close one whose peer stopped answering. Off, an idle tab's relay connection and a
- * Node peer's TCP links carry those pings only.
+ * close one whose peer stopped answering. Off, an idle tab's relay
+ * connection and a Node peer's TCP links carry those pings only.
  */
 export const YAMUX_KEEPALIVE = false
 

@@ -58,11 +58,8 @@ export interface PlatformParts {
   privateKey: PrivateKey
   transports: NonNullable<Libp2pOptions['transports']>
   listen: string[]
-  /**
-   * which of a peer's announced TCP/WebSocket addresses we can dial, tried
-   * before WebRTC (see dialer.ts); default none
-   */
-  direct?: (addr: Multiaddr) => boolean
+  /** dial peers' announced TCP/WebSocket addresses before WebRTC (Node; see dialer.ts) */
+  direct?: boolean
   /** extra gater rules (the browser allows private/loopback dials) */
   gater?: Partial<ConnectionGater>
   /**
@@ -204,7 +201,7 @@ export async function createSwarm(
     signal: stopSignal,
     isBanned: (p) => strikes.isBanned(p),
     onChange: summaryChanged,
-    ...(platform.direct !== undefined ? { direct: platform.direct } : {}),
+    direct: platform.direct,
     returning: platform.returning,
     ...(init.surplusLinkGraceMs !== undefined ? { surplusGraceMs: init.surplusLinkGraceMs } : {}),
   })

@@ -12,7 +12,7 @@ export const LINK_WORDS: Record<LinkWay, string> = {
   lan: 'direct on the LAN',
   nat: 'direct through NAT',
   direct: 'direct',
-  other: 'direct (WebSocket or TCP)',
+  other: 'direct (TCP)',
   turn: 'relayed through TURN',
   relayed: 'via the relay only, no plan traffic yet',
 }

@@ -2,6 +2,7 @@
  * The network layer in real Chromium tabs, with a real relay process, real
  * WebRTC and real IndexedDB, on loopback only.
  */
+import { readdirSync, readFileSync } from 'node:fs'
 import type { Page } from '@playwright/test'
 import type { NetHandle } from './harness/net'
 import { expect, nodeUp, peerIdOf, summaryOf, test, waitForFullMesh } from './fixtures/net'
@@ -228,7 +229,8 @@ test('e. a headless Node peer joins the tabs’ mesh over WebRTC and exchanges g
   const pages = await tabs.openMany(2)
   await waitForFullMesh(pages)
   step('tabs meshed')
-  const peer = await startNodePeer({ relays: relay.multiaddrs, room })
+  // an agent of another machine, as far as the tabs can tell: no WebSocket they may open
+  const peer = await startNodePeer({ relays: relay.multiaddrs, room, webrtcOnly: true })
   step('node peer up')
   try {
     for (const p of pages) {
@@ -264,6 +266,58 @@ test('e. a headless Node peer joins the tabs’ mesh over WebRTC and exchanges g
     // StrictNoSign: authorship is the record's own signature, not the net's)
     for (const m of peer.messages) expect(ids).toContain(m.from)
     expect(peer.messages.map((m) => m.text).sort()).toEqual(['from tab 0', 'from tab 1'])
+  } finally {
+    await peer.stop()
+  }
+})
+
+test('e2. tabs dial a Node agent’s WebSocket, and the agent never runs WebRTC', async ({
+  relay,
+  room,
+  tabs,
+}) => {
+  const pages = await tabs.openMany(2)
+  await waitForFullMesh(pages)
+  const peer = await startNodePeer({ relays: relay.multiaddrs, room })
+  try {
+    for (const p of pages) {
+      await p.waitForFunction(
+        (id) =>
+          (window.net as NetHandle)
+            .connections()
+            .peers.some((l) => l.peerId === id && l.kind === 'other'),
+        peer.peerId,
+        { timeout: 15_000 },
+      )
+    }
+    await peer.waitFor(() => (peer.summary()?.other ?? 0) === 2, 10_000, 'node links')
+    const linkUp = peer.logs.filter((l) => l.startsWith('info direct link up'))
+    expect(linkUp).toEqual([]) // the tabs dialled, not the agent
+    const tabLinks = (
+      await Promise.all(pages.map((p) => p.evaluate(() => (window.net as NetHandle).logs)))
+    ).flat()
+    expect(tabLinks.filter((l) => l.includes(peer.peerId) && l.includes('/ws/'))).toHaveLength(2)
+    // gossip both ways over the WebSocket links
+    peer.subscribe('e2')
+    await Promise.all(pages.map((p) => p.evaluate(() => (window.net as NetHandle).subscribe('e2'))))
+    await pages[0]?.waitForTimeout(1_000)
+    await peer.publish('e2', 'from node')
+    for (const p of pages) {
+      await p.waitForFunction(() =>
+        (window.net as NetHandle).received.some((r) => r.text === 'from node'),
+      )
+    }
+    await pages[0]!.evaluate(() => (window.net as NetHandle).publish('e2', 'from tab'))
+    await peer.waitFor(
+      () => peer.messages.some((m) => m.text === 'from tab'),
+      10_000,
+      'tab message',
+    )
+    // libdatachannel's SCTP timer thread (10 ms, for good) starts with the first WebRTC link
+    const threads = readdirSync(`/proc/${peer.pid}/task`).map((t) =>
+      readFileSync(`/proc/${peer.pid}/task/${t}/comm`, 'utf8').trim(),
+    )
+    expect(threads).not.toContain('SCTP timer')
   } finally {
     await peer.stop()
   }

@@ -25,7 +25,7 @@ import {
 } from '../src/protocol/limits'
 import type { PlanRecord } from '../src/protocol/records'
 import { roomTopics } from '../src/protocol/topics'
-import { startNodePeer, type NodePeer } from './fixtures/node-peer'
+import { links, startNodePeer, type NodePeer } from './fixtures/node-peer'
 import { expect, test } from './fixtures/ui-app'
 import { allowTools, pickRole, submitGoal, waitForPeers } from './fixtures/ui-steps'
 
@@ -81,7 +81,7 @@ test('a member flooding goals costs the tabs at most what the limits allow; the 
     })
     const member = flooder
     member.subscribe(roomTopics(room.id).plan)
-    await member.waitFor(() => (member.summary()?.direct ?? 0) > 0, 60_000, 'a link to a tab')
+    await member.waitFor(() => links(member.summary()) > 0, 60_000, 'a link to a tab')
 
     await submitGoal(decomposer, GOAL, 1)
     // the honest goal reaching the member by gossip shows a tab's subscription

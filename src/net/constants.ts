@@ -88,6 +88,15 @@ export const DIAL_RECHECK_MS = 1_000
  */
 export const DIAL_FALLBACK_AFTER_MS = 8_000
 /**
+ * An agent whose turn it is to dial a tab, and that listens on a WebSocket
+ * the tab may reach, leaves the dial to the tab this long first (dialer.ts):
+ * the tab dials within moments of learning our address from identify, and
+ * a link over WebSocket spares both ends WebRTC's timers. A tab that cannot
+ * (another machine's) costs the pair this much link-up time; one slower
+ * than this (a busy machine) a second link, over WebRTC.
+ */
+export const TAB_DIAL_WAIT_MS = 1_500
+/**
  * A returning peer (a reloaded tab: returning.browser.ts) waits only this
  * long for a lower peer to dial it while nothing from that peer is under
  * way: no link of any kind, not even the relayed one that a WebRTC dial's

@@ -4,7 +4,8 @@ import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import type { Libp2p } from '@libp2p/interface'
 import { multiaddr, type Multiaddr } from '@multiformats/multiaddr'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { Dialer, directAddrs } from './dialer'
+import { Dialer } from './dialer'
+import { directAddrs } from './direct-addrs'
 import { silentLogger } from './log'
 import type { RelayInfo } from './relay-client'
 
@@ -32,7 +33,11 @@ interface Known {
  * (identify) after `identifyMs`, or never when it is undefined.
  */
 function setup(init: {
-  direct: boolean
+  direct: boolean | ((addr: Multiaddr) => boolean)
+  /** our own announced addresses (default none, as a tab) */
+  own?: string[]
+  /** we are the higher PeerId of the pair (default: the lower, whose turn it is) */
+  higher?: boolean
   known?: Known
   reachable: (target: string) => boolean
   onRelayed?: Known
@@ -41,6 +46,8 @@ function setup(init: {
   slowHandshake?: boolean
 }) {
   const dialed: string[] = []
+  const me = init.higher === true ? other : self
+  const them = init.higher === true ? self : other
   let known = init.known
   const listeners = new Set<(event: CustomEvent) => void>()
   const conns: {
@@ -50,8 +57,17 @@ function setup(init: {
     timeline: { open: number }
     close: () => Promise<void>
   }[] = []
+  const identify = (listenAddrs: Multiaddr[]): void => {
+    for (const fn of listeners)
+      fn(
+        new CustomEvent('peer:identify', {
+          detail: { peerId: { toString: () => them }, listenAddrs },
+        }),
+      )
+  }
   const libp2p = {
-    peerId: { toString: () => self },
+    peerId: { toString: () => me },
+    getMultiaddrs: () => (init.own ?? []).map((a) => multiaddr(a)),
     getConnections: () => [...conns],
     peerStore: {
       get: async () => {
@@ -73,7 +89,7 @@ function setup(init: {
       if (!init.reachable(text)) throw new Error(`unreachable: ${text}`)
       const relayed = text.includes('/p2p-circuit/p2p/')
       conns.push({
-        remotePeer: { toString: () => other },
+        remotePeer: { toString: () => them },
         status: 'open',
         limits: relayed ? {} : null,
         timeline: { open: Date.now() },
@@ -82,8 +98,7 @@ function setup(init: {
       if (relayed && init.onRelayed !== undefined) {
         setTimeout(() => {
           known = init.onRelayed
-          for (const fn of listeners)
-            fn(new CustomEvent('peer:identify', { detail: { peerId: { toString: () => other } } }))
+          identify(init.onRelayed!.addresses.map((a) => a.multiaddr))
         }, init.identifyMs ?? 5)
       }
       return { remoteAddr: Array.isArray(target) ? target[0]! : target }
@@ -96,8 +111,9 @@ function setup(init: {
     signal: new AbortController().signal,
     isBanned: () => false,
     onChange: () => changed++,
-    direct: init.direct,
-    fallbackAfterMs: 0,
+    ...(init.direct === false ? {} : { direct: init.direct === true ? () => true : init.direct }),
+    fallbackAfterMs: init.higher === true ? 60_000 : 0,
+    tabDialWaitMs: 300,
     identifyWaitMs: 200,
     dialTimeoutMs: 100,
   })
@@ -105,7 +121,12 @@ function setup(init: {
     const end = Date.now() + 2_000
     while (changed < dials && Date.now() < end) await new Promise((r) => setTimeout(r, 5))
   }
-  return { dialer, dialed, settled }
+  /** the peer's identify arrives (as after a relayed link it opened to us) */
+  const identified = (addrs: Multiaddr[]): void => {
+    known = { protocols: ['/meshsub/1.1.0'], addresses: addrs.map((multiaddr) => ({ multiaddr })) }
+    identify(addrs)
+  }
+  return { dialer, dialed, settled, identified, them }
 }
 
 const tcp = () => multiaddr('/ip4/127.0.0.1/tcp/40123')
@@ -193,6 +214,66 @@ describe('Dialer: which route', () => {
   })
 })
 
+describe('Dialer: a tab and an agent’s WebSocket', () => {
+  const ws = () => multiaddr('/ip4/127.0.0.1/tcp/40124/ws')
+  const wsOnly = (addr: Multiaddr) => addr.getComponents().some((c) => c.name === 'ws')
+
+  it('a tab dials an agent’s WebSocket as soon as identify names it, though the agent is the lower', async () => {
+    const { dialer, dialed, settled, identified, them } = setup({
+      direct: wsOnly,
+      higher: true,
+      reachable: () => true,
+    })
+    dialer.setRoomPeers(relay, [them])
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(dialed).toEqual([]) // not our turn, and nothing says the peer is an agent
+    identified([ws(), tcp()]) // the agent introduced itself
+    await settled(1)
+    expect(dialed).toEqual([`${ws().toString()}/p2p/${them}`])
+  })
+
+  it('a tab that cannot open the agent’s address waits its turn as with any peer', async () => {
+    const { dialer, dialed, identified, them } = setup({
+      direct: wsOnly,
+      higher: true,
+      reachable: () => true,
+    })
+    dialer.setRoomPeers(relay, [them])
+    identified([tcp()])
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(dialed).toEqual([])
+  })
+
+  it('an agent introduces itself to a tab, leaves it the dial, and dials WebRTC if the tab did not', async () => {
+    const { dialer, dialed, settled } = setup({
+      direct: true,
+      own: ['/ip4/127.0.0.1/tcp/40125', '/ip4/127.0.0.1/tcp/40126/ws'],
+      reachable: () => true,
+      onRelayed: { protocols: ['/meshsub/1.1.0'], addresses: tabAddrs() },
+    })
+    dialer.setRoomPeers(relay, [other])
+    await settled(1)
+    expect(dialed).toEqual([relayedTarget()])
+    // TAB_DIAL_WAIT_MS (300 here) later, no link from the tab: WebRTC
+    await new Promise((resolve) => setTimeout(resolve, 350))
+    dialer.tick()
+    await settled(2)
+    expect(dialed).toEqual([relayedTarget(), webrtcTarget()])
+  })
+
+  it('an agent without a WebSocket dials a tab over WebRTC at once', async () => {
+    const { dialer, dialed, settled } = setup({
+      direct: true,
+      own: ['/ip4/127.0.0.1/tcp/40125'],
+      reachable: () => true,
+      onRelayed: { protocols: ['/meshsub/1.1.0'], addresses: tabAddrs() },
+    })
+    dialer.setRoomPeers(relay, [other])
+    await settled(1)
+    expect(dialed).toEqual([relayedTarget(), webrtcTarget()])
+  })
+})
+
 describe('directAddrs', () => {
   it('keeps TCP and WebSocket addresses, drops relayed and WebRTC ones, and names the peer', () => {
     const addrs = [
@@ -204,6 +285,10 @@ describe('directAddrs', () => {
     ].map((a) => ({ multiaddr: multiaddr(a) }))
     expect(directAddrs(other, addrs).map(String)).toEqual([
       `/ip4/127.0.0.1/tcp/40123/p2p/${other}`,
+      `/ip4/192.168.1.5/tcp/4002/ws/p2p/${other}`,
+    ])
+    const ws = (a: Multiaddr) => a.getComponents().some((c) => c.name === 'ws')
+    expect(directAddrs(other, addrs, ws).map(String)).toEqual([
       `/ip4/192.168.1.5/tcp/4002/ws/p2p/${other}`,
     ])
   })

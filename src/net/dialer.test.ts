@@ -56,6 +56,8 @@ function setup(room: string[], self = ids[0]!, returning = false) {
   }
   const libp2p = {
     peerId: { toString: () => self },
+    addEventListener: () => {},
+    removeEventListener: () => {},
     getConnections: () => [...conns],
     dial: (target: { toString: () => string }) => {
       dialed.push(target.toString().split('/').pop()!)

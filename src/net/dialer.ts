@@ -2,14 +2,20 @@
  * Links us directly to our neighbours in the room (everyone in a room of up
  * to DIRECT_LINKS + 1 peers; see topology.ts). libp2p does not dial
  * discovered peers by itself, so this does, over WebRTC signalled through the
- * relay (`<relay>/p2p-circuit/webrtc/p2p/<peer>`), or, between Node peers
- * that can reach each other (`direct`), over the TCP or WebSocket address
- * the other announced:
+ * relay (`<relay>/p2p-circuit/webrtc/p2p/<peer>`), or over a TCP or
+ * WebSocket address the other announced when we can reach it (`direct`:
+ * Node peers, each other's; a tab, a Node agent's WebSocket). A direct link
+ * costs a fraction of a WebRTC link's CPU (no ICE, DTLS or SCTP timers):
  * - one dialer per pair: the lower PeerId (string order); the higher one
  *   dials too only if the pair is still unlinked DIAL_FALLBACK_AFTER_MS after
  *   it first saw the lower one (a returning peer: RETURNING_DIAL_AFTER_MS
  *   when nothing from the lower one is under way, as it may hold a stale
  *   link to us);
+ * - but between a peer that announces no direct address (a tab) and one
+ *   whose direct address it can reach (an agent's WebSocket), the tab dials,
+ *   as soon as identify tells it the address; an agent whose turn it is
+ *   introduces itself (a relayed link, which runs identify) and waits
+ *   TAB_DIAL_WAIT_MS for that before it dials WebRTC;
  * - failed dials are retried with exponential backoff;
  * - tick() re-checks everything (call it periodically and on events:
  *   peer:discovery does not fire again for known peers);
@@ -17,7 +23,7 @@
  *   (topology.ts), closing the others it dialled, and dials the rest again
  *   when the room wakes.
  */
-import type { Connection, Libp2p } from '@libp2p/interface'
+import type { Connection, IdentifyResult, Libp2p } from '@libp2p/interface'
 import { peerIdFromString } from '@libp2p/peer-id'
 import { multiaddr, type Multiaddr } from '@multiformats/multiaddr'
 import {
@@ -30,8 +36,10 @@ import {
   RELAYED_LINK_GRACE_MS,
   RETURNING_DIAL_AFTER_MS,
   SURPLUS_LINK_GRACE_MS,
+  TAB_DIAL_WAIT_MS,
 } from './constants'
 import { backoff } from './backoff'
+import { directAddrs, isDirect, isUpgradeError } from './direct-addrs'
 import { errMsg, type NetLogger } from './log'
 import type { RelayInfo } from './relay-client'
 import { linkTargets, quietLinkShape } from './topology'
@@ -44,10 +52,12 @@ export interface DialerInit {
   isBanned: (peerId: string) => boolean
   onChange: () => void
   /**
-   * Try a peer's announced TCP or WebSocket addresses before WebRTC: for
-   * Node peers, which can dial them. Default: false (tabs cannot).
+   * Which of a peer's announced direct addresses (TCP or WebSocket, not
+   * relayed, not WebRTC) we can dial: tried before WebRTC. Node peers: all
+   * of them; a tab: the WebSocket addresses its page may open. Default:
+   * none (WebRTC only).
    */
-  direct?: boolean
+  direct?: (addr: Multiaddr) => boolean
   /**
    * This peer was online in the room under its PeerId moments ago (a
    * reloaded tab): its peers may hold links to it that are gone at its end,
@@ -60,6 +70,7 @@ export interface DialerInit {
   surplusGraceMs?: number
   identifyWaitMs?: number
   dialTimeoutMs?: number
+  tabDialWaitMs?: number
 }
 
 interface Candidate {
@@ -71,6 +82,8 @@ interface Candidate {
   dialing: boolean
   /** a dial to the peer's announced direct addresses failed: use WebRTC from now on */
   directFailed: boolean
+  /** the `firstSeen` of the dial turn in which we last left the dial to the peer (a tab) */
+  waitedForTab?: number
 }
 
 export class Dialer {
@@ -81,6 +94,9 @@ export class Dialer {
   private readonly surplusGraceMs: number
   private readonly identifyWaitMs: number
   private readonly dialTimeoutMs: number
+  private readonly tabDialWaitMs: number
+  /** peers whose identify announced a direct address we can reach */
+  private readonly reachable = new Set<string>()
   /** direct links to peers off our ring: since when each has been unwanted */
   private readonly unwantedSince = new Map<string, number>()
   /** the room is quiet: keep the quiet shape's links only (setQuiet) */
@@ -94,6 +110,43 @@ export class Dialer {
     this.surplusGraceMs = init.surplusGraceMs ?? SURPLUS_LINK_GRACE_MS
     this.identifyWaitMs = init.identifyWaitMs ?? IDENTIFY_WAIT_MS
     this.dialTimeoutMs = init.dialTimeoutMs ?? DIAL_TIMEOUT_MS
+    this.tabDialWaitMs = init.tabDialWaitMs ?? TAB_DIAL_WAIT_MS
+    const onIdentify = (event: CustomEvent<IdentifyResult>): void => this.identified(event.detail)
+    init.libp2p.addEventListener('peer:identify', onIdentify)
+    init.signal.addEventListener('abort', () =>
+      init.libp2p.removeEventListener('peer:identify', onIdentify),
+    )
+  }
+
+  /**
+   * Keeps the direct addresses of a peer we can reach; a tab (which
+   * announces none) that learns an agent's dials it now, whatever the order.
+   */
+  private identified(result: IdentifyResult): void {
+    const id = result.peerId.toString()
+    const accept = this.init.direct
+    const announced = (result.listenAddrs ?? []).map((multiaddr) => ({ multiaddr }))
+    if (accept === undefined || directAddrs(id, announced, accept).length === 0) {
+      this.reachable.delete(id)
+      return
+    }
+    this.reachable.add(id)
+    if (this.peers.has(id) && !this.announcesDirect()) this.tick()
+  }
+
+  /** We listen on a direct address (a Node peer): others may dial it. */
+  private announcesDirect(): boolean {
+    const own = this.init.libp2p.getMultiaddrs().map((multiaddr) => ({ multiaddr }))
+    return directAddrs(this.self, own).length > 0
+  }
+
+  /** A tab may dial one of our addresses: we listen on a WebSocket. */
+  private tabsMayDialUs(): boolean {
+    return this.init.libp2p
+      .getMultiaddrs()
+      .some(
+        (a) => isDirect(a) && a.getComponents().some((c) => c.name === 'ws' || c.name === 'wss'),
+      )
   }
 
   /** Peers of the room known through any relay. */
@@ -107,7 +160,10 @@ export class Dialer {
     const listed = new Set(peers)
     listed.delete(this.self)
     for (const [id, c] of this.peers) {
-      if (!listed.has(id) && c.via.delete(relay.peerId) && c.via.size === 0) this.peers.delete(id)
+      if (!listed.has(id) && c.via.delete(relay.peerId) && c.via.size === 0) {
+        this.peers.delete(id)
+        this.reachable.delete(id)
+      }
     }
     for (const id of listed) {
       let c = this.peers.get(id)
@@ -169,8 +225,10 @@ export class Dialer {
       if (this.init.isBanned(id)) continue
       const waited = now - c.firstSeen
       // before the fallback, only a returning peer dials a lower one, and only
-      // while nothing from it is under way (a link of any kind)
-      const early = this.self > id && waited < this.fallbackAfterMs
+      // while nothing from it is under way (a link of any kind); and a tab
+      // one whose direct address it can reach
+      const tabToAgent = this.reachable.has(id) && !c.directFailed && !this.announcesDirect()
+      const early = this.self > id && waited < this.fallbackAfterMs && !tabToAgent
       if (early && (waited < this.returningAfterMs || (linked ??= this.linkedPeers()).has(id)))
         continue
       if (now < c.nextDialAt) continue
@@ -303,8 +361,9 @@ export class Dialer {
     const step = () => AbortSignal.any([this.init.signal, AbortSignal.timeout(this.dialTimeoutMs)])
     try {
       let conn: Connection | null = null
-      if (this.init.direct === true && !c.directFailed) {
+      if (this.init.direct !== undefined && !c.directFailed) {
         const direct = await this.announcedDirect(peerId, relayAddr, step())
+        if (direct.length === 0 && this.waitForTab(peerId, c)) return
         if (direct.length > 0) {
           const signal = step()
           conn = await this.init.libp2p.dial(direct, { signal }).catch((err: unknown) => {
@@ -347,6 +406,22 @@ export class Dialer {
   }
 
   /**
+   * Whether to leave this dial turn to the peer: it announced no direct
+   * address (a tab), we listen on a WebSocket it may reach, and we have not
+   * waited for it in this turn yet. It learnt our address from the identify
+   * our introduction ran; it dials now if its page can, and we dial WebRTC
+   * after TAB_DIAL_WAIT_MS if it did not.
+   */
+  private waitForTab(peerId: string, c: Candidate): boolean {
+    if (this.reachable.has(peerId) || c.waitedForTab === c.firstSeen || !this.tabsMayDialUs())
+      return false
+    c.waitedForTab = c.firstSeen
+    c.nextDialAt = Date.now() + this.tabDialWaitMs
+    this.init.logger.info('waiting for a tab to dial our WebSocket', { peer: peerId })
+    return true
+  }
+
+  /**
    * The TCP and WebSocket addresses the peer announced (identify), ready to
    * dial; empty when it announced none (a tab) or we could not learn them in
    * time. A peer we have never identified is introduced first: a relayed
@@ -359,8 +434,10 @@ export class Dialer {
     signal: AbortSignal,
   ): Promise<Multiaddr[]> {
     const id = peerIdFromString(peerId)
+    const accept = this.init.direct
     const known = await this.init.libp2p.peerStore.get(id).catch(() => null)
-    if (known !== null && known.protocols.length > 0) return directAddrs(peerId, known.addresses)
+    if (known !== null && known.protocols.length > 0)
+      return directAddrs(peerId, known.addresses, accept)
     const identified = new Promise<void>((resolve) => {
       const done = (): void => {
         clearTimeout(timer)
@@ -381,29 +458,6 @@ export class Dialer {
     }
     await identified
     const after = await this.init.libp2p.peerStore.get(id).catch(() => null)
-    return after === null ? [] : directAddrs(peerId, after.addresses)
+    return after === null ? [] : directAddrs(peerId, after.addresses, accept)
   }
-}
-
-/**
- * A dial that reached the peer and failed while upgrading the connection
- * (the Noise handshake, the muxer): libp2p names these errors so.
- */
-function isUpgradeError(err: unknown): boolean {
-  const e = err as { name?: unknown; errors?: unknown } | null
-  // a dial to several addresses fails with all their errors
-  if (Array.isArray(e?.errors)) return e.errors.some(isUpgradeError)
-  return e?.name === 'EncryptionFailedError' || e?.name === 'MuxerUnavailableError'
-}
-
-/** Of a peer's known addresses, those over TCP (plain or WebSocket) with no relay or WebRTC in them. */
-export function directAddrs(peerId: string, addresses: { multiaddr: Multiaddr }[]): Multiaddr[] {
-  const direct: Multiaddr[] = []
-  for (const { multiaddr: addr } of addresses) {
-    const names = addr.getComponents().map((c) => c.name)
-    if (!names.includes('tcp')) continue
-    if (names.some((n) => n === 'p2p-circuit' || n === 'webrtc' || n === 'webrtc-direct')) continue
-    direct.push(names.includes('p2p') ? addr : addr.encapsulate(`/p2p/${peerId}`))
-  }
-  return direct
 }

@@ -16,6 +16,7 @@ import { acquireTabIdentity, type TabIdentityInit } from './identity.browser'
 import { returningTab } from './returning.browser'
 import { createSwarm } from './swarm'
 import { rtcConfigurationWith } from './ice-config'
+import { isLoopback, pageMayDial } from './direct-addrs'
 import type { SwarmNode, SwarmNodeInitBase } from './types'
 
 export interface BrowserSwarmNodeInit extends SwarmNodeInitBase {
@@ -46,6 +47,13 @@ export async function createSwarmNode(init: BrowserSwarmNodeInit): Promise<Swarm
           rtcConfiguration: rtcConfigurationWith({ iceServers: [] }, init.rtcConfiguration),
         }),
       ],
+      // a Node agent's WebSocket, where the page can open it (direct-addrs.ts).
+      // Agents listen on loopback (node.node.ts), so only a page of their
+      // machine can: only there is it worth the identify that then opens
+      // each of the tab's dials (half a second more to link with a tab)
+      ...(isLoopback(globalThis.location.hostname)
+        ? { direct: pageMayDial(globalThis.location) }
+        : {}),
       // the default browser gater refuses private and loopback addresses,
       // which is exactly where a LAN relay lives
       gater: { denyDialMultiaddr: () => false },

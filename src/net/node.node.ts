@@ -25,9 +25,11 @@ export interface NodeSwarmNodeInit extends SwarmNodeInitBase {
    */
   keyFile?: string
   /**
-   * Listen addresses. Default: TCP on 127.0.0.1 (random port), plus
+   * Listen addresses. Default: TCP and a WebSocket on 127.0.0.1 (random
+   * ports; tabs of this machine dial the WebSocket, dialer.ts), plus
    * /p2p-circuit and /webrtc (reachable through the relays). Pass e.g.
-   * /ip4/0.0.0.0/tcp/4001 to accept direct TCP from the LAN.
+   * /ip4/0.0.0.0/tcp/4001 and /ip4/0.0.0.0/tcp/4002/ws to accept direct
+   * links from the LAN.
    */
   listen?: string[]
   /**
@@ -40,12 +42,20 @@ export interface NodeSwarmNodeInit extends SwarmNodeInitBase {
    * announce, and use WebRTC only with tabs and with peers those addresses
    * do not reach: TCP costs a fraction of the CPU of a WebRTC link (no DTLS,
    * SCTP or ICE) and needs no signalling. Default: true. Tests of WebRTC
-   * between Node peers turn it off.
+   * between Node peers turn it off (and listen on no WebSocket, so that
+   * tabs use WebRTC with them too).
    */
   directLinks?: boolean
 }
 
-export const DEFAULT_NODE_LISTEN = ['/ip4/127.0.0.1/tcp/0', '/p2p-circuit', '/webrtc']
+export const DEFAULT_NODE_LISTEN = [
+  '/ip4/127.0.0.1/tcp/0',
+  '/ip4/127.0.0.1/tcp/0/ws',
+  '/p2p-circuit',
+  '/webrtc',
+]
+/** Without a WebSocket: tabs link with this peer over WebRTC (`directLinks: false`). */
+export const WEBRTC_ONLY_NODE_LISTEN = ['/ip4/127.0.0.1/tcp/0', '/p2p-circuit', '/webrtc']
 
 async function nodeKey(init: NodeSwarmNodeInit): Promise<PrivateKey> {
   if (init.privateKey !== undefined) return init.privateKey
@@ -59,8 +69,9 @@ export async function createSwarmNode(init: NodeSwarmNodeInit): Promise<SwarmNod
   const rtcConfiguration = forNodeDatachannel(rtcConfigurationWith(defaults, init.rtcConfiguration))
   return createSwarm(init, {
     privateKey: await nodeKey(init),
-    listen: init.listen ?? DEFAULT_NODE_LISTEN,
-    direct: init.directLinks ?? true,
+    listen:
+      init.listen ?? (init.directLinks === false ? WEBRTC_ONLY_NODE_LISTEN : DEFAULT_NODE_LISTEN),
+    ...(init.directLinks === false ? {} : { direct: () => true }),
     pingMinTimeoutMs: LINK_PING_MIN_TIMEOUT_MS,
     transports: [
       tcp(),

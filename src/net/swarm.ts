@@ -58,8 +58,11 @@ export interface PlatformParts {
   privateKey: PrivateKey
   transports: NonNullable<Libp2pOptions['transports']>
   listen: string[]
-  /** dial peers' announced TCP/WebSocket addresses before WebRTC (Node; see dialer.ts) */
-  direct?: boolean
+  /**
+   * which of a peer's announced TCP/WebSocket addresses we can dial, tried
+   * before WebRTC (see dialer.ts); default none
+   */
+  direct?: (addr: Multiaddr) => boolean
   /** extra gater rules (the browser allows private/loopback dials) */
   gater?: Partial<ConnectionGater>
   /**
@@ -201,7 +204,7 @@ export async function createSwarm(
     signal: stopSignal,
     isBanned: (p) => strikes.isBanned(p),
     onChange: summaryChanged,
-    direct: platform.direct,
+    ...(platform.direct !== undefined ? { direct: platform.direct } : {}),
     returning: platform.returning,
     ...(init.surplusLinkGraceMs !== undefined ? { surplusGraceMs: init.surplusLinkGraceMs } : {}),
   })

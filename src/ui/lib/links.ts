@@ -12,7 +12,7 @@ export const LINK_WORDS: Record<LinkWay, string> = {
   lan: 'direct on the LAN',
   nat: 'direct through NAT',
   direct: 'direct',
-  other: 'direct (TCP)',
+  other: 'direct (WebSocket or TCP)',
   turn: 'relayed through TURN',
   relayed: 'via the relay only, no plan traffic yet',
 }

@@ -39,7 +39,7 @@ import {
   TAB_DIAL_WAIT_MS,
 } from './constants'
 import { backoff } from './backoff'
-import { directAddrs, isDirect, isUpgradeError } from './direct-addrs'
+import { directAddrs, isDirect, isUpgradeError, isWebSocket } from './direct-addrs'
 import { errMsg, type NetLogger } from './log'
 import type { RelayInfo } from './relay-client'
 import { linkTargets, quietLinkShape } from './topology'
@@ -142,11 +142,7 @@ export class Dialer {
 
   /** A tab may dial one of our addresses: we listen on a WebSocket. */
   private tabsMayDialUs(): boolean {
-    return this.init.libp2p
-      .getMultiaddrs()
-      .some(
-        (a) => isDirect(a) && a.getComponents().some((c) => c.name === 'ws' || c.name === 'wss'),
-      )
+    return this.init.libp2p.getMultiaddrs().some((a) => isDirect(a) && isWebSocket(a))
   }
 
   /** Peers of the room known through any relay. */

@@ -24,6 +24,20 @@ export function isDirect(addr: Multiaddr): boolean {
   return !names.some((n) => n === 'p2p-circuit' || n === 'webrtc' || n === 'webrtc-direct')
 }
 
+/** A WebSocket address (`/ws`, `/tls/ws`, `/wss`). */
+export function isWebSocket(addr: Multiaddr): boolean {
+  return addr.getComponents().some((c) => c.name === 'ws' || c.name === 'wss')
+}
+
+/**
+ * Between Node peers: plain TCP. Their WebSocket addresses are for tabs;
+ * dialled together with the TCP one, a flood of records took a third longer
+ * to settle in runtime/flood.node.test.ts.
+ */
+export function isPlainTcp(addr: Multiaddr): boolean {
+  return !isWebSocket(addr)
+}
+
 /**
  * Of a peer's known addresses, the direct ones (isDirect) that `accept`
  * lets through, each ending in the peer's id.
@@ -72,7 +86,7 @@ export function pageMayDial(page: PageLocation): (addr: Multiaddr) => boolean {
     const parts = addr.getComponents()
     const names = parts.map((c) => c.name)
     const tls = names.includes('wss') || names.includes('tls')
-    if (!names.includes('ws') && !names.includes('wss')) return false
+    if (!isWebSocket(addr)) return false
     const host = parts[0]?.value
     if (host === undefined) return false
     const loopback = isLoopback(host)

@@ -13,6 +13,7 @@ import { tcp } from '@libp2p/tcp'
 import { webRTC } from '@libp2p/webrtc'
 import { webSockets } from '@libp2p/websockets'
 import { LINK_PING_MIN_TIMEOUT_MS, RELAY_RESERVATION_TIMEOUT_MS } from './constants'
+import { isPlainTcp } from './direct-addrs'
 import { loadOrCreateKeyFile } from './identity.node.js'
 import { createSwarm } from './swarm'
 import { rtcConfigurationWith } from './ice-config'
@@ -71,7 +72,7 @@ export async function createSwarmNode(init: NodeSwarmNodeInit): Promise<SwarmNod
     privateKey: await nodeKey(init),
     listen:
       init.listen ?? (init.directLinks === false ? WEBRTC_ONLY_NODE_LISTEN : DEFAULT_NODE_LISTEN),
-    ...(init.directLinks === false ? {} : { direct: () => true }),
+    ...(init.directLinks === false ? {} : { direct: isPlainTcp }),
     pingMinTimeoutMs: LINK_PING_MIN_TIMEOUT_MS,
     transports: [
       tcp(),

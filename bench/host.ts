@@ -153,6 +153,8 @@ export class LocalHost implements PeerHost {
           role: spec.role,
           relays: this.init.relays,
           rtcBindAddress: '127.0.0.1',
+          // as `npm run agent` runs: tabs of this machine link over its WebSocket
+          tabLinks: true,
           model,
           ...(this.init.capacity !== undefined ? { capacity: this.init.capacity } : {}),
           providerInit: { fetch: this.recorder.fetchFor(spec.index) },

@@ -127,6 +127,8 @@ async function main(): Promise<void> {
     tools: options.tools,
     ...(options.capabilities ? { capabilities: options.capabilities } : {}),
     dataDir: lock.dir,
+    // the tabs of this machine link to us over a WebSocket, sparing us WebRTC's timers
+    tabLinks: true,
     ...(options.rtcBind ? { rtcBindAddress: options.rtcBind } : {}),
     // --turn / --ice, or the app that named the relay (as for tabs): agent-ice.ts
     ...(iceSource ? { rtcConfiguration: iceSource } : {}),

@@ -261,6 +261,17 @@ describe('Dialer: a tab and an agent’s WebSocket', () => {
     expect(dialed).toEqual([relayedTarget(), webrtcTarget()])
   })
 
+  it('an agent leaves no dial to a peer identify did not name in time (maybe a Node peer on a busy machine)', async () => {
+    const { dialer, dialed, settled } = setup({
+      direct: true,
+      own: ['/ip4/127.0.0.1/tcp/40125', '/ip4/127.0.0.1/tcp/40126/ws'],
+      reachable: () => true,
+    })
+    dialer.setRoomPeers(relay, [other])
+    await settled(1)
+    expect(dialed).toEqual([relayedTarget(), webrtcTarget()])
+  })
+
   it('an agent without a WebSocket dials a tab over WebRTC at once', async () => {
     const { dialer, dialed, settled } = setup({
       direct: true,

@@ -358,8 +358,8 @@ export class Dialer {
     try {
       let conn: Connection | null = null
       if (this.init.direct !== undefined && !c.directFailed) {
-        const direct = await this.announcedDirect(peerId, relayAddr, step())
-        if (direct.length === 0 && this.waitForTab(peerId, c)) return
+        const { addrs: direct, identified } = await this.announcedDirect(peerId, relayAddr, step())
+        if (direct.length === 0 && identified && this.waitForTab(peerId, c)) return
         if (direct.length > 0) {
           const signal = step()
           conn = await this.init.libp2p.dial(direct, { signal }).catch((err: unknown) => {
@@ -402,8 +402,9 @@ export class Dialer {
   }
 
   /**
-   * Whether to leave this dial turn to the peer: it announced no direct
-   * address (a tab), we listen on a WebSocket it may reach, and we have not
+   * Whether to leave this dial turn to the peer: identify told us it
+   * announces no direct address (a tab; a peer not identified in time may be
+   * a Node peer on a busy machine, and gets no wait), we listen on a WebSocket it may reach, and we have not
    * waited for it in this turn yet. It learnt our address from the identify
    * our introduction ran; it dials now if its page can, and we dial WebRTC
    * after TAB_DIAL_WAIT_MS if it did not.
@@ -419,8 +420,8 @@ export class Dialer {
 
   /**
    * The TCP and WebSocket addresses the peer announced (identify), ready to
-   * dial; empty when it announced none (a tab) or we could not learn them in
-   * time. A peer we have never identified is introduced first: a relayed
+   * dial, and whether identify told us them: empty when it announced none (a
+   * tab) or we could not learn them in time (not identified). A peer we have never identified is introduced first: a relayed
    * link (the one WebRTC signalling would open anyway), on which identify
    * runs at once.
    */
@@ -428,12 +429,12 @@ export class Dialer {
     peerId: string,
     relayAddr: string,
     signal: AbortSignal,
-  ): Promise<Multiaddr[]> {
+  ): Promise<{ addrs: Multiaddr[]; identified: boolean }> {
     const id = peerIdFromString(peerId)
     const accept = this.init.direct
     const known = await this.init.libp2p.peerStore.get(id).catch(() => null)
     if (known !== null && known.protocols.length > 0)
-      return directAddrs(peerId, known.addresses, accept)
+      return { addrs: directAddrs(peerId, known.addresses, accept), identified: true }
     const identified = new Promise<void>((resolve) => {
       const done = (): void => {
         clearTimeout(timer)
@@ -454,6 +455,7 @@ export class Dialer {
     }
     await identified
     const after = await this.init.libp2p.peerStore.get(id).catch(() => null)
-    return after === null ? [] : directAddrs(peerId, after.addresses, accept)
+    if (after === null || after.protocols.length === 0) return { addrs: [], identified: false }
+    return { addrs: directAddrs(peerId, after.addresses, accept), identified: true }
   }
 }

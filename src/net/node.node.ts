@@ -26,13 +26,21 @@ export interface NodeSwarmNodeInit extends SwarmNodeInitBase {
    */
   keyFile?: string
   /**
-   * Listen addresses. Default: TCP and a WebSocket on 127.0.0.1 (random
-   * ports; tabs of this machine dial the WebSocket, dialer.ts), plus
-   * /p2p-circuit and /webrtc (reachable through the relays). Pass e.g.
-   * /ip4/0.0.0.0/tcp/4001 and /ip4/0.0.0.0/tcp/4002/ws to accept direct
-   * links from the LAN.
+   * Listen addresses. Default: TCP on 127.0.0.1 (random port), plus a
+   * WebSocket there with `tabLinks`, plus /p2p-circuit and /webrtc
+   * (reachable through the relays). Pass e.g. /ip4/0.0.0.0/tcp/4001 and
+   * /ip4/0.0.0.0/tcp/4002/ws to accept direct links from the LAN.
    */
   listen?: string[]
+  /**
+   * Also listen on a WebSocket on 127.0.0.1 (TAB_LINK_LISTEN), which tabs of
+   * this machine dial instead of WebRTC (dialer.ts): a peer that holds no
+   * WebRTC link never starts libdatachannel's 10 ms SCTP timer, a third of
+   * an idle agent's CPU. Default: false (Node peers link over TCP among
+   * themselves); the agent (`npm run agent`) turns it on. Ignored with
+   * `listen` or `directLinks: false`.
+   */
+  tabLinks?: boolean
   /**
    * Local address node-datachannel binds its ICE candidates to. Default:
    * every interface. Tests pass 127.0.0.1 to stay on loopback.
@@ -43,20 +51,21 @@ export interface NodeSwarmNodeInit extends SwarmNodeInitBase {
    * announce, and use WebRTC only with tabs and with peers those addresses
    * do not reach: TCP costs a fraction of the CPU of a WebRTC link (no DTLS,
    * SCTP or ICE) and needs no signalling. Default: true. Tests of WebRTC
-   * between Node peers turn it off (and listen on no WebSocket, so that
-   * tabs use WebRTC with them too).
+   * between Node peers turn it off.
    */
   directLinks?: boolean
 }
 
-export const DEFAULT_NODE_LISTEN = [
-  '/ip4/127.0.0.1/tcp/0',
-  '/ip4/127.0.0.1/tcp/0/ws',
-  '/p2p-circuit',
-  '/webrtc',
-]
-/** Without a WebSocket: tabs link with this peer over WebRTC (`directLinks: false`). */
-export const WEBRTC_ONLY_NODE_LISTEN = ['/ip4/127.0.0.1/tcp/0', '/p2p-circuit', '/webrtc']
+export const DEFAULT_NODE_LISTEN = ['/ip4/127.0.0.1/tcp/0', '/p2p-circuit', '/webrtc']
+/** The WebSocket tabs of this machine dial (`tabLinks`): loopback only, random port. */
+export const TAB_LINK_LISTEN = '/ip4/127.0.0.1/tcp/0/ws'
+
+function listenAddrs(init: NodeSwarmNodeInit): string[] {
+  if (init.listen !== undefined) return init.listen
+  if (init.tabLinks === true && init.directLinks !== false)
+    return [TAB_LINK_LISTEN, ...DEFAULT_NODE_LISTEN]
+  return DEFAULT_NODE_LISTEN
+}
 
 async function nodeKey(init: NodeSwarmNodeInit): Promise<PrivateKey> {
   if (init.privateKey !== undefined) return init.privateKey
@@ -70,8 +79,7 @@ export async function createSwarmNode(init: NodeSwarmNodeInit): Promise<SwarmNod
   const rtcConfiguration = forNodeDatachannel(rtcConfigurationWith(defaults, init.rtcConfiguration))
   return createSwarm(init, {
     privateKey: await nodeKey(init),
-    listen:
-      init.listen ?? (init.directLinks === false ? WEBRTC_ONLY_NODE_LISTEN : DEFAULT_NODE_LISTEN),
+    listen: listenAddrs(init),
     ...(init.directLinks === false ? {} : { direct: isPlainTcp }),
     pingMinTimeoutMs: LINK_PING_MIN_TIMEOUT_MS,
     transports: [

@@ -26,6 +26,8 @@ export interface NodeRuntimeInit extends RuntimeInit {
   privateKey?: PrivateKey
   /** libp2p listen addresses (default: TCP on 127.0.0.1, circuit relay, WebRTC) */
   listen?: string[]
+  /** also a WebSocket on 127.0.0.1 for the tabs of this machine (createSwarmNode's tabLinks); default false */
+  tabLinks?: boolean
   /** local address for WebRTC ICE candidates (tests: 127.0.0.1) */
   rtcBindAddress?: string
   /** STUN/TURN servers (e.g. iceServersSource of the app's /ice.json); default none */
@@ -59,6 +61,7 @@ export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRunt
       createSwarmNode({
         ...nodeInit,
         ...(init.listen ? { listen: init.listen } : {}),
+        ...(init.tabLinks === true ? { tabLinks: true } : {}),
         ...(init.rtcBindAddress ? { rtcBindAddress: init.rtcBindAddress } : {}),
         ...(init.rtcConfiguration ? { rtcConfiguration: init.rtcConfiguration } : {}),
       }),

@@ -479,6 +479,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       await outbox.catch(() => {})
       await swarmNode.stop()
       parts.opener?.close()
+      store.close()
       await parts.persistence.close?.()
     },
   }

@@ -49,6 +49,21 @@ describe('PlanStore archive', () => {
   })
 })
 
+describe('PlanStore close', () => {
+  it('takes nothing once closed: a sync batch verified while the peer stops is not held unpersisted', async () => {
+    const signer = await makeSigner()
+    const [first, second] = sampleRecords(signer.peerId, 'r').filter(isPlanRecord) as PlanRecord[]
+    const persistence = memoryPersistence()
+    const store = new PlanStore({ room: 'r', persistence, onRecord: () => {} })
+    expect(await store.add(await encodeRecord(first!, signer), 'peer')).toBe('accept')
+    const late = store.add(await encodeRecord(second!, signer), 'peer')
+    store.close()
+    expect(await late).toBe('ignore')
+    expect(store.has(second!.id)).toBe(false)
+    expect([...persistence.records.keys()]).toEqual([first!.id])
+  })
+})
+
 describe('PlanStore author quota', () => {
   it('keeps an author’s lowest-id records of a kind, at every door, and remembers the rest', async () => {
     const signer = await makeSigner()

@@ -44,8 +44,19 @@ export class PlanStore implements RecordStore {
   /** records (and their bytes) kept from anti-entropy sync */
   synced = 0
   syncedBytes = 0
+  /** closed (the peer is stopping): what still arrives is not taken, so what is held is what was persisted */
+  private closed = false
 
   constructor(private readonly init: PlanStoreInit) {}
+
+  /**
+   * Takes no more records: a sync batch still being verified when the peer
+   * stops would otherwise be added after its persistence closed, and a
+   * restart would not find it.
+   */
+  close(): void {
+    this.closed = true
+  }
 
   get size(): number {
     return this.bytes.size
@@ -116,7 +127,7 @@ export class PlanStore implements RecordStore {
 
   /** Add a record already decoded and verified (gossip validator, or our own). */
   addVerified(record: PlanRecord, bytes: Uint8Array, persist = true): boolean {
-    if (this.bytes.has(record.id) || this.archived.has(record.id)) return false
+    if (this.closed || this.bytes.has(record.id) || this.archived.has(record.id)) return false
     const verdict = this.quota.admit(record)
     if (!verdict.kept) {
       this.refuse(record.id)

@@ -222,7 +222,7 @@ export class Dialer {
       const waited = now - c.firstSeen
       // before the fallback, only a returning peer dials a lower one, and only
       // while nothing from it is under way (a link of any kind); and a tab
-      // one whose direct address it can reach
+      // dials at once a peer whose direct address it can reach (an agent)
       const tabToAgent = this.reachable.has(id) && !c.directFailed && !this.announcesDirect()
       const early = this.self > id && waited < this.fallbackAfterMs && !tabToAgent
       if (early && (waited < this.returningAfterMs || (linked ??= this.linkedPeers()).has(id)))
@@ -404,10 +404,11 @@ export class Dialer {
   /**
    * Whether to leave this dial turn to the peer: identify told us it
    * announces no direct address (a tab; a peer not identified in time may be
-   * a Node peer on a busy machine, and gets no wait), we listen on a WebSocket it may reach, and we have not
-   * waited for it in this turn yet. It learnt our address from the identify
-   * our introduction ran; it dials now if its page can, and we dial WebRTC
-   * after TAB_DIAL_WAIT_MS if it did not.
+   * a Node peer on a busy machine, and gets no wait), we listen on a
+   * WebSocket it may reach, and we have not waited for it in this turn yet.
+   * It learnt our address from the identify our introduction ran; it dials
+   * now if its page can, and we dial WebRTC after TAB_DIAL_WAIT_MS if it
+   * did not.
    */
   private waitForTab(peerId: string, c: Candidate): boolean {
     if (this.reachable.has(peerId) || c.waitedForTab === c.firstSeen || !this.tabsMayDialUs())
@@ -420,10 +421,10 @@ export class Dialer {
 
   /**
    * The TCP and WebSocket addresses the peer announced (identify), ready to
-   * dial, and whether identify told us them: empty when it announced none (a
-   * tab) or we could not learn them in time (not identified). A peer we have never identified is introduced first: a relayed
-   * link (the one WebRTC signalling would open anyway), on which identify
-   * runs at once.
+   * dial, and whether identify told us them: empty when it announced none
+   * (a tab) or we could not learn them in time (not identified). A peer we
+   * have never identified is introduced first: a relayed link (the one
+   * WebRTC signalling would open anyway), on which identify runs at once.
    */
   private async announcedDirect(
     peerId: string,

@@ -44,7 +44,7 @@ export class PlanStore implements RecordStore {
   /** records (and their bytes) kept from anti-entropy sync */
   synced = 0
   syncedBytes = 0
-  /** closed (the peer is stopping): what still arrives is not taken, so what is held is what was persisted */
+  /** the peer is stopping: what still arrives is not taken (see close) */
   private closed = false
 
   constructor(private readonly init: PlanStoreInit) {}

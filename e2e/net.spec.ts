@@ -14,6 +14,18 @@ function quantile(sorted: number[], q: number): number {
 }
 
 /** Every page subscribes to `topic` and publishes `perTab` messages; returns latencies in ms. */
+/** Waits until every page holds a link of `kind` to `peerId`. */
+async function waitForLinkTo(pages: Page[], peerId: string, kind: string): Promise<void> {
+  for (const p of pages) {
+    await p.waitForFunction(
+      ([id, k]) =>
+        (window.net as NetHandle).connections().peers.some((l) => l.peerId === id && l.kind === k),
+      [peerId, kind] as const,
+      { timeout: 15_000 },
+    )
+  }
+}
+
 async function gossipRound(pages: Page[], topic: string, perTab: number): Promise<number[]> {
   await Promise.all(
     pages.map((p) => p.evaluate((t) => (window.net as NetHandle).subscribe(t), topic)),
@@ -233,16 +245,7 @@ test('e. a headless Node peer joins the tabs’ mesh over WebRTC and exchanges g
   const peer = await startNodePeer({ relays: relay.multiaddrs, room, webrtcOnly: true })
   step('node peer up')
   try {
-    for (const p of pages) {
-      await p.waitForFunction(
-        (id) =>
-          (window.net as NetHandle)
-            .connections()
-            .peers.some((l) => l.peerId === id && l.kind === 'direct-webrtc'),
-        peer.peerId,
-        { timeout: 15_000 },
-      )
-    }
+    await waitForLinkTo(pages, peer.peerId, 'direct-webrtc')
     step('tabs linked to node')
     await peer.waitFor(() => (peer.summary()?.direct ?? 0) === 2, 10_000, 'node links')
     step('node linked to tabs')
@@ -280,16 +283,7 @@ test('e2. tabs dial a Node agent’s WebSocket, and the agent never runs WebRTC'
   await waitForFullMesh(pages)
   const peer = await startNodePeer({ relays: relay.multiaddrs, room })
   try {
-    for (const p of pages) {
-      await p.waitForFunction(
-        (id) =>
-          (window.net as NetHandle)
-            .connections()
-            .peers.some((l) => l.peerId === id && l.kind === 'other'),
-        peer.peerId,
-        { timeout: 15_000 },
-      )
-    }
+    await waitForLinkTo(pages, peer.peerId, 'other')
     await peer.waitFor(() => (peer.summary()?.other ?? 0) === 2, 10_000, 'node links')
     const linkUp = peer.logs.filter((l) => l.startsWith('info direct link up'))
     expect(linkUp).toEqual([]) // the tabs dialled, not the agent

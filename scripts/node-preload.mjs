@@ -14,6 +14,21 @@ if (typeof Promise.withResolvers !== 'function') {
   }
 }
 
+/**
+ * ws's WebSocket with the browser's way with errors: an error event nobody
+ * listens for is dropped. ws's is an EventEmitter, which throws it, and that
+ * ends the process. @libp2p/websockets stops listening when a dial is
+ * aborted (a dial timeout, a peer stopping) but leaves the socket
+ * connecting, so its later error (a refused or reset connection) killed
+ * the agent (test/node-preload.test.ts).
+ */
+class WhatwgWebSocket extends WebSocket {
+  constructor(...args) {
+    super(...args)
+    this.on('error', () => {})
+  }
+}
+
 if (typeof globalThis.WebSocket === 'undefined') {
-  globalThis.WebSocket = WebSocket
+  globalThis.WebSocket = WhatwgWebSocket
 }

@@ -108,7 +108,12 @@ describe('runtime over real libp2p', () => {
     const late = await peer(relay.multiaddrs, 'observer', ROOM, dataDir)
     expect(late.records().length).toBe(held)
     await waitFor(() => late.tree().goals[0]?.status === 'done', 10_000, 'the restored plan')
-    expect(fingerprint(late)).toBe(fingerprint(observer))
+    // it stopped once the root was done; what came after (a late vote) comes through sync
+    await waitFor(
+      () => fingerprint(late) === fingerprint(observer),
+      10_000,
+      'the restored observer to derive the same tree',
+    )
     expect(observer.exportPlan(goal, 'markdown')).toContain('# Plan a weekend trip to Kyoto')
 
     // one observer archives the finished goal: it drops it, exported first

@@ -1,10 +1,8 @@
 // `node scripts/run-parallel.mjs lint typecheck`: runs those npm scripts at
 // once and fails if any fails. Lint and the type check each keep one core
-// busy for most of a minute, the simulator's CI suite one core for a minute
-// and a half; none of them waits on a clock (the simulator's time is
-// virtual), so on CI's two cores `npm test` runs the three side by side, in
-// the time of the simulator alone. Each script's output is printed whole when
-// it ends, so two logs never interleave.
+// busy for most of a minute; on CI's two cores, side by side they take the
+// time of the longer one. Each script's output is printed whole when it ends,
+// so two logs never interleave.
 import { spawn } from 'node:child_process'
 
 const names = process.argv.slice(2)

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import type { Page } from '@playwright/test'
 import type { NetHandle } from './harness/net'
 import { expect, nodeUp, peerIdOf, summaryOf, test, waitForFullMesh } from './fixtures/net'
-import { startNodePeer } from './fixtures/node-peer'
+import { startNodePeer, type NodePeer } from './fixtures/node-peer'
 
 function quantile(sorted: number[], q: number): number {
   if (sorted.length === 0) return NaN
@@ -22,6 +22,21 @@ async function waitForLinkTo(pages: Page[], peerId: string, kind: string): Promi
         (window.net as NetHandle).connections().peers.some((l) => l.peerId === id && l.kind === k),
       [peerId, kind] as const,
       { timeout: 15_000 },
+    )
+  }
+}
+
+/** The node peer and the tabs subscribe to `topic`; what the node publishes reaches every tab. */
+async function fromNodeToTabs(peer: NodePeer, pages: Page[], topic: string): Promise<void> {
+  peer.subscribe(topic)
+  await Promise.all(
+    pages.map((p) => p.evaluate((t) => (window.net as NetHandle).subscribe(t), topic)),
+  )
+  await pages[0]?.waitForTimeout(1_000) // the subscriptions reach the mesh
+  await peer.publish(topic, 'from node')
+  for (const p of pages) {
+    await p.waitForFunction(() =>
+      (window.net as NetHandle).received.some((r) => r.text === 'from node'),
     )
   }
 }
@@ -249,15 +264,7 @@ test('e. a headless Node peer joins the tabs’ mesh over WebRTC and exchanges g
     step('tabs linked to node')
     await peer.waitFor(() => (peer.summary()?.direct ?? 0) === 2, 10_000, 'node links')
     step('node linked to tabs')
-    peer.subscribe('e')
-    await Promise.all(pages.map((p) => p.evaluate(() => (window.net as NetHandle).subscribe('e'))))
-    await pages[0]?.waitForTimeout(1_000)
-    await peer.publish('e', 'from node')
-    for (const p of pages) {
-      await p.waitForFunction(() =>
-        (window.net as NetHandle).received.some((r) => r.text === 'from node'),
-      )
-    }
+    await fromNodeToTabs(peer, pages, 'e')
     const ids = await Promise.all(pages.map(peerIdOf))
     await Promise.all(
       pages.map((p, i) =>
@@ -292,15 +299,7 @@ test('e2. tabs dial a Node agent’s WebSocket, and the agent never runs WebRTC'
     ).flat()
     expect(tabLinks.filter((l) => l.includes(peer.peerId) && l.includes('/ws/'))).toHaveLength(2)
     // gossip both ways over the WebSocket links
-    peer.subscribe('e2')
-    await Promise.all(pages.map((p) => p.evaluate(() => (window.net as NetHandle).subscribe('e2'))))
-    await pages[0]?.waitForTimeout(1_000)
-    await peer.publish('e2', 'from node')
-    for (const p of pages) {
-      await p.waitForFunction(() =>
-        (window.net as NetHandle).received.some((r) => r.text === 'from node'),
-      )
-    }
+    await fromNodeToTabs(peer, pages, 'e2')
     await pages[0]!.evaluate(() => (window.net as NetHandle).publish('e2', 'from tab'))
     await peer.waitFor(
       () => peer.messages.some((m) => m.text === 'from tab'),

@@ -125,8 +125,8 @@ export class Dialer {
   private identified(result: IdentifyResult): void {
     const id = result.peerId.toString()
     const accept = this.init.direct
-    const announced = (result.listenAddrs ?? []).map((multiaddr) => ({ multiaddr }))
-    if (accept === undefined || directAddrs(id, announced, accept).length === 0) {
+    const announced = result.listenAddrs ?? []
+    if (accept === undefined || !announced.some((a) => isDirect(a) && accept(a))) {
       this.reachable.delete(id)
       return
     }
@@ -136,8 +136,7 @@ export class Dialer {
 
   /** We listen on a direct address (a Node peer): others may dial it. */
   private announcesDirect(): boolean {
-    const own = this.init.libp2p.getMultiaddrs().map((multiaddr) => ({ multiaddr }))
-    return directAddrs(this.self, own).length > 0
+    return this.init.libp2p.getMultiaddrs().some(isDirect)
   }
 
   /** A tab may dial one of our addresses: we listen on a WebSocket. */

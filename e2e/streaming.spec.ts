@@ -72,8 +72,8 @@ test('a leaf’s text streams into the executing tab before the call ends; other
   mark('writing in the executor')
   await expect.poll(() => streamedExecutes(mockLlm.requests).length).toBeGreaterThan(0)
   const held = streamedExecutes(mockLlm.requests)[0]!
-  // the held call's task line, as its prompt carries it (escaped text: search for it as is)
-  const taskLine = /<task [^>]*>[^<]*<\/task>/.exec(
+  // the held call's task line, as its prompt carries it (verbatim between marked tags)
+  const taskLine = /<task-([a-z0-9]+) [^>]*>[^\n]*?<\/task-\1>/.exec(
     parseOpenAi(held.body as Record<string, unknown>).prompt,
   )![0]
   await mineRow.click()

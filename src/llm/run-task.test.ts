@@ -68,9 +68,9 @@ describe('runLlmTask', () => {
     })
     const [first, second, third] = provider.requests.map((r) => r.prompt)
     expect(first).not.toContain('previous_reply_error')
-    expect(second).toContain('<previous_reply_error>schema violation: score:')
-    expect(third).toContain(
-      '<previous_reply_error>no JSON object found in the reply</previous_reply_error>',
+    expect(second).toMatch(/<previous_reply_error-[a-z0-9]+>\nschema violation: score:/)
+    expect(third).toMatch(
+      /<previous_reply_error-([a-z0-9]+)>\nno JSON object found in the reply\n<\/previous_reply_error-\1>/,
     )
     expect(provider.requests[0]!.schemaName).toBe('score')
     expect(provider.requests[0]!.task).toBe(task)
@@ -89,7 +89,7 @@ describe('runLlmTask', () => {
     expect(provider.requests).toHaveLength(3)
   })
 
-  it('retries transport errors with exponential backoff, honouring retry-after', async () => {
+  it('retries transport errors with exponential backoff, and waits out a rate limit as asked', async () => {
     const delays: number[] = []
     const provider = scripted([
       { error: new LlmUnreachableError('cannot reach Fake') },
@@ -101,8 +101,9 @@ describe('runLlmTask', () => {
       sleep: async (ms) => void delays.push(ms),
     })
     expect(out.ok).toBe(true)
-    expect(out.attempts).toBe(3)
-    // First wait: the base; second: the provider's retry-after beats the doubled base.
+    // the rate limit's wait spent no attempt: the failure and the answer did
+    expect(out.attempts).toBe(2)
+    // First wait: the base; second: the provider's retry-after.
     expect(delays).toEqual([100, 5_000])
     // A transport failure spent no tokens: only the successful call counts.
     expect(out.usage.inputTokens).toBe(100)

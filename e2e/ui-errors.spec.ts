@@ -57,7 +57,7 @@ test('a rejected key shows an alert by the role panel, and it clears when the ro
   await useModel(decomposer, { provider: 'OpenAI-compatible server', key: MOCK_KEY })
   // a new model is tried at once (no waiting out the retry pause), on the goal it failed
   await expect(alert).toHaveCount(0)
-  await expect(decomposer.getByText('working', { exact: true })).toBeVisible()
+  await expect(decomposer.getByText('last call OK', { exact: true })).toBeVisible()
   await expect(decomposer.getByRole('heading', { name: /^Your proposals \([1-9]/ })).toBeVisible({
     timeout: 30_000,
   })

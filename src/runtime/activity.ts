@@ -7,7 +7,7 @@ import { costUsd } from '../llm/pricing'
 import type { LlmOutcome, LlmTaskKind, ModelConfig } from '../llm/types'
 import type { WireRecord } from '../protocol/records'
 import type { Step } from '../protocol/steps'
-import { derived, type PeerState, type Work } from '../roles/peer'
+import { derived, HEALTH_RETRY_MS, type PeerState, type Work } from '../roles/peer'
 import type { PeerEvent } from '../roles/types'
 import { presenceTtlMs } from '../protocol/rules'
 import type { ActivityEntry, RoleActivity } from './types'
@@ -27,6 +27,24 @@ function stepsNote(steps: readonly Step[] | undefined): string {
   return parts.length ? `, ${parts.join(', ')}` : ''
 }
 
+/**
+ * A health change in words. The core also clears a failure on its own after
+ * HEALTH_RETRY_MS so that the role tries again; only a call that succeeded
+ * says the provider works (issue 43).
+ */
+export function healthEntry(
+  event: { healthy: boolean; error?: string },
+  lastCallOk: boolean | null,
+): Omit<ActivityEntry, 'at' | 'count'> {
+  if (!event.healthy)
+    return { text: `LLM provider failing: ${event.error ?? 'unknown error'}`, tone: 'bad' }
+  if (lastCallOk === true) return { text: 'LLM provider works again', tone: 'good' }
+  return {
+    text: `Will try the LLM provider again with the next task (${HEALTH_RETRY_MS / 1000} s after it failed); not known to work yet`,
+    tone: 'warn',
+  }
+}
+
 function short(text: string, max = 70): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`
 }
@@ -38,6 +56,14 @@ export class ActivityLog {
   private cost = 0
   private unpricedCalls = 0
   private lastErrorKind: RoleActivity['lastErrorKind'] = null
+  /** the last finished call succeeded; null before any call finished */
+  private lastCallOk: boolean | null = null
+  /**
+   * local time each running call started (its llm-started event). A work
+   * item's own `since` is its claim's time, or none for a designated claim:
+   * the running time shown must be the call's (issue 43).
+   */
+  private readonly callStarts = new Map<string, number>()
 
   constructor(private readonly peer: PeerState) {}
 
@@ -48,10 +74,12 @@ export class ActivityLog {
     if (cost === null) this.unpricedCalls++
     else this.cost += cost
     this.lastErrorKind = outcome.ok ? null : outcome.errorKind
+    this.lastCallOk = outcome.ok
   }
 
   record(events: readonly PeerEvent[], published: readonly WireRecord[], now: number): void {
     for (const event of events) {
+      if (event.type === 'llm-started') this.callStarts.set(event.request, now)
       const entry = this.describeEvent(event)
       if (entry) this.push({ at: now, ...entry })
     }
@@ -63,6 +91,7 @@ export class ActivityLog {
 
   snapshot(model: ModelConfig, now: number): RoleActivity {
     const peer = this.peer
+    for (const id of this.callStarts.keys()) if (!peer.work.has(id)) this.callStarts.delete(id)
     return {
       role: peer.config.role,
       capabilities: [...peer.config.capabilities],
@@ -71,11 +100,12 @@ export class ActivityLog {
       healthy: peer.healthy,
       lastError: peer.lastError,
       lastErrorKind: peer.lastError ? this.lastErrorKind : null,
+      lastCallOk: this.lastCallOk,
       work: [...peer.work.values()].map((work) => ({
         id: work.requestId,
         kind: work.kind,
         label: this.label(work),
-        since: Number.isFinite(work.since) ? work.since : peer.startedAt,
+        since: this.sinceOf(work, now),
         started: work.started,
       })),
       recent: this.recent.map((entry) => ({ ...entry })),
@@ -112,6 +142,12 @@ export class ActivityLog {
     }
     this.recent.unshift({ ...entry, count: 1 })
     if (this.recent.length > MAX_RECENT) this.recent.length = MAX_RECENT
+  }
+
+  /** When a work item began, for its running time: its call's start once started, else its claim. */
+  private sinceOf(work: Work, now: number): number {
+    if (work.started) return this.callStarts.get(work.requestId) ?? now
+    return Number.isFinite(work.since) ? work.since : now
   }
 
   /** The goal or subgoal text a piece of work is about. */
@@ -152,9 +188,7 @@ export class ActivityLog {
           tone: 'warn',
         }
       case 'health':
-        return event.healthy
-          ? { text: 'LLM provider works again', tone: 'good' }
-          : { text: `LLM provider failing: ${event.error ?? 'unknown error'}`, tone: 'bad' }
+        return healthEntry(event, this.lastCallOk)
       case 'invalid-record':
         return { text: `Did not publish an invalid ${event.kind}: ${event.reason}`, tone: 'bad' }
       case 'steering-ignored':

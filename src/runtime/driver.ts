@@ -45,7 +45,7 @@ import {
   type UsageEvent,
 } from './budget'
 import type { SpendingPersistence } from './persist'
-import { effectiveCapabilities } from './tools'
+import { effectiveCapabilities, toolsInUse } from './tools'
 import { NO_TOOLS, type RoleActivity, type ToolConsent } from './types'
 
 /**
@@ -221,6 +221,7 @@ export class CoreDriver {
         },
       },
     ])
+    if (!this.toolsInUse().runCode) this.closeSandbox()
     this.readvertise()
   }
 
@@ -228,12 +229,14 @@ export class CoreDriver {
   setCapabilities(capabilities: readonly Capability[]): void {
     this.chosen = [...capabilities]
     this.readvertise()
+    // the switches show what is offered: the tab hears it at once
+    this.scheduleViews()
   }
 
   /** New tool consent, at once: capabilities follow in the next presence beat. */
   setTools(consent: ToolConsent): void {
     this.tools = { ...consent }
-    if (!consent.runCode) this.closeSandbox()
+    if (!this.toolsInUse().runCode) this.closeSandbox()
     this.readvertise()
     this.scheduleViews()
   }
@@ -242,7 +245,12 @@ export class CoreDriver {
     if (this.init.config.role !== 'executor') return { capabilities: [], withheld: {} }
     const model = this.provider.toolSupport()
     const support = { ...model, code: model.code && this.init.createSandbox !== undefined }
-    return effectiveCapabilities(this.chosen, this.tools, support)
+    return effectiveCapabilities(this.chosen, this.toolsInUse(), support)
+  }
+
+  /** The consent in force: the offline model's own tools, or what the person ticked (tools.ts). */
+  private toolsInUse(): ToolConsent {
+    return toolsInUse(this.tools, this.model.provider === 'offline')
   }
 
   /** Tells the core when what it may advertise changed (consent, model, a model that refused tools). */
@@ -264,7 +272,7 @@ export class CoreDriver {
   /** The tools an execute call may use, by consent; the LLM layer picks by the leaf's capability. */
   private taskTools(id: string, task: LlmTask): TaskTools | undefined {
     if (task.kind !== 'execute') return undefined
-    const { runCode, webSearch, knowledgeAnswers } = this.tools
+    const { runCode, webSearch, knowledgeAnswers } = this.toolsInUse()
     const create = this.init.createSandbox
     return {
       ...(runCode && create ? { sandbox: () => (this.sandbox ??= Promise.resolve(create())) } : {}),
@@ -332,7 +340,7 @@ export class CoreDriver {
         authors: this.authors === null ? null : this.authors.length,
       },
       tools: {
-        consent: { ...this.tools },
+        consent: this.toolsInUse(),
         chosen: [...this.chosen],
         withheld,
         model: this.provider.toolSupport(),

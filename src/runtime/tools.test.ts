@@ -4,7 +4,7 @@ import { createRng } from '../sim/rng'
 import { fakePeerId } from '../sim/swarm'
 import type { CodeSandbox } from '../sandbox/types'
 import { CoreDriver } from './driver'
-import { effectiveCapabilities } from './tools'
+import { OFFLINE_TOOLS, effectiveCapabilities, toolsInUse } from './tools'
 import { NO_TOOLS, type Capability } from './types'
 
 const ALL: Capability[] = ['can_write_text', 'can_run_code', 'can_query_api']
@@ -40,6 +40,15 @@ describe('effectiveCapabilities', () => {
   })
 })
 
+describe('toolsInUse', () => {
+  it('gives the offline model its own tools, and a real model only what was consented', () => {
+    expect(toolsInUse(NO_TOOLS, true)).toEqual(OFFLINE_TOOLS)
+    expect(toolsInUse(NO_TOOLS, false)).toEqual(NO_TOOLS)
+    expect(toolsInUse(ALL_ON, false)).toEqual(ALL_ON)
+    expect(OFFLINE_TOOLS.webSearch).toBe(false)
+  })
+})
+
 describe('tools in the driver', () => {
   let driver: CoreDriver | null = null
   afterEach(() => driver?.stop())
@@ -62,12 +71,22 @@ describe('tools in the driver', () => {
       publish: () => {},
       tickMs: 20,
     })
-    expect(driver.activity().capabilities).toEqual(['can_write_text'])
+    // the offline model costs nothing: what it can do is on without a tick (issue 43)
+    expect(driver.activity().capabilities).toEqual(ALL)
     expect(driver.activity().tools).toMatchObject({
-      consent: NO_TOOLS,
+      consent: OFFLINE_TOOLS,
       chosen: ALL,
       model: { code: true, search: false },
     })
+    // a real model spends its person's money: its tools wait for their consent
+    driver.setModel({
+      provider: 'openai-compatible',
+      model: 'm',
+      baseUrl: 'http://127.0.0.1:9/v1',
+      apiKey: 'k',
+    })
+    await expect.poll(() => driver!.activity().capabilities).toEqual(['can_write_text'])
+    expect(driver.activity().tools).toMatchObject({ consent: NO_TOOLS })
     driver.setTools({ runCode: true, webSearch: true, knowledgeAnswers: false })
     await expect
       .poll(() => driver!.activity().capabilities)

@@ -7,6 +7,27 @@
 import type { Capability } from '../protocol/capabilities'
 import type { ToolConsent } from './types'
 
+/**
+ * What the built-in offline model may do without anyone ticking a box
+ * (issue 43): it costs nothing and reaches nothing outside the tab, so the
+ * consent that guards a person's key does not apply. It runs a small check
+ * program of its own in the sandbox and answers live-data leaves from
+ * "knowledge", marked as not checked live; it has no web search.
+ */
+export const OFFLINE_TOOLS: ToolConsent = {
+  runCode: true,
+  webSearch: false,
+  knowledgeAnswers: true,
+}
+
+/**
+ * The tools an executor uses: with the offline model, OFFLINE_TOOLS; with a
+ * real model, only what its person consented to (it spends their money).
+ */
+export function toolsInUse(consent: ToolConsent, offline: boolean): ToolConsent {
+  return offline ? { ...OFFLINE_TOOLS } : { ...consent }
+}
+
 /** What the current model does with tools (src/llm/provider.ts, LlmProvider.toolSupport). */
 export interface ModelTools {
   /** calls function tools (run_javascript); the offline model counts */

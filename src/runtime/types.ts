@@ -71,6 +71,8 @@ export interface RoleActivity {
   /** the last LLM error, human-readable (bad key, unreachable, rate limited…) */
   lastError: string | null
   lastErrorKind: 'auth' | 'unreachable' | 'rate-limit' | 'output' | 'other' | null
+  /** the last finished LLM call succeeded; null before any finished (the model is untried) */
+  lastCallOk?: boolean | null
   work: WorkItem[]
   /** newest first, bounded; a repeated entry is counted, not repeated */
   recent: ActivityEntry[]

@@ -56,7 +56,7 @@ export function rosterOf(activity: RoleActivity): Roster {
     const what = missing.map((c) => CAPABILITY_VERBS[c])
     // code and live lookups are opt-in (issue 24): say where a person turns them on
     const tools = missing.some((c) => c !== 'can_write_text')
-      ? ' An executor tab turns them on under “Tools”.'
+      ? ' An executor tab turns them on under “What this executor does”.'
       : ''
     roster.problems.push(`No executor can ${what.join(' or ')}: such tasks will fail.${tools}`)
   }

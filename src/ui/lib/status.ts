@@ -31,8 +31,8 @@ export const CAPABILITY_VERBS: Record<Capability, string> = {
 
 export const CAPABILITY_DESCRIPTIONS: Record<Capability, string> = {
   can_write_text: 'Write text: plans, summaries, lists, messages',
-  can_run_code: 'Run code: computations and scripts, run in the executor’s sandbox',
-  can_query_api: 'Look up live facts: prices, news, schedules (web search)',
+  can_run_code: 'Run code: computations and scripts, in a sandbox',
+  can_query_api: 'Look up live facts: prices, news, schedules',
 }
 
 function who(peerId: string, self: string): string {

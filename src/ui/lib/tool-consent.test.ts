@@ -2,10 +2,12 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import type { Capability } from '../../protocol/capabilities'
 import { NO_TOOLS, type ToolStatus } from '../../runtime/types'
 import {
-  capabilityOffers,
+  capabilitySwitches,
   loadToolConsent,
   providerOfModel,
   saveToolConsent,
+  switchCapability,
+  switchWebSearch,
   webSearchOffered,
 } from './tool-consent'
 
@@ -51,81 +53,125 @@ describe('tool consent', () => {
   })
 })
 
-describe('what an executor offers, and why not', () => {
-  const offers = (status: Partial<ToolStatus>, advertised: Capability[]) =>
+describe('one switch per capability: ON exactly when offered', () => {
+  const status = (over: Partial<ToolStatus> = {}): ToolStatus => ({
+    chosen: [...ALL],
+    consent: NO_TOOLS,
+    model: { code: true, search: true },
+    withheld: {},
+    ...over,
+  })
+  const view = (s: ToolStatus, advertised: Capability[], offline: boolean) =>
     Object.fromEntries(
-      capabilityOffers(
-        {
-          chosen: [...ALL],
-          consent: NO_TOOLS,
-          model: { code: true, search: true },
-          withheld: {},
-          ...status,
-        },
-        advertised,
-      ).map((o) => [o.capability, [o.offered, o.note]]),
+      capabilitySwitches(s, advertised, offline).map((w) => [
+        w.capability,
+        [w.on, w.available, w.note],
+      ]),
     )
 
-  it('with no consent: writing only, and each tool says what to turn on', () => {
-    expect(offers({}, ['can_write_text'])).toEqual({
-      can_write_text: [true, null],
-      can_run_code: [false, 'turn on “Run code in this tab”'],
-      can_query_api: [false, 'turn on web search'],
-    })
-    expect(offers({ model: { code: true, search: false } }, ['can_write_text'])).toEqual({
-      can_write_text: [true, null],
-      can_run_code: [false, 'turn on “Run code in this tab”'],
-      can_query_api: [
-        false,
-        'web search needs Anthropic or OpenAI; or allow answers from the model’s knowledge',
+  it('the offline model: everything on, and says what it really does', () => {
+    const offered = view(status({ model: { code: true, search: false } }), [...ALL], true)
+    expect(offered).toEqual({
+      can_write_text: [true, true, null],
+      can_run_code: [
+        true,
+        true,
+        'the offline model runs a small check program of its own, in a sandbox in this tab',
       ],
+      can_query_api: [true, true, 'from the model’s knowledge, marked as not checked live'],
     })
   })
 
-  it('with consent: the tools, and knowledge answers marked as unchecked', () => {
-    const consent = { runCode: true, webSearch: true, knowledgeAnswers: false }
-    expect(offers({ consent }, [...ALL])).toEqual({
-      can_write_text: [true, null],
-      can_run_code: [true, null],
-      can_query_api: [true, null],
-    })
-    const knowledge = { ...NO_TOOLS, knowledgeAnswers: true }
-    expect(
-      offers({ consent: knowledge, model: { code: true, search: false } }, [
-        'can_write_text',
-        'can_query_api',
-      ]),
-    ).toEqual({
-      can_write_text: [true, null],
-      can_run_code: [false, 'turn on “Run code in this tab”'],
-      can_query_api: [true, 'from the model’s knowledge, marked as not checked live'],
-    })
+  it('a real model without consent: code and live facts show OFF, with what turning them on costs', () => {
+    const offered = view(status(), ['can_write_text'], false)
+    expect(offered.can_write_text).toEqual([true, true, null])
+    expect(offered.can_run_code![0]).toBe(false)
+    expect(offered.can_run_code![2]).toMatch(/off until you turn it on.*your key/)
+    expect(offered.can_query_api![0]).toBe(false)
+    expect(offered.can_query_api![2]).toMatch(/web search with your key/)
   })
 
-  it('a capability switched off, or one the model cannot honour, is not offered', () => {
-    const consent = { runCode: true, webSearch: true, knowledgeAnswers: false }
-    expect(
-      offers(
-        {
-          chosen: ['can_run_code', 'can_query_api'],
-          consent,
-          model: { code: false, search: true },
-          withheld: { can_run_code: 'this model or server does not call tools' },
-        },
-        ['can_query_api'],
-      ),
-    ).toEqual({
-      can_write_text: [false, 'switched off'],
-      can_run_code: [false, 'this model or server does not call tools'],
-      can_query_api: [true, null],
-    })
-  })
-
-  it('falls back to the runtime’s reason when the consent and model explain nothing', () => {
+  it('never shows ON what is not advertised, whatever was chosen or consented', () => {
     const consent = { runCode: true, webSearch: true, knowledgeAnswers: true }
-    expect(
-      offers({ consent, withheld: { can_run_code: 'no sandbox in this process' } }, [])
-        .can_run_code,
-    ).toEqual([false, 'no sandbox in this process'])
+    const offered = view(
+      status({ consent, withheld: { can_query_api: 'not now' } }),
+      ['can_write_text'],
+      false,
+    )
+    expect(offered.can_run_code![0]).toBe(false)
+    expect(offered.can_query_api).toEqual([false, true, 'not now'])
+  })
+
+  it('a model that cannot call tools: the code switch is off and cannot be turned on', () => {
+    const offered = view(
+      status({
+        model: { code: false, search: false },
+        withheld: { can_run_code: 'this model or server does not call tools' },
+      }),
+      ['can_write_text'],
+      false,
+    )
+    expect(offered.can_run_code).toEqual([false, false, 'this model or server does not call tools'])
+  })
+
+  it('web search, when on, says it is billed', () => {
+    const consent = { runCode: false, webSearch: true, knowledgeAnswers: false }
+    expect(view(status({ consent }), ['can_query_api'], false).can_query_api).toEqual([
+      true,
+      true,
+      'with web search, billed per search to your key',
+    ])
+  })
+})
+
+describe('flipping a switch', () => {
+  const none = { chosen: ['can_write_text'] as Capability[], consent: NO_TOOLS }
+
+  it('with a real model, turning on consents to the tool (knowledge answers unless search is on)', () => {
+    const code = switchCapability(none, 'can_run_code', true, false)
+    expect(code).toEqual({
+      chosen: ['can_run_code', 'can_write_text'],
+      consent: { ...NO_TOOLS, runCode: true },
+    })
+    const live = switchCapability(none, 'can_query_api', true, false)
+    expect(live.consent).toEqual({ ...NO_TOOLS, knowledgeAnswers: true })
+    const searching = { chosen: none.chosen, consent: { ...NO_TOOLS, webSearch: true } }
+    expect(switchCapability(searching, 'can_query_api', true, false).consent).toEqual({
+      ...NO_TOOLS,
+      webSearch: true,
+    })
+  })
+
+  it('with the offline model, turning on consents to nothing a real model would inherit', () => {
+    expect(switchCapability(none, 'can_run_code', true, true)).toEqual({
+      chosen: ['can_run_code', 'can_write_text'],
+      consent: NO_TOOLS,
+    })
+  })
+
+  it('turning off withdraws the choice and the consent', () => {
+    const all = {
+      chosen: [...ALL] as Capability[],
+      consent: { runCode: true, webSearch: true, knowledgeAnswers: true },
+    }
+    expect(switchCapability(all, 'can_run_code', false, false)).toEqual({
+      chosen: ['can_query_api', 'can_write_text'],
+      consent: { runCode: false, webSearch: true, knowledgeAnswers: true },
+    })
+    expect(switchCapability(all, 'can_query_api', false, true).consent).toEqual({
+      runCode: true,
+      webSearch: false,
+      knowledgeAnswers: false,
+    })
+  })
+
+  it('the web search box turns live facts on with it', () => {
+    expect(switchWebSearch(none, true)).toEqual({
+      chosen: ['can_query_api', 'can_write_text'],
+      consent: { ...NO_TOOLS, webSearch: true },
+    })
+    expect(switchWebSearch({ ...none, consent: { ...NO_TOOLS, webSearch: true } }, false)).toEqual(
+      none,
+    )
   })
 })

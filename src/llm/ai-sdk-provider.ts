@@ -53,6 +53,7 @@ import {
 } from 'ai'
 import { isAbortError, LlmAuthError, toLlmError } from './errors'
 import { extractJsonObject } from './json-extract'
+import { finishAndReasoning } from './reply-repair'
 import { estimateTokens } from './tokens'
 import { streamReply } from './stream-call'
 import { runToolLoop } from './tool-loop'
@@ -191,6 +192,8 @@ class AiSdkProvider implements LlmProvider {
         inputTokens: reply.usage.inputTokens ?? estimateTokens(system + request.prompt),
         outputTokens: reply.usage.outputTokens ?? estimateTokens(reply.text),
         model: reply.modelId ?? this.model,
+        finishReason: reply.finishReason,
+        ...(reply.reasoningChars > 0 ? { reasoningChars: reply.reasoningChars } : {}),
       }
     }
     if (mode === 'text') {
@@ -203,6 +206,7 @@ class AiSdkProvider implements LlmProvider {
         inputTokens: result.usage.inputTokens ?? estimateTokens(system + request.prompt),
         outputTokens: result.usage.outputTokens ?? estimateTokens(result.text),
         model: result.response.modelId || this.model,
+        ...finishAndReasoning(result),
       }
     }
     request.onSend?.(request.system)
@@ -221,6 +225,7 @@ class AiSdkProvider implements LlmProvider {
         inputTokens: result.usage.inputTokens ?? estimateTokens(request.system + request.prompt),
         outputTokens: result.usage.outputTokens ?? estimateTokens(result.text),
         model: result.response.modelId || this.model,
+        ...finishAndReasoning(result),
       }
     } catch (error) {
       if (!NoObjectGeneratedError.isInstance(error)) throw error
@@ -232,6 +237,7 @@ class AiSdkProvider implements LlmProvider {
         inputTokens: error.usage?.inputTokens ?? estimateTokens(request.system + request.prompt),
         outputTokens: error.usage?.outputTokens ?? estimateTokens(text),
         model: error.response?.modelId || this.model,
+        ...(error.finishReason ? { finishReason: error.finishReason } : {}),
       }
     }
   }

@@ -19,6 +19,13 @@ export interface LlmCallAttempt {
   /** why this attempt failed: the validation error, or the provider's error */
   error?: string
   errorKind?: LlmErrorKind
+  /**
+   * what was done about the reply or the error, in words (issue 44): "set
+   * aside a <think> block (812 chars)", "trimmed subgoals from 7 to 6",
+   * "waited 20 s: rate limited (body said try again in 20s)", "reply cut at
+   * the token limit; retrying with maxOutputTokens 8000"
+   */
+  notes?: string[]
   inputTokens: number
   outputTokens: number
   /** wall-clock ms from request to answer (or failure) */

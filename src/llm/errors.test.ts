@@ -58,7 +58,7 @@ describe('toLlmError', () => {
   })
 
   it('maps 5xx to a retryable "other" and 400 to a final one', () => {
-    const five = toLlmError(apiCallError({ statusCode: 503 }), 'X')
+    const five = toLlmError(apiCallError({ statusCode: 500 }), 'X')
     expect(five).toBeInstanceOf(LlmOtherError)
     expect(five.retryable).toBe(true)
     const four = toLlmError(

@@ -9,6 +9,7 @@
  * that the SDK passes through. We duck-type rather than import the SDK's
  * classes so this file stays free of provider code.
  */
+import { backoffSignal, isContextTooLong, isOverloaded, retryAfterHeader } from './backoff-signals'
 import type { LlmErrorKind } from './types'
 
 /** Messages end up in the UI and in failure records (detail <= 500 chars). */
@@ -43,17 +44,33 @@ export class LlmUnreachableError extends LlmError {
   readonly retryable = true
 }
 
-/** 429 (or Anthropic's 529 overloaded): slow down; retryAfterMs when the provider said. */
+/**
+ * 429: this peer is over the provider's limit; slow down. retryAfterMs and
+ * retrySource when the provider said how long (backoff-signals.ts). Not a
+ * failure of the task: runLlmTask waits it out without spending an attempt.
+ */
 export class LlmRateLimitError extends LlmError {
   readonly kind = 'rate-limit'
   readonly retryable = true
+  /** where retryAfterMs came from ("retry-after header: 20", "body said try again in 20s") */
+  readonly retrySource: string | undefined
   constructor(
     message: string,
     readonly retryAfterMs: number | undefined,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retrySource?: string },
   ) {
     super(message, options)
+    this.retrySource = options?.retrySource
   }
+}
+
+/** 529 or 503: the provider (or a local server loading its model) is busy. Waited out like a 429. */
+export class LlmOverloadedError extends LlmRateLimitError {}
+
+/** The prompt does not fit the model's context window: no retry or wait will change that. */
+export class LlmContextLengthError extends LlmError {
+  readonly kind = 'other'
+  readonly retryable = false
 }
 
 /** The model answered, but not with JSON that passes the schema. */
@@ -94,22 +111,9 @@ function asApiCallError(error: unknown): ApiCallErrorLike | undefined {
   return undefined
 }
 
-/** Longest wait we honour from retry-after inside one task; longer waits become a failure. */
-export const MAX_RETRY_AFTER_MS = 60_000
-
 /** Parse retry-after-ms / retry-after (seconds or an HTTP date) into milliseconds. */
 export function parseRetryAfter(headers: Record<string, string> | undefined): number | undefined {
-  if (!headers) return undefined
-  const lower: Record<string, string> = {}
-  for (const [k, v] of Object.entries(headers)) lower[k.toLowerCase()] = v
-  const ms = Number.parseFloat(lower['retry-after-ms'] ?? '')
-  if (Number.isFinite(ms) && ms >= 0) return ms
-  const raw = lower['retry-after']
-  if (raw === undefined) return undefined
-  const seconds = Number.parseFloat(raw)
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
-  const date = Date.parse(raw)
-  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined
+  return retryAfterHeader(headers)?.ms
 }
 
 /** How much of a non-JSON error body to quote (HTML error pages can be huge). */
@@ -150,11 +154,21 @@ export function toLlmError(error: unknown, who: string): LlmError {
         cause: error,
       })
     }
-    if (status === 429 || status === 529) {
-      const after = parseRetryAfter(api.responseHeaders)
-      const hint = after !== undefined ? `; retry after ${Math.ceil(after / 1000)} s` : ''
-      return new LlmRateLimitError(`${who} is rate limiting (${status})${hint}: ${detail}`, after, {
+    if (isContextTooLong(status, api.responseBody)) {
+      return new LlmContextLengthError(
+        `the prompt does not fit ${who}'s context window (${status}): ${detail}`,
+        { cause: error },
+      )
+    }
+    const overloaded = status !== 429 && isOverloaded(status, api.responseBody)
+    if (status === 429 || overloaded) {
+      const signal = backoffSignal(api.responseHeaders, api.responseBody)
+      const hint = signal !== undefined ? `; retry after ${Math.ceil(signal.ms / 1000)} s` : ''
+      const what = overloaded ? 'is overloaded' : 'is rate limiting'
+      const Kind = overloaded ? LlmOverloadedError : LlmRateLimitError
+      return new Kind(`${who} ${what} (${status})${hint}: ${detail}`, signal?.ms, {
         cause: error,
+        ...(signal ? { retrySource: signal.source } : {}),
       })
     }
     return new LlmOtherError(

@@ -58,6 +58,13 @@ export interface GenerateResult {
   webSearches?: number
   /** tool loop: the budget ended it before the model answered, and why */
   stopped?: string
+  /**
+   * why generation stopped, as the AI SDK names it ('stop', 'length' = cut
+   * at maxOutputTokens, ...); absent when the provider did not say
+   */
+  finishReason?: string
+  /** characters of reasoning sent apart from the text (reasoning_content, thinking blocks); not part of `text` */
+  reasoningChars?: number
 }
 
 export interface LlmProvider {

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createMockLlmServer, type MockLlmServer } from '../../test/mock-llm/server'
 import { createProvider } from './provider'
+import type { LlmCallReport } from './call-report'
 import { runLlmTask } from './run-task'
 import { validateOutput } from './schemas'
 import type { LlmTask, ModelConfig } from './types'
@@ -183,15 +184,20 @@ describe.each(CASES)('$name', ({ config, form, check }) => {
     expect(seen['x-api-key'] ?? seen.authorization).toContain('sk-wrong')
   })
 
-  it('waits out a 429 as retry-after says, then succeeds', async () => {
+  it('waits out a 429 as retry-after says, without spending an attempt, then succeeds', async () => {
     mock.failNext(1, 'rate-limit')
     const delays: number[] = []
+    const reports: LlmCallReport[] = []
     const out = await runLlmTask(TASKS[2]!, createProvider(config()), {
       backoffMs: 10,
       sleep: async (ms) => void delays.push(ms),
+      onCall: (report) => reports.push(report),
     })
-    expect(out).toMatchObject({ ok: true, attempts: 2 })
+    expect(out).toMatchObject({ ok: true, attempts: 1 })
     expect(delays).toEqual([1_000])
+    expect(reports[0]!.attempts[0]!.notes).toEqual([
+      'waited 1 s: rate limited (retry-after header: 1)',
+    ])
   })
 
   it('gives up after repeated 500s', async () => {

@@ -1,21 +1,27 @@
 /**
  * runLlmTask: the one entry point role logic uses. Task in, LlmOutcome out.
  *
- * Prompts are built, the provider is called, the reply is validated with
- * the task's zod schema. A reply that fails (no JSON, or schema violations)
- * is retried with the error fed back in the prompt, so the model can fix
- * exactly that; transport failures (unreachable, 429, 5xx) are retried too,
- * with exponential backoff. When attempts run out the outcome is
- * { ok: false } with a short message and an error kind: the caller
- * publishes a failure notice rather than a guess. It never throws, except
- * when the signal aborts (the caller asked to stop; there is no outcome).
+ * Prompts are built, the provider is called, the reply is read leniently
+ * (reply-reader.ts: reasoning set aside, JSON slips repaired, a plain-text
+ * deliverable taken as one, values a little over a limit trimmed) and
+ * judged with the task's zod schema. A reply that fails is retried with the
+ * error fed back in the prompt, so the model can fix exactly that; a reply
+ * cut at the token limit is retried with more room (maxOutputTokens
+ * doubled); transport failures (unreachable, 5xx) are retried with
+ * exponential backoff. A rate limit or overload (429, 529, 503) is waited
+ * out as the provider asks (wait-policy.ts) without spending an attempt.
+ * When attempts run out the outcome is { ok: false } with a short message
+ * and an error kind: the caller publishes a failure notice rather than a
+ * guess. It never throws, except when the signal aborts (the caller asked
+ * to stop; there is no outcome). Every leniency and wait is a note in the
+ * call log (LlmCallAttempt.notes).
  */
 import {
   isAbortError,
   LlmBadOutputError,
   type LlmError,
+  LlmOtherError,
   LlmRateLimitError,
-  MAX_RETRY_AFTER_MS,
   toLlmError,
 } from './errors'
 import type { LlmCallAttempt, LlmCallReport } from './call-report'
@@ -25,7 +31,9 @@ import { MAX_MODEL_LABEL, MAX_OUTPUT } from '../protocol/limits'
 import type { Step } from '../protocol/steps'
 import type { TaskTools, ToolRequest, ToolSupport } from './tools'
 import { abortableSleep } from './sleep'
-import { SCHEMA_NAMES, validateOutput, wireJsonSchema } from './schemas'
+import { readReply } from './reply-reader'
+import { SCHEMA_NAMES, wireJsonSchema } from './schemas'
+import { rateLimitWait } from './wait-policy'
 import type { LlmOutcome, LlmOutputs, LlmTask, LlmTaskKind, LlmUsage } from './types'
 
 /** The protocol's rule: three attempts in all, then publish a failure. */
@@ -54,6 +62,20 @@ export const MAX_OUTPUT_TOKENS: { [K in LlmTaskKind]: number } = {
   execute: 16_000,
   rollup: 20_000,
 }
+
+/** A reply cut at the token limit is asked again with this many times the room. */
+export const OUTPUT_TOKENS_GROWTH = 2
+
+/**
+ * The most room a cut reply is given, as a multiple of the kind's cap: two
+ * doublings. It bounds what one call can spend; a model that still runs out
+ * (a reasoning model thinking at length) fails with the cut reported.
+ */
+export const MAX_OUTPUT_TOKENS_GROWTH = 4
+
+/** A 400 that blames the output cap: the model allows fewer output tokens than we asked for. */
+const OUTPUT_CAP_REJECTED =
+  /max_tokens|max_completion_tokens|max_output_tokens|maxOutputTokens|num_predict|output tokens/i
 
 export { abortableSleep } from './sleep'
 
@@ -138,12 +160,8 @@ function withSteps<K extends LlmTaskKind>(
   return (steps.length > 0 ? { output, steps } : { output }) as LlmOutputs[K]
 }
 
-function retryDelay(attempt: number, base: number, error: LlmError): number {
-  const backoff = base * BACKOFF_FACTOR ** (attempt - 1)
-  if (error instanceof LlmRateLimitError && error.retryAfterMs !== undefined) {
-    return Math.max(backoff, error.retryAfterMs)
-  }
-  return backoff
+function retryDelay(attempt: number, base: number): number {
+  return base * BACKOFF_FACTOR ** (attempt - 1)
 }
 
 function finalMessage(error: LlmError, attempts: number): string {
@@ -209,18 +227,28 @@ export async function runLlmTask<T extends LlmTask>(
 
   let feedback: string | undefined
   let lastError: LlmError = new LlmBadOutputError('no attempt was made')
+  /** attempts at the task: replies and failures, never a wait for a rate limit */
   let attempts = 0
+  /** rate-limit waits so far, and their ms (wait-policy.ts bounds both) */
+  let waits = 0
+  let waitedMs = 0
+  const baseOutputTokens = MAX_OUTPUT_TOKENS[kind]
+  let maxOutputTokens = baseOutputTokens
+  /** the model refused a raised cap: a cut reply is not given more room again */
+  let capFound = false
   while (attempts < maxAttempts) {
     signal?.throwIfAborted()
     attempts++
     const sent = feedback === undefined ? prompt : withRetryFeedback(prompt, feedback)
     const sentAt = Date.now()
-    const attempt = attempts
+    /** this request's number in the call log (1, 2, …): waits included, so each request's text is its own */
+    const request = log.length + 1
     const onText = options.onText
     const stream =
       onText && STREAMED_KINDS.includes(kind)
-        ? { onText: (delta: string) => onText(delta, attempt) }
+        ? { onText: (delta: string) => onText(delta, request) }
         : {}
+    const cap = maxOutputTokens
     try {
       const result = await provider.generate({
         kind,
@@ -228,14 +256,14 @@ export async function runLlmTask<T extends LlmTask>(
         prompt: sent,
         jsonSchema: wireJsonSchema(kind),
         schemaName: SCHEMA_NAMES[kind],
-        maxOutputTokens: MAX_OUTPUT_TOKENS[kind],
+        maxOutputTokens: cap,
         signal,
         task,
         seed,
         ...(plan.request ? { tools: plan.request } : {}),
         ...stream,
         onSend: (sentSystem) => {
-          sentSystems[attempt - 1] = sentSystem
+          sentSystems[request - 1] = sentSystem
         },
       })
       usage.inputTokens += result.inputTokens
@@ -267,44 +295,77 @@ export async function runLlmTask<T extends LlmTask>(
           budgetStopped: true,
         })
       }
-      const validation = result.json.ok
-        ? validateOutput(kind, result.json.value)
-        : ({ ok: false, error: result.json.error } as const)
+      const reading = readReply(kind, result)
+      const notes = [...reading.notes]
+      if (!reading.ok && reading.cut) {
+        const more = Math.min(
+          cap * OUTPUT_TOKENS_GROWTH,
+          baseOutputTokens * MAX_OUTPUT_TOKENS_GROWTH,
+        )
+        if (more > cap && !capFound) {
+          maxOutputTokens = more
+          notes.push(`reply cut at the token limit; retrying with maxOutputTokens ${more}`)
+        } else {
+          notes.push(`reply cut at the token limit; ${cap} is the most this call gives`)
+        }
+      }
       log.push({
         prompt: sent,
         reply: result.text,
-        ...(validation.ok ? { output: validation.value } : { error: validation.error }),
+        ...(reading.ok ? { output: reading.value } : { error: reading.error }),
+        ...(notes.length > 0 ? { notes } : {}),
         inputTokens: result.inputTokens,
         outputTokens: result.outputTokens,
         latencyMs: Date.now() - sentAt,
       })
-      if (validation.ok) {
-        const value = withSteps(kind, validation.value as LlmOutputs[T['kind']], plan, result)
+      if (reading.ok) {
+        const value = withSteps(kind, reading.value, plan, result)
         return report({ ok: true, kind, value, usage, attempts, ...tools })
       }
-      feedback = validation.error
-      lastError = new LlmBadOutputError(validation.error)
+      feedback = reading.error
+      lastError = new LlmBadOutputError(reading.error)
     } catch (error) {
       if (isAbortError(error) || signal?.aborted) throw error
       lastError = toLlmError(error, provider.label)
-      log.push({
+      const failed = {
         prompt: sent,
         error: lastError.message,
         errorKind: lastError.kind,
         inputTokens: 0,
         outputTokens: 0,
         latencyMs: Date.now() - sentAt,
-      })
-      // Keep any earlier feedback: the model never saw this attempt, the old correction still applies.
-      if (!lastError.retryable) break
-      // A provider asking us to wait longer than we are willing to: give up now, say why.
+      }
+      // Keep any earlier feedback below: the model never saw this request, the old correction still applies.
+      if (lastError instanceof LlmRateLimitError) {
+        const decision = rateLimitWait(lastError, waits, waitedMs, backoffMs)
+        log.push({ ...failed, notes: [decision.note] })
+        if (!decision.wait) break
+        // the provider's pace, not the task's failure: no attempt spent
+        attempts--
+        waits++
+        waitedMs += decision.ms
+        await sleep(decision.ms, signal)
+        continue
+      }
       if (
-        lastError instanceof LlmRateLimitError &&
-        (lastError.retryAfterMs ?? 0) > MAX_RETRY_AFTER_MS
-      )
-        break
+        cap > baseOutputTokens &&
+        lastError instanceof LlmOtherError &&
+        OUTPUT_CAP_REJECTED.test(lastError.message)
+      ) {
+        // The model allows fewer output tokens than the raised cap: back to the last one it took, no attempt spent.
+        maxOutputTokens = Math.max(baseOutputTokens, cap / OUTPUT_TOKENS_GROWTH)
+        capFound = true
+        log.push({
+          ...failed,
+          notes: [`the model refused maxOutputTokens ${cap}; back to ${maxOutputTokens}`],
+        })
+        attempts--
+        continue
+      }
+      log.push(failed)
+      if (!lastError.retryable) break
     }
-    if (attempts < maxAttempts) await sleep(retryDelay(attempts, backoffMs, lastError), signal)
+    if (attempts < maxAttempts) await sleep(retryDelay(attempts, backoffMs), signal)
   }
   return report({
     ok: false,

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { extractJsonObject } from './json-extract'
-import { MAX_OUTPUT, MAX_SUBGOAL_TEXT } from '../protocol/limits'
+import {
+  MAX_NOTES,
+  MAX_OUTPUT,
+  MAX_RATIONALE,
+  MAX_REASON,
+  MAX_SUBGOAL_TEXT,
+} from '../protocol/limits'
+import { TEXT_OVERRUN } from './output-trim'
 import { validateOutput, wireJsonSchema } from './schemas'
 
 const sub = (text: string, dependsOn: number[] = []) => ({ text, dependsOn })
@@ -33,10 +40,18 @@ describe('decompose schema', () => {
     ).toBe(false)
   })
 
-  it('rejects fewer than 2 or more than 6 subgoals', () => {
+  it('rejects fewer than 2 or more than 8 subgoals; 7 or 8 lose their last ones, with a note', () => {
     expect(validateOutput('decompose', { subgoals: [sub('A')], rationale: '' }).ok).toBe(false)
-    const seven = Array.from({ length: 7 }, (_, i) => sub(`Step ${i}`))
-    expect(validateOutput('decompose', { subgoals: seven, rationale: '' }).ok).toBe(false)
+    const steps = (n: number) =>
+      Array.from({ length: n }, (_, i) => sub(`Step ${i}`, i ? [i - 1] : []))
+    expect(validateOutput('decompose', { subgoals: steps(7), rationale: '' })).toEqual({
+      ok: true,
+      value: { subgoals: steps(6), rationale: '' },
+      notes: ['trimmed subgoals from 7 to 6 (dropped the last)'],
+    })
+    expect(validateOutput('decompose', { subgoals: steps(8), rationale: '' }).ok).toBe(true)
+    const nine = validateOutput('decompose', { subgoals: steps(9), rationale: '' })
+    expect(nine).toEqual({ ok: false, error: expect.stringContaining('subgoals') })
   })
 
   it('rejects empty, blank and oversized subgoal text, and repeated siblings', () => {
@@ -46,21 +61,38 @@ describe('decompose schema', () => {
     expect(
       validateOutput('decompose', { subgoals: [sub('   '), sub('B')], rationale: '' }).ok,
     ).toBe(false)
-    const long = 'x'.repeat(MAX_SUBGOAL_TEXT + 1)
+    // far over the limit: sent back; a little over: trimmed at a word boundary
+    const long = 'x'.repeat(Math.floor(MAX_SUBGOAL_TEXT * (1 + TEXT_OVERRUN)) + 1)
     expect(validateOutput('decompose', { subgoals: [sub(long), sub('B')], rationale: '' }).ok).toBe(
       false,
     )
+    const over = 'Book the venue '.repeat(30).trim() // 449 characters
+    const trimmed = validateOutput('decompose', { subgoals: [sub(over), sub('B')], rationale: '' })
+    expect(trimmed.ok).toBe(true)
+    if (trimmed.ok) {
+      const text = trimmed.value.subgoals[0]!.text
+      expect(text.length).toBeLessThanOrEqual(MAX_SUBGOAL_TEXT)
+      expect(text).toMatch(/(Book|the|venue)…$/)
+      expect(trimmed.notes).toEqual([
+        `trimmed subgoal 0's text from ${over.length} to ${MAX_SUBGOAL_TEXT} characters at a word boundary`,
+      ])
+    }
     expect(
       validateOutput('decompose', { subgoals: [sub('Same'), sub('same')], rationale: '' }).ok,
     ).toBe(false)
   })
 
-  it('rejects an oversized rationale', () => {
-    const r = validateOutput('decompose', {
-      subgoals: [sub('A'), sub('B')],
-      rationale: 'r'.repeat(1501),
-    })
-    expect(r.ok).toBe(false)
+  it('trims an oversized rationale at a word boundary, whatever its length, with a note', () => {
+    const words = 'because the venue decides the date '.repeat(200) // 7000 characters
+    const r = validateOutput('decompose', { subgoals: [sub('A'), sub('B')], rationale: words })
+    expect(r.ok).toBe(true)
+    if (!r.ok) return
+    expect(r.value.rationale.length).toBeLessThanOrEqual(MAX_RATIONALE)
+    expect(r.value.rationale.length).toBeGreaterThan(MAX_RATIONALE - 20)
+    expect(r.value.rationale).toMatch(/(because|the|venue|decides|date)…$/)
+    expect(r.notes).toEqual([
+      `trimmed the rationale from ${words.trim().length} to ${MAX_RATIONALE} characters at a word boundary`,
+    ])
   })
 
   it('trims text and forgives common local-model slips (snake_case, missing dependsOn, repeats)', () => {
@@ -82,7 +114,12 @@ describe('score, classify, execute and rollup schemas', () => {
     expect(validateOutput('score', { score: 1.01, notes: '' }).ok).toBe(false)
     expect(validateOutput('score', { score: -0.1, notes: '' }).ok).toBe(false)
     expect(validateOutput('score', { score: 'high', notes: '' }).ok).toBe(false)
-    expect(validateOutput('score', { score: 0.7, notes: 'n'.repeat(601) }).ok).toBe(false)
+    const notes = validateOutput('score', { score: 0.7, notes: 'n'.repeat(601) })
+    expect(notes).toMatchObject({
+      ok: true,
+      notes: [expect.stringMatching(/^trimmed the notes from 601 to 600/)],
+    })
+    if (notes.ok) expect(notes.value.notes).toBe(`${'n'.repeat(MAX_NOTES - 1)}…`)
   })
 
   it('accepts a numeric score sent as a string', () => {
@@ -102,19 +139,28 @@ describe('score, classify, execute and rollup schemas', () => {
     expect(
       validateOutput('classify', { atomic: 'yes', capability: 'can_run_code', reason: 'r' }).ok,
     ).toBe(false)
-    expect(
-      validateOutput('classify', {
-        atomic: true,
-        capability: 'can_run_code',
-        reason: 'r'.repeat(401),
-      }).ok,
-    ).toBe(false)
+    const reason = 'it needs a sandbox to run the parser '.repeat(12) // 444 characters
+    const r = validateOutput('classify', { atomic: true, capability: 'can_run_code', reason })
+    expect(r.ok).toBe(true)
+    if (r.ok) {
+      expect(r.value.reason.length).toBeLessThanOrEqual(MAX_REASON)
+      expect(r.value.reason).toMatch(/[a-z]…$/)
+      expect(r.value.reason).not.toMatch(/ …$/)
+      expect(r.notes).toEqual([
+        `trimmed the reason from ${reason.trim().length} to ${MAX_REASON} characters at a word boundary`,
+      ])
+    }
   })
 
   it('rejects empty and oversized Markdown output', () => {
     expect(validateOutput('execute', { output: '# Done' }).ok).toBe(true)
     expect(validateOutput('execute', { output: '  \n ' }).ok).toBe(false)
-    expect(validateOutput('rollup', { output: 'x'.repeat(MAX_OUTPUT + 1) }).ok).toBe(false)
+    expect(
+      validateOutput('rollup', { output: 'x'.repeat(MAX_OUTPUT * (1 + TEXT_OVERRUN) + 1) }).ok,
+    ).toBe(false)
+    const over = validateOutput('rollup', { output: 'word '.repeat(MAX_OUTPUT / 5 + 10) })
+    expect(over.ok).toBe(true)
+    if (over.ok) expect(over.value.output.length).toBeLessThanOrEqual(MAX_OUTPUT)
   })
 
   it('reports where the output went wrong, for the retry prompt', () => {

@@ -14,7 +14,8 @@
  *   instead, and enforced here.
  *
  * Limits are the protocol's own (src/protocol/limits.ts), so anything we
- * accept can be published as a record.
+ * accept can be published as a record. A reply a little over one is
+ * trimmed first (output-trim.ts), then judged like any other.
  */
 import { z } from 'zod'
 import {
@@ -26,6 +27,7 @@ import {
   MAX_SUBGOALS,
   MIN_SUBGOALS,
 } from '../protocol/limits'
+import { trimToLimits } from './output-trim'
 import { CAPABILITIES, type Capability, type LlmOutputs, type LlmTaskKind } from './types'
 
 const capabilitySchema = z.enum(CAPABILITIES as [Capability, ...Capability[]])
@@ -208,15 +210,21 @@ export function normalizeOutput(kind: LlmTaskKind, raw: unknown): unknown {
 }
 
 export type ValidationResult<K extends LlmTaskKind> =
-  { ok: true; value: LlmOutputs[K] } | { ok: false; error: string }
+  { ok: true; value: LlmOutputs[K]; notes?: string[] } | { ok: false; error: string }
 
 /** How many schema issues to quote back to the model: enough to fix, short enough to be cheap. */
 const MAX_ISSUES_REPORTED = 5
 
-/** Validate a parsed reply; on failure, a compact message meant to be fed back to the model. */
+/**
+ * Validate a parsed reply, after the clean-up above and the trims of
+ * output-trim.ts (notes say what was trimmed); on failure, a compact message
+ * meant to be fed back to the model.
+ */
 export function validateOutput<K extends LlmTaskKind>(kind: K, raw: unknown): ValidationResult<K> {
-  const result = OUTPUT_SCHEMAS[kind].safeParse(normalizeOutput(kind, raw))
-  if (result.success) return { ok: true, value: result.data as LlmOutputs[K] }
+  const { value, notes } = trimToLimits(kind, normalizeOutput(kind, raw))
+  const result = OUTPUT_SCHEMAS[kind].safeParse(value)
+  if (result.success)
+    return { ok: true, value: result.data as LlmOutputs[K], ...(notes.length > 0 ? { notes } : {}) }
   const issues = result.error.issues.slice(0, MAX_ISSUES_REPORTED).map((issue) => {
     const where = issue.path.length > 0 ? issue.path.join('.') : '(root)'
     return `${where}: ${issue.message}`

@@ -17,6 +17,10 @@ export interface StreamedReply {
   usage: LanguageModelUsage
   /** the model the provider said answered, if it said */
   modelId: string | undefined
+  /** why generation stopped ('length': cut at maxOutputTokens) */
+  finishReason: string
+  /** characters of reasoning streamed apart from the text (never handed to onText) */
+  reasoningChars: number
 }
 
 type StreamOptions = Parameters<typeof streamText>[0]
@@ -32,8 +36,11 @@ export async function streamReply(
     onError: () => {},
   })
   let text = ''
+  let reasoningChars = 0
   for await (const part of result.fullStream) {
-    if (part.type === 'text-delta') {
+    if (part.type === 'reasoning-delta') {
+      reasoningChars += part.text.length
+    } else if (part.type === 'text-delta') {
       if (part.text === '') continue
       text += part.text
       onText(part.text)
@@ -44,6 +51,10 @@ export async function streamReply(
       throw new DOMException('the stream was aborted', 'AbortError')
     }
   }
-  const [usage, response] = await Promise.all([result.usage, result.response])
-  return { text, usage, modelId: response.modelId || undefined }
+  const [usage, response, finishReason] = await Promise.all([
+    result.usage,
+    result.response,
+    result.finishReason,
+  ])
+  return { text, usage, modelId: response.modelId || undefined, finishReason, reasoningChars }
 }

@@ -12,7 +12,7 @@
  *
  * The deliverable comes back as text: the {output} JSON object the system
  * prompt asks for, or, when a model answers in plain Markdown instead, that
- * Markdown. Structured output is not combined with tools because providers
+ * Markdown (taken as the deliverable by runLlmTask's reading). Structured output is not combined with tools because providers
  * support the pair unevenly (Anthropic's older models force a `json` tool,
  * which cannot coexist with ours); run-task.ts judges the result with the
  * execute schema as it judges every reply.
@@ -27,6 +27,7 @@ import {
 } from 'ai'
 import type { Step } from '../protocol/steps'
 import { extractJsonObject, type JsonExtraction } from './json-extract'
+import { finishAndReasoning } from './reply-repair'
 import type { GenerateRequest, GenerateResult } from './provider'
 import { estimateTokens } from './tokens'
 import {
@@ -54,13 +55,16 @@ export interface ToolLoopInit {
 const isObj = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v)
 
-/** The deliverable in the final reply: its {output} object, else the reply itself as Markdown. */
+/**
+ * The deliverable's {output} object in the final reply, if it has one. A
+ * reply in plain Markdown is the deliverable too: runLlmTask's reading
+ * (reply-reader.ts) takes it as such, and notes that it did.
+ */
 export function finalAnswer(text: string): JsonExtraction {
+  if (text.trim() === '') return { ok: false, error: 'the final reply was empty' }
   const found = extractJsonObject(text)
   if (found.ok && isObj(found.value) && typeof found.value.output === 'string') return found
-  const trimmed = text.trim()
-  if (trimmed) return { ok: true, value: { output: trimmed } }
-  return { ok: false, error: 'the final reply was empty' }
+  return { ok: false, error: 'no {"output": ...} object in the final reply' }
 }
 
 /** What the steps so far spent: every step's tokens, and each search the provider ran. */
@@ -157,6 +161,7 @@ export async function runToolLoop(init: ToolLoopInit): Promise<GenerateResult> {
     inputTokens: result.totalUsage.inputTokens ?? estimateTokens(system + request.prompt),
     outputTokens: result.totalUsage.outputTokens ?? estimateTokens(text),
     model: result.response.modelId || init.modelId,
+    ...finishAndReasoning(result),
     steps,
     webSearches: spent.webSearches,
     ...(stopped !== null && !answered ? { stopped } : {}),

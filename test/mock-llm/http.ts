@@ -17,7 +17,8 @@ export function cors(req: IncomingMessage, res: ServerResponse): void {
   )
   res.setHeader(
     'access-control-expose-headers',
-    'retry-after, retry-after-ms, request-id, x-request-id',
+    // the back-off signals a tab's client reads (personas' rate-limited 429s carry each)
+    'retry-after, retry-after-ms, x-ratelimit-reset-requests, anthropic-ratelimit-requests-reset, request-id, x-request-id',
   )
   res.setHeader('access-control-max-age', String(PREFLIGHT_MAX_AGE_S))
 }

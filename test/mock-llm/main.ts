@@ -19,6 +19,12 @@
  *   --tools M          use | ignore | reject requests that offer tools (run_javascript, web
  *                      search): use follows the script in tools.ts (default); reject answers
  *                      400 naming tools, like a server without tool calling
+ *   --persona NAME     serve every request with a real model's habits (test/mock-llm/personas.ts:
+ *                      think, chatty, plain-text, truncating, rate-limited, reasoning-field,
+ *                      overloaded, no-tools, slow, verbose); its latency replaces --latency-ms.
+ *                      A request may pick its own: header x-mock-persona, or model "persona:NAME"
+ *   --seed N           seeds the personas' draws (default 1): same seed, same habits
+ *   --time-scale X     multiplies personas' latencies and rate-limit windows (default 1)
  *   --quiet            do not log each request
  *   --requests-log F   append each answered request to F as a JSON line (path, api, task,
  *                      status and the key it carried), for tests that run it elsewhere
@@ -27,6 +33,7 @@ import { appendFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { CAPABILITIES, type Capability } from '../../src/llm/types'
 import { createMockLlmServer, DEFAULT_BEHAVIOUR } from './server'
+import { isPersonaName, PERSONA_NAMES } from './personas'
 
 /** The port the docs and e2e configs use by default. */
 const DEFAULT_PORT = 8787
@@ -59,6 +66,9 @@ const { values } = parseArgs({
     'retry-after': { type: 'string' },
     structured: { type: 'string' },
     tools: { type: 'string' },
+    persona: { type: 'string' },
+    seed: { type: 'string' },
+    'time-scale': { type: 'string' },
     quiet: { type: 'boolean' },
     'requests-log': { type: 'string' },
   },
@@ -83,7 +93,16 @@ const scores = values.scores ?? 'fixed'
 if (scores !== 'fixed' && scores !== 'realistic')
   fail(`--scores must be fixed or realistic, got "${scores}"`)
 
+const persona = values.persona
+if (persona !== undefined && !isPersonaName(persona))
+  fail(`--persona must be one of ${PERSONA_NAMES.join(', ')}, got "${persona}"`)
+const timeScale = num(values['time-scale'], 'time-scale', DEFAULT_BEHAVIOUR.timeScale)
+if (timeScale <= 0) fail('--time-scale must be above 0')
+
 const server = await createMockLlmServer({
+  persona,
+  seed: num(values.seed, 'seed', DEFAULT_BEHAVIOUR.seed),
+  timeScale,
   port: num(values.port, 'port', DEFAULT_PORT),
   host: values.host ?? '127.0.0.1',
   latencyMs: num(values['latency-ms'], 'latency-ms', DEFAULT_CLI_LATENCY_MS),
@@ -110,6 +129,7 @@ console.log(
 console.log(`  Anthropic:          baseUrl ${server.url}/v1`)
 console.log(`  OpenAI:             baseUrl ${server.url}/v1 (web search on /v1/responses)`)
 console.log(`  OpenAI-compatible:  baseUrl ${server.url}/v1`)
+if (b.persona) console.log(`  persona: ${b.persona} (seed ${b.seed}, time scale ${b.timeScale})`)
 console.log(b.keys ? `  accepted keys: ${b.keys.length}` : '  any API key accepted')
 
 /** The key a request carried, as the provider would read it. */
@@ -131,7 +151,7 @@ if (!values.quiet || requestsLog !== undefined) {
       }
       if (values.quiet) continue
       console.log(
-        `${new Date(r.at).toISOString()} ${r.method} ${r.path} ${r.api ?? ''} ${r.taskKind ?? ''} ${r.form ?? ''} -> ${r.status}${r.failure ? ` (${r.failure})` : ''}`,
+        `${new Date(r.at).toISOString()} ${r.method} ${r.path} ${r.api ?? ''} ${r.taskKind ?? ''} ${r.form ?? ''} -> ${r.status}${r.failure ? ` (${r.failure})` : ''}${r.persona ? ` [${r.persona}${r.cut ? ', cut' : ''}]` : ''}`,
       )
     }
   }, 250).unref()

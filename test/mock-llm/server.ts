@@ -13,6 +13,10 @@
  *   GET  /v1/models            a one-model list (connection checks)
  *   OPTIONS *                  CORS preflight (browsers call it from another port)
  *
+ * Personas (personas.ts) give the answers real models' habits: chosen per
+ * server (`persona`) or per request (x-mock-persona header, or a model id
+ * `persona:NAME`).
+ *
  * Latency sleeps (setTimeout), never spins; requests run concurrently.
  * Binds to 127.0.0.1 unless told otherwise.
  */
@@ -51,6 +55,8 @@ import {
 import { replyText, sendStream, streamEvents, sseText } from './stream'
 import { offlineProgram } from '../../src/llm/offline-model/code-model'
 import { estimateTokens } from '../../src/llm/tokens'
+import { PersonaDesk, personaCompletion, type PersonaTurn } from './persona-desk'
+import { PERSONA_HEADER, personaFor, type PersonaName } from './personas'
 
 export type FailureKind = 'rate-limit' | 'server-error' | 'invalid-json' | 'schema-violation'
 
@@ -87,6 +93,15 @@ export interface MockBehaviour {
   codeRounds: number
   /** what a web search finds */
   searchResults: readonly { title: string; url: string }[]
+  /** the persona serving requests that do not name one (personas.ts); undefined: none */
+  persona: PersonaName | undefined
+  /** seeds every persona draw: the same seed and requests give the same habits */
+  seed: number
+  /**
+   * multiplies personas' latencies and rate-limit windows (given at
+   * real-world scale): 1 for a bench, a small fraction for CI
+   */
+  timeScale: number
 }
 
 export interface MockLlmServerInit extends Partial<MockBehaviour> {
@@ -117,6 +132,16 @@ export interface MockRequestLog {
   replyText?: string
   /** the reply was streamed (the request said `stream: true`) */
   streamed?: boolean
+  /** the persona that served it */
+  persona?: PersonaName
+  /** which attempt at its task (by its key) this was, for the persona: 0 for the first */
+  attempt?: number
+  /** the persona cut the reply at the token limit */
+  cut?: boolean
+  /** the correct answer, before any persona's habits (tests compare results with it) */
+  answer?: unknown
+  /** a hash of the task the request was for: equal for every attempt and peer at the same task */
+  taskHash?: number
 }
 
 export interface MockLlmServer {
@@ -164,7 +189,16 @@ export const DEFAULT_BEHAVIOUR: MockBehaviour = {
   toolCode: undefined,
   codeRounds: 1,
   searchResults: DEFAULT_SEARCH_RESULTS,
+  persona: undefined,
+  seed: 1,
+  timeScale: 1,
 }
+
+/**
+ * Where a retry's prompt tells the model what was wrong (src/llm/prompts.ts
+ * withRetryFeedback): the tag, bare or with the prompt's nonce.
+ */
+const RETRY_FEEDBACK_TAG = /<previous_reply_error[->]/
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
@@ -178,6 +212,7 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
   const seen = new Map<number, number>()
   let held: Promise<void> | null = null
   let heldStream: Promise<void> | null = null
+  const desk = new PersonaDesk(() => ({ seed: behaviour.seed, timeScale: behaviour.timeScale }))
 
   /** Sends a complete reply: as JSON, or streamed when the request asked for a stream. */
   async function reply(
@@ -221,6 +256,26 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
       return send(res, 401, errorBody(api, 'auth'))
     }
     const tools = toolState(route, body)
+    const chosen = personaFor(
+      log.headers[PERSONA_HEADER],
+      typeof body.model === 'string' ? body.model : '',
+      behaviour.persona,
+    )
+    if ('unknown' in chosen) {
+      log.status = 400
+      return send(
+        res,
+        400,
+        errorBody(api, 'bad-request', `mock LLM: no persona "${chosen.unknown}"`),
+      )
+    }
+    const persona = chosen.persona
+    log.persona = persona?.name
+    const refusal = persona && desk.refuseTools(persona, api, String(body.model ?? ''), tools.any)
+    if (refusal) {
+      log.status = refusal.status
+      return send(res, refusal.status, refusal.body, refusal.headers)
+    }
     if (tools.any && behaviour.tools === 'reject') {
       log.status = 400
       return send(res, 400, errorBody(api, 'bad-request', 'mock-model does not support tools'))
@@ -254,8 +309,18 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
     }
     const task = recogniseTask(parsed.system, parsed.prompt, parsed.schemaName)
     log.taskKind = task?.kind
-    if (behaviour.latencyMs > 0) await sleep(behaviour.latencyMs)
+    if (task) log.taskHash = hashString(JSON.stringify(task))
+    const turn: PersonaTurn | undefined = persona
+      ? desk.turn(persona, api, keyOf(api, req.headers) ?? '', task, parsed.system)
+      : undefined
+    log.attempt = turn?.attempt
+    const latencyMs = turn ? turn.latencyMs : behaviour.latencyMs
+    if (latencyMs > 0) await sleep(latencyMs)
     while (held) await held
+    if (turn?.refusal) {
+      log.status = turn.refusal.status
+      return send(res, turn.refusal.status, turn.refusal.body, turn.refusal.headers)
+    }
     const failure = failures.shift()
     log.failure = failure
     if (failure === 'rate-limit') {
@@ -323,14 +388,23 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
             200,
             responsesTextReply(parsed.model, JSON.stringify(answer), inputTokens),
           )
-        return reply(res, log, parsed, completion({ ...parsed, form: 'json' }, answer))
+        return answerAs({ ...parsed, form: 'json' }, answer)
       }
     }
     if (route === 'responses') {
       const text = parsed.form === 'text' ? chattyJson(value) : JSON.stringify(value)
       return send(res, 200, responsesTextReply(parsed.model, text, inputTokens))
     }
-    return reply(res, log, parsed, completion(parsed, value))
+    return answerAs(parsed, value)
+
+    /** The correct answer, as the persona (if any) writes it. */
+    function answerAs(request: ParsedRequest, value: unknown) {
+      log.answer = value
+      const retry = RETRY_FEEDBACK_TAG.test(request.prompt)
+      const { body, habits } = personaCompletion(request, value, turn, task, retry)
+      if (habits?.cut) log.cut = true
+      return reply(res, log, request, body)
+    }
   }
 
   const server = createServer((req, res) => {

@@ -58,7 +58,25 @@ function anthropicEvents(message: Json): SseEvent[] {
     }),
   ]
   content.forEach((block, index) => {
-    if (block.type === 'tool_use') {
+    if (block.type === 'thinking') {
+      // extended thinking: the thoughts, then the block's signature (personas' reasoning field)
+      events.push(
+        named('content_block_start', {
+          index,
+          content_block: { type: 'thinking', thinking: '', signature: '' },
+        }),
+      )
+      for (const thinking of pieces(typeof block.thinking === 'string' ? block.thinking : ''))
+        events.push(
+          named('content_block_delta', { index, delta: { type: 'thinking_delta', thinking } }),
+        )
+      events.push(
+        named('content_block_delta', {
+          index,
+          delta: { type: 'signature_delta', signature: String(block.signature ?? '') },
+        }),
+      )
+    } else if (block.type === 'tool_use') {
       events.push(named('content_block_start', { index, content_block: { ...block, input: {} } }))
       for (const partial_json of pieces(JSON.stringify(block.input ?? {})))
         events.push(
@@ -105,6 +123,10 @@ function openAiEvents(completion: Json, includeUsage: boolean): SseEvent[] {
     }),
   })
   const events: SseEvent[] = [chunk({ role: 'assistant', content: '', refusal: null })]
+  // reasoning first, in its own field, as DeepSeek, vLLM and llama.cpp stream it
+  if (typeof message.reasoning_content === 'string')
+    for (const reasoning_content of pieces(message.reasoning_content))
+      events.push(chunk({ reasoning_content }))
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObj) : []
   calls.forEach((call, index) => {
     const fn = isObj(call.function) ? call.function : {}

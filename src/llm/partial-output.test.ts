@@ -24,6 +24,18 @@ describe('partialOutput', () => {
     expect(partialOutput('{"outp')).toBe('')
   })
 
+  it('shows nothing of a <think> block, whole, unclosed or with its tag still arriving', () => {
+    const reply = '<think>\nDraft: {"output": "not this"}\n</think>\n{"output": "# Real'
+    for (let n = 0; n <= reply.indexOf('</think>') + 8; n++) {
+      expect(partialOutput(reply.slice(0, n))).not.toContain('not this')
+      expect(partialOutput(reply.slice(0, n))).not.toContain('Draft')
+      expect(partialOutput(reply.slice(0, n))).not.toMatch(/<\/?t/)
+    }
+    expect(partialOutput(reply)).toBe('# Real')
+    // the chat template opened the block: everything up to </think> is reasoning
+    expect(partialOutput('Let me think.\n</think>\n## Museums')).toBe('## Museums')
+  })
+
   it('shows plain Markdown as it is', () => {
     expect(partialOutput('## Museums\n- Gulbenkian')).toBe('## Museums\n- Gulbenkian')
   })

@@ -8,6 +8,10 @@
  * a bare TypeError ("Failed to fetch", "NetworkError ...", "Load failed")
  * that the SDK passes through. We duck-type rather than import the SDK's
  * classes so this file stays free of provider code.
+ *
+ * What a 429, 529 or 503 says about waiting (headers, or "try again in 20s"
+ * in the body), and whether a 400 means the prompt does not fit the model,
+ * is read by backoff-signals.ts (issue 44).
  */
 import { backoffSignal, isContextTooLong, isOverloaded, retryAfterHeader } from './backoff-signals'
 import type { LlmErrorKind } from './types'

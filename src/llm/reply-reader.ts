@@ -76,7 +76,8 @@ export function readReply<K extends LlmTaskKind>(kind: K, reply: ReplyToRead): R
     notes: [...notes, ...more],
   })
 
-  let firstError: string | undefined
+  /** the schema's error for the likeliest answer (the last object), fed back if nothing passes */
+  let likeliestError: string | undefined
   if (!(cutAtLimit && endsCut)) {
     for (let i = candidates.found.length - 1; i >= 0; i--) {
       const candidate = candidates.found[i]!
@@ -91,12 +92,12 @@ export function readReply<K extends LlmTaskKind>(kind: K, reply: ReplyToRead): R
         ]
         return accept(checked.value, more)
       }
-      firstError ??= checked.error
+      likeliestError ??= checked.error
     }
     if (reply.json.ok) {
       const checked = validateOutput(kind, reply.json.value)
       if (checked.ok) return accept(checked.value, checked.notes)
-      firstError ??= checked.error
+      likeliestError ??= checked.error
     }
   }
 
@@ -120,11 +121,11 @@ export function readReply<K extends LlmTaskKind>(kind: K, reply: ReplyToRead): R
         'took the plain-text reply as the deliverable (it had no JSON wrapper)',
         ...(checked.notes ?? []),
       ])
-    firstError ??= checked.error
+    likeliestError ??= checked.error
   }
 
   if (cutAtLimit) return { ok: false, error: CUT_ERROR, notes, cut: true }
-  let error = firstError
+  let error = likeliestError
   if (error === undefined) {
     if (thinking.unclosed && answer === '')
       error = 'the reply held only reasoning: its <think> block never closed'

@@ -252,6 +252,8 @@ describe("providers' back-off signals, over the wire", () => {
     const { out, delays, reports } = run(DECOMPOSE, local())
     expect(await out).toMatchObject({ ok: true, attempts: 1 })
     expect(delays).toEqual([20_000])
+    // two requests in all: the AI SDK's own retries (maxRetries) do not double ours
+    expect(seen).toHaveLength(2)
     expect(reports[0]!.attempts[0]).toMatchObject({
       errorKind: 'rate-limit',
       notes: ['waited 20 s: rate limited (body said try again in 20s)'],
@@ -285,6 +287,7 @@ describe("providers' back-off signals, over the wire", () => {
     const { out, delays, reports } = run(DECOMPOSE, anthropic())
     expect(await out).toMatchObject({ ok: true, attempts: 1 })
     expect(delays).toEqual([3_000])
+    expect(seen).toHaveLength(2)
     expect(reports[0]!.attempts[0]!.notes).toEqual([
       'waited 3 s: overloaded (retry-after header: 3)',
     ])

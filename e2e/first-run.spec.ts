@@ -17,6 +17,8 @@ const GOAL = 'Plan a two-week trip to Japan'
  * The time taken is printed, not asserted tightly.
  */
 const FINISH_CEILING_MS = 90_000
+/** The top bar's height on one line (a wrapped bar is about twice this). */
+const ONE_LINE_BAR_PX = 60
 /** The depth the composer offers before anyone touches it. */
 const OFFERED_DEPTH = '3'
 
@@ -84,5 +86,13 @@ test('first run: the room’s own links, nothing ticked, the offline model finis
   await expect(tree.getByRole('treeitem').first()).not.toHaveAttribute('aria-label', /fail/i)
   await expect(first.getByRole('region', { name: 'Final plan document' })).toContainText(/\w+/)
   await screenshot(first, 'first-run-observer')
+
+  // at 1400 px the top bar is one line, in every role's tab
+  for (const page of [first, decomposer, executor]) {
+    await page.setViewportSize({ width: 1400, height: 900 })
+    const bar = await page.getByRole('banner').boundingBox()
+    expect(bar!.height).toBeLessThanOrEqual(ONE_LINE_BAR_PX)
+  }
+  await screenshot(executor, 'first-run-executor-1400')
   expect(browse.pageErrors).toEqual([])
 })

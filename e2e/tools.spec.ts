@@ -131,12 +131,17 @@ test('an executor with consent runs the model’s code and searches; every peer 
     key: FRIEND_KEY,
   })
 
-  // boxes off (the default): the tab offers no code and no search, and says why …
+  // a real key: code and search are off until its person turns them on, the switches say so, and why …
   const panel = executor.getByRole('complementary', { name: 'This tab’s role' })
-  const offered = panel.getByRole('list', { name: 'Offered to the swarm' })
-  await expect(offered).toContainText('can_run_code: off — turn on “Run code in this tab”')
-  await expect(offered).toContainText('can_query_api: off — turn on web search')
-  await expect(offered).toContainText('can_write_text: on')
+  const offered = panel.getByRole('group', { name: 'What this executor does' })
+  const runCode = offered.getByRole('switch', { name: /^Run code/ })
+  const live = offered.getByRole('switch', { name: /^Look up live facts/ })
+  await expect(runCode).not.toBeChecked()
+  await expect(live).not.toBeChecked()
+  await expect(offered.getByRole('switch', { name: /^Write text/ })).toBeChecked()
+  await expect(offered).toContainText('can_run_code: not offered — off until you turn it on')
+  await expect(offered).toContainText('can_query_api: not offered — off until you turn it on')
+  await expect(offered).toContainText('can_write_text: offered')
   await waitForPeers(observer, 4)
 
   // a goal whose leaves need a computation, then one whose leaves need live facts
@@ -157,16 +162,16 @@ test('an executor with consent runs the model’s code and searches; every peer 
   expect(mockLlm.requests.filter((r) => r.taskKind === 'execute')).toEqual([])
 
   // the person opts in
-  await panel.getByText('Tools: run code, search the web').click()
-  const runCode = panel.getByRole('checkbox', { name: 'Run code in this tab' })
-  const search = panel.getByRole('checkbox', { name: 'Search the web with my key' })
-  await expect(runCode).not.toBeChecked()
+  const search = offered.getByRole('checkbox', { name: 'Search the web with my key' })
   await expect(search).not.toBeChecked()
   await expect(panel.getByText(/searches are billed per call by Anthropic/)).toBeVisible()
-  await runCode.check()
-  await search.check()
-  await expect(offered).toContainText('can_run_code: on')
-  await expect(offered).toContainText('can_query_api: on')
+  await runCode.click()
+  await search.click()
+  await expect(runCode).toBeChecked()
+  await expect(live).toBeChecked()
+  await expect(search).toBeChecked()
+  await expect(offered).toContainText('can_run_code: offered')
+  await expect(offered).toContainText('can_query_api: offered — with web search')
   await screenshot(executor, 'tools-consent')
   expect(await executor.evaluate(() => localStorage.getItem('murmuration:tools'))).toBe(
     JSON.stringify({ runCode: true, webSearch: true, knowledgeAnswers: false }),

@@ -7,6 +7,7 @@ export default ts.config(
   {
     ignores: [
       'dist/',
+      'dist-cli/',
       'node_modules/',
       'test-results/',
       'playwright-report/',

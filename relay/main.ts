@@ -19,16 +19,25 @@ const values = optionsOrExit(
 const { createRelay } = await import('./relay')
 const { consoleLogger } = await import('../src/net/log')
 const { iceFromOptions } = await import('./ice')
+const { exitOnPortInUse, listening } = await import('./port-in-use')
 
 const logger = consoleLogger('relay')
-const relay = await createRelay({
-  host: values.host,
-  port: values.port,
-  httpPort: values['http-port'],
-  keyFile: values['key-file'],
-  ice: iceFromOptions(values.turn, values['turn-secret']),
-  logger: values.quiet ? { ...logger, info: () => {} } : logger,
-})
+// a port already taken is one line and exit 2, however it surfaces (port-in-use.ts)
+const PORT_OPTIONS = '--port or --http-port'
+const stopPortWatch = exitOnPortInUse('relay', PORT_OPTIONS)
+const relay = await listening(
+  createRelay({
+    host: values.host,
+    port: values.port,
+    httpPort: values['http-port'],
+    keyFile: values['key-file'],
+    ice: iceFromOptions(values.turn, values['turn-secret']),
+    logger: values.quiet ? { ...logger, info: () => {} } : logger,
+  }),
+  'relay',
+  PORT_OPTIONS,
+)
+stopPortWatch()
 
 console.log(`Murmuration relay ${relay.peerId}`)
 if (values.host === '0.0.0.0') console.log('Listening on every interface; LAN addresses first:')

@@ -93,7 +93,7 @@ export const START_OPTIONS = {
   port: option({ arg: 'PORT', help: "the web app's port", parse: port, default: DEFAULT_APP_PORT }),
   'relay-port': option({
     arg: 'PORT',
-    help: "the relay's WebSocket port",
+    help: "the relay's WebSocket port; the relay also answers /relay.json over HTTP on the next one (PORT + 1), so a firewall opens both",
     parse: port,
     default: DEFAULT_RELAY_PORT,
   }),

@@ -18,7 +18,7 @@
  * room outlives any one of them (other-relays.ts). --public-url is for a
  * reverse proxy that serves this app over https (README "Run a public relay").
  *
- * Exit codes: 0 stopped, 2 usage (one line on stderr).
+ * Exit codes: 0 stopped, 2 usage or a port already in use (one line on stderr).
  */
 import { hostname, networkInterfaces } from 'node:os'
 import { join } from 'node:path'
@@ -38,6 +38,7 @@ const { createRelay } = await import('./relay')
 const { loadOrCreateTlsCert, readTlsFiles, TlsConfigError } = await import('./tls')
 const { iceFromOptions, TURN_CREDENTIAL_TTL_S } = await import('./ice')
 const { otherRelays } = await import('./other-relays')
+const { exitOnPortInUse, listening } = await import('./port-in-use')
 
 function fail(message: string): never {
   console.error(`murmuration: ${message}`)
@@ -57,12 +58,20 @@ function lanAddresses(): string[] {
 
 const host = values.host ?? (values.lan ? '0.0.0.0' : '127.0.0.1')
 const logger = consoleLogger('relay')
-const relay = await createRelay({
-  host,
-  port: values['relay-port'],
-  keyFile: join(values.data, 'relay.key'),
-  logger: values.quiet ? { ...logger, info: () => {} } : logger,
-})
+// a port already taken is one line and exit 2, however it surfaces (port-in-use.ts)
+const PORT_OPTIONS =
+  '--port (the app) or --relay-port (the relay, and its /relay.json on the next port)'
+const stopPortWatch = exitOnPortInUse('murmuration', PORT_OPTIONS)
+const relay = await listening(
+  createRelay({
+    host,
+    port: values['relay-port'],
+    keyFile: join(values.data, 'relay.key'),
+    logger: values.quiet ? { ...logger, info: () => {} } : logger,
+  }),
+  'murmuration',
+  PORT_OPTIONS,
+)
 const stopOthers = new AbortController()
 const others = otherRelays({ sources: values.relay, logger, signal: stopOthers.signal })
 // a first answer from each /relay.json URL before the first tab asks; one that
@@ -82,19 +91,24 @@ try {
 }
 const relayPort = Number(/\/tcp\/(\d+)\//.exec(relay.multiaddrs[0] ?? '')?.[1])
 const scheme = tls === undefined ? 'http' : 'https'
-const app = await serveApp({
-  dir: values.dist,
-  host,
-  port: values.port,
-  relay: { peerId: relay.peerId, multiaddrs: relay.multiaddrs },
-  otherRelays: () => others.list(),
-  ...(values['public-url'] ? { publicUrl: values['public-url'] } : {}),
-  lanOrigins: (port) =>
-    host === '0.0.0.0' ? lanAddresses().map((ip) => `${scheme}://${ip}:${port}`) : [],
-  tls,
-  ...(ice ? { ice } : {}),
-  relayWs: { host: host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host, port: relayPort },
-})
+const app = await listening(
+  serveApp({
+    dir: values.dist,
+    host,
+    port: values.port,
+    relay: { peerId: relay.peerId, multiaddrs: relay.multiaddrs },
+    otherRelays: () => others.list(),
+    ...(values['public-url'] ? { publicUrl: values['public-url'] } : {}),
+    lanOrigins: (port) =>
+      host === '0.0.0.0' ? lanAddresses().map((ip) => `${scheme}://${ip}:${port}`) : [],
+    tls,
+    ...(ice ? { ice } : {}),
+    relayWs: { host: host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host, port: relayPort },
+  }),
+  'murmuration',
+  PORT_OPTIONS,
+)
+stopPortWatch()
 
 const local = `http://127.0.0.1:${app.port}/`
 console.log('')

@@ -3,6 +3,7 @@ import { inviteLink } from '../protocol/invite'
 import { deriveRoomKey, newRoomSecret } from '../protocol/room-key'
 import {
   DEFAULT_AGENT_CAPACITY,
+  DEFAULT_PLANS_DIR,
   parseAgentArgs,
   toolsLine,
   USAGE,
@@ -10,6 +11,7 @@ import {
   type AgentOptions,
 } from './agent-options'
 import { DEFAULT_BUDGET } from '../runtime/budget'
+import { DEFAULT_CAPACITY } from '../runtime/runtime'
 
 const ROOM = deriveRoomKey('team-1', newRoomSecret())
 const INVITE = inviteLink('http://127.0.0.1:8080', ROOM)
@@ -168,5 +170,41 @@ describe('parseAgentArgs', () => {
 
   it('needs an invite: a room name alone joins nothing', () => {
     expect(() => parseAgentArgs([])).toThrow(/--invite is required/)
+  })
+})
+
+describe('the app, the room and the goal', () => {
+  it('takes the app from the invite link: its address is where the relays are', () => {
+    const link = inviteLink('http://192.168.1.20:18280', ROOM, 'executor')
+    expect(run(['--invite', link]).app.href).toBe('http://192.168.1.20:18280/')
+    expect(run(['--invite', link, '--app', 'http://127.0.0.1:9000']).app.href).toBe(
+      'http://127.0.0.1:9000/',
+    )
+    expect(run([]).app.href).toBe('http://127.0.0.1:8080/')
+  })
+
+  it('--new-room makes a room of that name with a fresh secret, on --app or the default app', () => {
+    const made = parseAgentArgs(['--new-room', 'trip-2'])
+    expect(made.kind).toBe('new-room')
+    if (made.kind !== 'new-room') return
+    expect(made.room.name).toBe('trip-2')
+    expect(made.app.origin).toBe('http://127.0.0.1:8080')
+    const other = parseAgentArgs(['--new-room', 'trip-2', '--app', 'http://10.0.0.5:8080'])
+    if (other.kind !== 'new-room') throw new Error(other.kind)
+    expect(other.room.id).not.toBe(made.room.id)
+    expect(other.app.origin).toBe('http://10.0.0.5:8080')
+    expect(() => parseAgentArgs(['--new-room', 'My Room'])).toThrow(/lowercase letters/)
+    expect(() => parseAgentArgs(['--new-room', 'a', '--invite', INVITE])).toThrow(/not both/)
+  })
+
+  it('takes --goal with any role, and where its plan goes', () => {
+    for (const role of ['observer', 'scorer', 'decomposer', 'executor'])
+      expect(run(['--role', role, '--goal', 'Plan a picnic']).goal).toBe('Plan a picnic')
+    expect(run([]).plansDir).toBe(DEFAULT_PLANS_DIR)
+    expect(run(['--plans', '/tmp/plans']).plansDir).toBe('/tmp/plans')
+  })
+
+  it("runs as many LLM calls at once as the runtime's default", () => {
+    expect(DEFAULT_AGENT_CAPACITY).toBe(DEFAULT_CAPACITY)
   })
 })

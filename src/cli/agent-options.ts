@@ -11,10 +11,9 @@ import { multiaddr } from '@multiformats/multiaddr'
 import { CAPABILITIES, type Capability, type ModelConfig } from '../llm/types'
 import { parseInvite } from '../protocol/invite'
 import { MAX_GOAL_TEXT, MAX_MODEL_LABEL } from '../protocol/limits'
-import type { RoomKey } from '../protocol/room-key'
+import { deriveRoomKey, newRoomSecret, ROOM_NAME_PATTERN, type RoomKey } from '../protocol/room-key'
 import { roleSchema } from '../protocol/schemas'
 import type { Role } from '../protocol/records'
-import { DEFAULT_CAPACITY } from '../runtime/runtime'
 import { DEFAULT_BUDGET, type BudgetLimits } from '../runtime/budget'
 import { NO_TOOLS, type GoalSource, type ToolConsent } from '../runtime/types'
 import { EXIT_USAGE, UsageError, usageErrorFrom } from './options'
@@ -25,8 +24,16 @@ export { EXIT_USAGE, UsageError }
 /** Where `npm start` serves the app (and /relay.json) by default. */
 export const DEFAULT_APP_URL = 'http://127.0.0.1:8080'
 
-/** LLM calls one agent runs at once unless told: the runtime's default, as a tab's. */
-export const DEFAULT_AGENT_CAPACITY = DEFAULT_CAPACITY
+/**
+ * LLM calls one agent runs at once unless told: the runtime's default, as a
+ * tab's (runtime.ts DEFAULT_CAPACITY; a test keeps them equal). Written out
+ * here so that reading the command line loads no network code: --help and a
+ * mistake answer at once.
+ */
+export const DEFAULT_AGENT_CAPACITY = 4
+
+/** Where a --goal's final plan is written unless told (Markdown, one file a goal). */
+export const DEFAULT_PLANS_DIR = '.data/plans'
 
 /**
  * Most LLM calls one agent may run at once. A presence beat advertises the
@@ -47,13 +54,23 @@ const PROVIDERS = Object.keys(DEFAULT_MODELS) as ModelConfig['provider'][]
 
 export const USAGE = `Usage: murmuration-agent [options]      (or: npm run agent -- [options])
 
+       murmuration-agent --new-room NAME [--app URL]
+
 A headless Murmuration peer: the same role code as a browser tab, joining the
-same swarm through the relay.
+same swarm through the relay. It prints what it does, one line each (claims,
+splits, scores, results, rejected replies, rate limits); an observer prints the
+plan tree as it grows and the final plan.
 
 Options:
   --role R            decomposer | scorer | executor | observer (default executor)
+  --invite LINK       the room's invite link (the app's Invite panel, or --new-room;
+                      quote it: its secret is after the '#'); a room name alone
+                      joins nothing
+  --new-room NAME     make a new room (lowercase letters, digits, dashes), print
+                      its invite link on the app and exit
   --app URL           the app started by \`npm start\`, to find its relays (every one it
-                      lists) and STUN/TURN servers (default ${DEFAULT_APP_URL})
+                      lists) and STUN/TURN servers (default: the invite link's
+                      address; else ${DEFAULT_APP_URL})
   --relay MULTIADDR   register with this relay instead of asking --app (repeatable:
                       with several, the room outlives any one of them)
   --turn URL          a STUN/TURN server for WebRTC (repeatable: stun:, turn:, turns:),
@@ -61,8 +78,6 @@ Options:
   --turn-secret S     coturn's static-auth-secret: the agent makes its own short-lived
                       TURN credentials (better: $${TURN_SECRET_ENV}, out of \`ps\`)
   --ice URL           fetch STUN/TURN servers from this /ice.json (e.g. another app's)
-  --invite LINK       the room's invite link (the app's Invite panel; quote it:
-                      its secret is after the '#'); a room name alone joins nothing
   --data DIR          identity and records (default .data/agents/<room>-<id>-<role>); a
                       directory in use by another agent is not shared: this one
                       takes DIR.2, DIR.3, … with its own identity
@@ -82,7 +97,10 @@ Options:
   --answer-from-knowledge  executor: offer can_query_api without a search: such
                       answers come from the model's memory and say they were not
                       checked live. Off by default
-  --goal TEXT         submit this goal once connected
+  --goal TEXT         submit this goal once connected (any role; an observer then
+                      publishes this goal and nothing else), print when it is
+                      done and write its final plan (Markdown) to --plans
+  --plans DIR         where --goal's final plan is written (default ${DEFAULT_PLANS_DIR})
   --max-tokens-per-goal N   caps on what this agent spends with its key: tokens
   --max-tokens-per-hour N   (input + output) and estimated cost in US dollars,
   --max-cost-per-goal USD   per root goal and per sliding hour; "none" for no
@@ -96,20 +114,23 @@ Options:
   --log-calls FILE    append every LLM call this agent makes to FILE, one JSON
                       object a line: prompts, replies, errors, tokens, cost, time
                       (never the API key; the file is yours, nothing sends it)
-  --skip-check        do not make the one cheap LLM call that checks key and model at start
-  --quiet             print only errors and the start line
+  --skip-check        do not make the one cheap LLM call that checks key and model at
+                      start (it waits up to 10 minutes for a local server that
+                      loads its model, and says so every 30 s)
+  --quiet             print only errors, the start line and a --goal's end
   -h, --help          print this help and exit
   -v, --version       print the version and exit
 
 The API key comes from the environment, never the command line (so it stays
 out of shell history and process lists): MURMURATION_API_KEY, or
 ANTHROPIC_API_KEY / OPENAI_API_KEY for those providers. It goes only to the
-provider. Logs: DEBUG=murmuration:* (and libp2p:* for the network stack).
+provider. The network's own chatter (links, syncs, dials) shows only with
+DEBUG=murmuration:* (and libp2p:* for the stack itself).
 Ctrl-C stops cleanly; a second Ctrl-C exits at once.`
 
 export interface AgentOptions {
   role: Role
-  /** --app, when no --relay was given: where to fetch /relay.json */
+  /** --app (else the invite link's address), when no --relay was given: where to fetch /relay.json */
   app: URL
   relays: string[]
   /** --turn / --turn-secret, or --ice: the agent's own STUN/TURN servers (agent-ice.ts) */
@@ -125,6 +146,8 @@ export interface AgentOptions {
   budget: BudgetLimits
   goalsFrom: GoalSource
   goal?: string
+  /** --plans: where the final plan of --goal is written */
+  plansDir: string
   rtcBind?: string
   /** --log-calls: the JSON Lines file every LLM call is appended to */
   logCalls?: string
@@ -137,7 +160,11 @@ export type AgentIce =
   { kind: 'servers'; urls: string[]; secret?: string } | { kind: 'url'; url: URL }
 
 export type AgentCommand =
-  { kind: 'help' } | { kind: 'version' } | { kind: 'run'; options: AgentOptions }
+  | { kind: 'help' }
+  | { kind: 'version' }
+  /** --new-room: print the invite link of a new room on `app` */
+  | { kind: 'new-room'; room: RoomKey; app: URL }
+  | { kind: 'run'; options: AgentOptions }
 
 function httpUrl(value: string, option: string): URL {
   let url: URL
@@ -173,7 +200,9 @@ export function toolsLine(tools: ToolConsent): string {
 export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): AgentCommand {
   const options = {
     role: { type: 'string', default: 'executor' },
-    app: { type: 'string', default: DEFAULT_APP_URL },
+    app: { type: 'string' },
+    'new-room': { type: 'string' },
+    plans: { type: 'string', default: DEFAULT_PLANS_DIR },
     relay: { type: 'string', multiple: true },
     turn: { type: 'string', multiple: true },
     'turn-secret': { type: 'string' },
@@ -210,6 +239,19 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
   }
   if (values.help) return { kind: 'help' }
   if (values.version) return { kind: 'version' }
+  if (values['new-room'] !== undefined) {
+    const name = values['new-room'].trim()
+    if (!ROOM_NAME_PATTERN.test(name))
+      throw new UsageError(
+        `--new-room must be 1 to 63 lowercase letters, digits and dashes (not first), got "${name}"`,
+      )
+    if (values.invite !== undefined) throw new UsageError('give --new-room or --invite, not both')
+    return {
+      kind: 'new-room',
+      room: deriveRoomKey(name, newRoomSecret()),
+      app: httpUrl(values.app ?? DEFAULT_APP_URL, 'app'),
+    }
+  }
 
   const role = roleSchema.safeParse(values.role)
   if (!role.success)
@@ -224,6 +266,8 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
   } catch (err) {
     throw new UsageError(`bad --invite: ${(err as Error).message}`)
   }
+  // the link names the app it was made on: that is where its relays are
+  const app = httpUrl(values.app ?? inviteApp(values.invite), 'app')
   const provider = values.provider as ModelConfig['provider']
   if (!PROVIDERS.includes(provider))
     throw new UsageError(`--provider must be one of ${PROVIDERS.join(', ')}, got "${provider}"`)
@@ -336,7 +380,6 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
       )
     }
   }
-  const app = httpUrl(values.app, 'app')
   const ice = agentIce(values.turn ?? [], values['turn-secret'], values.ice, env)
 
   const goal = values.goal?.trim()
@@ -350,6 +393,7 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
     throw new UsageError('--log-calls must name a file')
   const data = values.data ?? `.data/agents/${room.name}-${room.id.slice(0, 8)}-${role.data}`
   if (!data.trim()) throw new UsageError('--data must name a directory')
+  if (!values.plans.trim()) throw new UsageError('--plans must name a directory')
 
   return {
     kind: 'run',
@@ -367,12 +411,19 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
       budget,
       goalsFrom,
       ...(goal ? { goal } : {}),
+      plansDir: values.plans,
       ...(rtcBind ? { rtcBind } : {}),
       ...(logCalls ? { logCalls } : {}),
       check: !values['skip-check'],
       quiet: values.quiet,
     },
   }
+}
+
+/** The app an invite link was made on (its origin), or the default app for any other link. */
+function inviteApp(link: string): string {
+  const url = new URL(link.trim())
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : DEFAULT_APP_URL
 }
 
 /** --turn, --turn-secret (or its variable) and --ice, checked; undefined when none is given. */

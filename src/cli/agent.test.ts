@@ -1,6 +1,6 @@
 /**
- * The headless agent as a person runs it: real child processes (node + tsx,
- * as `npm run agent`), a real relay, real signals.
+ * The headless agent as a person runs it: real child processes (the built
+ * agent, as `npm run agent` runs it), a real relay, real signals.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -11,11 +11,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createRelay, type Relay } from '../../relay/relay'
 import { silentLogger } from '../net/log'
 import { LOCK_FILE } from './data-dir-lock'
+import { buildCli, cliIsStale } from '../../scripts/build-cli.mjs'
 
 import { inviteLink } from '../protocol/invite'
 import { deriveRoomKey, newRoomSecret } from '../protocol/room-key'
 
-const AGENT = ['--import', './scripts/node-preload.mjs', '--import', 'tsx', 'src/cli/agent.ts']
+// built once in beforeAll: the launcher would build it too, but not from several files at once
+const AGENT = ['scripts/agent.mjs']
 
 interface Run {
   child: ChildProcess
@@ -30,7 +32,8 @@ const children: ChildProcess[] = []
 const INVITE = inviteLink('http://127.0.0.1:8080', deriveRoomKey('agents', newRoomSecret()))
 
 function agent(args: string[], env: Record<string, string> = {}): Run {
-  const child = spawn(process.execPath, [...AGENT, '--invite', INVITE, ...args], {
+  const invite = args.includes('--new-room') ? [] : ['--invite', INVITE]
+  const child = spawn(process.execPath, [...AGENT, ...invite, ...args], {
     env: { ...process.env, MURMURATION_API_KEY: '', DEBUG: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -54,7 +57,8 @@ async function until(check: () => boolean, what: string, ms = 20_000): Promise<v
 let dir: string
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'murmuration-agent-'))
-})
+  if (cliIsStale()) await buildCli()
+}, 60_000)
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true })
 })
@@ -84,6 +88,19 @@ describe('agent command line', () => {
       expect(lines[0]).toMatch(/^agent: /)
       expect(lines[0]).toMatch(messages[i]!)
     }
+  })
+
+  it('--new-room prints the invite link of a new room on the app, and how to use it', async () => {
+    const run = agent(['--new-room', 'picnic', '--app', 'http://127.0.0.1:18280'])
+    expect(await run.exit).toBe(0)
+    const link = run.stdout().trim()
+    expect(link).toMatch(/^http:\/\/127\.0\.0\.1:18280\/#room=picnic&key=[\w-]{22}$/)
+    expect(run.stderr()).toContain(`--invite '${link}'`)
+    // a fresh secret each time: two rooms of one name are two rooms
+    const again = agent(['--new-room', 'picnic'])
+    expect(await again.exit).toBe(0)
+    expect(again.stdout().trim()).toMatch(/^http:\/\/127\.0\.0\.1:8080\/#room=picnic&key=/)
+    expect(again.stdout().trim().split('key=')[1]).not.toBe(link.split('key=')[1])
   })
 
   it('says why and exits 1 when the model server is unreachable', async () => {

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMockLlmServer, type MockLlmServer } from '../../test/mock-llm/server'
-import { checkModel, MODEL_CHECK_MAX_OUTPUT_TOKENS, ModelCheckError } from './model-check'
+import {
+  checkModel,
+  MODEL_CHECK_MAX_OUTPUT_TOKENS,
+  MODEL_CHECK_TIMEOUT_MS,
+  ModelCheckError,
+  waitingLine,
+} from './model-check'
 
 const KEY = 'sk-check-test'
 let mock: MockLlmServer
@@ -50,5 +56,29 @@ describe('checkModel', () => {
       baseUrl: 'http://127.0.0.1:9/v1',
     })
     await expect(check).rejects.toMatchObject({ kind: 'unreachable' })
+  })
+
+  it('waits for a server that is slow to answer (a local one loading its model), saying so', async () => {
+    // far longer than a minute: a large local model loads for minutes
+    expect(MODEL_CHECK_TIMEOUT_MS).toBeGreaterThanOrEqual(5 * 60_000)
+    const release = mock.hold()
+    const waited: number[] = []
+    const check = checkModel(
+      { provider: 'openai-compatible', model: 'llama3.1', apiKey: KEY, baseUrl: `${mock.url}/v1` },
+      {},
+      MODEL_CHECK_TIMEOUT_MS,
+      { everyMs: 100, onWaiting: (seconds) => waited.push(seconds) },
+    )
+    await new Promise((resolve) => setTimeout(resolve, 450))
+    release()
+    await expect(check).resolves.toMatchObject({ status: 'ok' })
+    expect(waited.length).toBeGreaterThanOrEqual(3)
+    const count = waited.length
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    // the ticker stops with the check
+    expect(waited.length).toBe(count)
+    expect(waitingLine('openai-compatible/llama3.1', 30)).toBe(
+      '  checking openai-compatible/llama3.1 … (still waiting, 30 s: a local server may be loading the model)',
+    )
   })
 })

@@ -12,11 +12,17 @@ import { SCHEMA_NAMES, wireJsonSchema } from '../llm/schemas'
 import type { LlmTask, ModelConfig } from '../llm/types'
 
 /**
- * How long the check may take. Local servers (Ollama, LM Studio) load the
- * model into memory on the first call, which takes tens of seconds for a
- * large one; a hosted API answers in about a second.
+ * How long the check may take. A hosted API answers in about a second, and a
+ * server that is not there fails at once (connection refused); only a server
+ * that took the request and is still busy makes the check wait. That is a
+ * local server (Ollama, LM Studio, llama.cpp) loading its model on the first
+ * request: minutes for a large model from a slow disk. 60 s gave up on those
+ * and said the server may not be running; 10 minutes lets them load.
  */
-export const MODEL_CHECK_TIMEOUT_MS = 60_000
+export const MODEL_CHECK_TIMEOUT_MS = 10 * 60_000
+
+/** How often a check still waiting says so: a person sees it is alive, not stuck. */
+export const MODEL_CHECK_PROGRESS_MS = 30_000
 
 /**
  * Output cap for the check. The reply is not used, only the fact that the
@@ -53,15 +59,29 @@ export class ModelCheckError extends Error {
   }
 }
 
+export interface CheckWaiting {
+  /** called every `everyMs` while the provider has not answered, with the seconds waited */
+  onWaiting?: (seconds: number) => void
+  everyMs?: number
+}
+
 export async function checkModel(
   config: ModelConfig,
   init: ProviderInit = {},
   timeoutMs = MODEL_CHECK_TIMEOUT_MS,
+  waiting: CheckWaiting = {},
 ): Promise<ModelCheck> {
   const provider = createProvider(config, init)
   if (provider.offline) return { status: 'offline', label: provider.label }
   const started = Date.now()
   const { system, prompt } = buildPrompts(CHECK_TASK)
+  const { onWaiting } = waiting
+  const ticker = onWaiting
+    ? setInterval(
+        () => onWaiting(Math.round((Date.now() - started) / 1000)),
+        waiting.everyMs ?? MODEL_CHECK_PROGRESS_MS,
+      )
+    : undefined
   try {
     await provider.generate({
       kind: CHECK_TASK.kind,
@@ -87,5 +107,12 @@ export async function checkModel(
     if (error.kind === 'output')
       return { status: 'ok', label: provider.label, ms: Date.now() - started }
     throw new ModelCheckError(error.message, error.kind, { cause: err })
+  } finally {
+    clearInterval(ticker)
   }
+}
+
+/** The line a check still waiting prints: the likely reason, so nobody gives up on it. */
+export function waitingLine(label: string, seconds: number): string {
+  return `  checking ${label} … (still waiting, ${seconds} s: a local server may be loading the model)`
 }

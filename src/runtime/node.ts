@@ -10,7 +10,7 @@ import type { ProviderInit } from '../llm/index'
 import { lineLogger } from '../net/log'
 import { loadOrCreateKeyFile } from '../net/identity.node.js'
 import { createSwarmNode } from '../net/node.node.js'
-import type { RtcConfigurationSource } from '../net/types'
+import type { NetLogger, RtcConfigurationSource } from '../net/types'
 import { nodeVerify } from '../protocol/verify.node.js'
 import { createNodeSandbox } from '../sandbox/sandbox.node.js'
 import { jsonLinesCallStore } from './call-log.node.js'
@@ -36,6 +36,8 @@ export interface NodeRuntimeInit extends RuntimeInit {
   /** appends every LLM call to this JSON Lines file (the agent's --log-calls); default: memory only */
   callLogFile?: string
   log?: (message: string) => void
+  /** the network layer's logger (default: lineLogger(log), or its console logger without log) */
+  netLogger?: NetLogger
 }
 
 export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRuntime> {
@@ -67,7 +69,11 @@ export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRunt
       }),
     ...(init.callLogFile ? { callStore: jsonLinesCallStore(init.callLogFile) } : {}),
     log: init.log,
-    ...(init.log ? { netLogger: lineLogger(init.log) } : {}),
+    ...(init.netLogger
+      ? { netLogger: init.netLogger }
+      : init.log
+        ? { netLogger: lineLogger(init.log) }
+        : {}),
     verify: nodeVerify,
   })
 }

@@ -419,7 +419,8 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       return () => set.delete(cb as Listener<keyof RuntimeEvents>)
     },
     async submitGoal(text, maxDepth = DEFAULT_MAX_DEPTH, approve = 'none') {
-      if (role === 'observer') throw new Error('an observer publishes nothing')
+      // any role's person may write a goal (a headless observer's --goal): the
+      // observer's role still publishes nothing of its own
       const goal = ownRecord(newGoal(room, peerId, text, now(), maxDepth, approve))
       // a goal over the limits per author would wait unseen: refuse it, saying why
       if (ownGoalWouldWait(store.records(), goal)) throw new GoalLimitError()

@@ -212,7 +212,7 @@ export interface PeerRuntime {
   live(): LiveText[]
   on<E extends keyof RuntimeEvents>(event: E, cb: (detail: RuntimeEvents[E]) => void): () => void
   /**
-   * publishes a new root goal (not for observers) and returns its id;
+   * publishes a new root goal (any role, an observer too) and returns its id;
    * `approve`: which of its splits wait for this tab's approval (default none)
    */
   submitGoal(text: string, maxDepth?: number, approve?: ApprovalMode): Promise<string>

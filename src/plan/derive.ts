@@ -12,6 +12,8 @@
  */
 import { nodeId } from '../protocol/ids'
 import type { GoalRecord, ProposalRecord, ScoreRecord } from '../protocol/records'
+import { MAX_CLASSIFY_ROUNDS } from '../protocol/rules'
+import { classifyRounds, releaseFailedPass } from './classify'
 import { acceptHolds } from './acceptance'
 import { countedCancels, earliestAccept } from './authority'
 import { countedRoots } from './goal-limits'
@@ -24,7 +26,7 @@ import {
   verdictOn,
   vetoRounds,
 } from './steering'
-import { authorised, bestOutput, deriveTask, type TaskState } from './tasks'
+import { authorised, bestOutput, compareOutputs, deriveTask, type TaskState } from './tasks'
 import type { DerivedGoal, DerivedPlan, DerivedSlot } from './derived-types'
 
 export type { DerivedGoal, DerivedPlan, DerivedSlot, GoalStatus, SlotStatus } from './derived-types'
@@ -235,7 +237,11 @@ function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskStat
     status: 'awaiting-proposals',
   }
   if (accepted) {
-    const classifyFailures = plan.failures(decide.id).filter((f) => f.stage === 'classify')
+    // a classification that failed is tried again (classifyRounds): only the
+    // holders' own failures, each for the epoch it claimed, are attempts
+    const classifyFailures = plan
+      .failures(decide.id)
+      .filter((f) => f.stage === 'classify' && f.index >= 0 && authorised(decide, f))
     goal.slots = accepted.subgoals.map((subgoal, index) => {
       const atCap = seed.depth + 1 >= seed.maxDepth
       const node = bestOutput(
@@ -253,18 +259,22 @@ function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskStat
         id: null,
         atomic: node?.atomic ?? false,
         capability: node?.capability ?? null,
-        classifyFailure: node
-          ? null
-          : bestOutput(
-              decide,
-              classifyFailures.filter((f) => f.index === index),
-            ),
+        classifyFailure: null,
+        classifyAttempts: [],
         execute: null,
         superseded: [],
         child: null,
         blocked: false,
         status: 'unclassified',
         output: null,
+      }
+      if (!node) {
+        const attempts = classifyFailures
+          .filter((f) => f.index === index)
+          .sort(compareOutputs(decide.id))
+        slot.classifyAttempts = attempts
+        // failed for good only after MAX_CLASSIFY_ROUNDS rounds (epochs) failed it
+        if (classifyRounds(attempts) >= MAX_CLASSIFY_ROUNDS) slot.classifyFailure = attempts[0]!
       }
       if (node) {
         slot.id = nodeId(seed.id, accepted.id, index, subgoal.text, node.atomic)
@@ -286,6 +296,7 @@ function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskStat
       }
       return slot
     })
+    releaseFailedPass(decide, goal.slots, classifyFailures)
   }
   return goal
 }

@@ -84,7 +84,14 @@ export interface DerivedSlot {
   id: string | null
   atomic: boolean
   capability: Capability | null
+  /**
+   * the classification failed for good: MAX_CLASSIFY_ROUNDS rounds (epochs of
+   * the decide task) failed it; the latest round's failure. null while it may
+   * still be classified (a failed round is tried again at the next epoch)
+   */
   classifyFailure: FailureRecord | null
+  /** every counted classify failure of this subgoal while it has no node, latest first */
+  classifyAttempts: FailureRecord[]
   /** atomic nodes only: the current execute task (the last of its redos) */
   execute: TaskState | null
   /** atomic nodes only: earlier execute tasks the author sent back, oldest first */

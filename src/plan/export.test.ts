@@ -2,7 +2,7 @@ import { Marked, type Token, type Tokens } from 'marked'
 import { describe, expect, it } from 'vitest'
 import type { CodeStep, SearchStep, Step } from '../protocol/steps'
 import { exportJson, exportMarkdown, fenceFor, linkTarget } from './export'
-import { zeroUsage, type GoalView, type PlanTree, type SlotView, type TaskView } from './tree'
+import { zeroRoleUsage, type GoalView, type PlanTree, type SlotView, type TaskView } from './tree'
 
 const EXECUTOR = '12D3KooWExecutorxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'
 
@@ -33,6 +33,8 @@ function slot(index: number, text: string, extra: Partial<SlotView>): SlotView {
     capability: 'can_write_text',
     reason: null,
     classifyError: null,
+    classifyAttempts: [],
+    capabilityGap: null,
     blocked: false,
     leaf: null,
     superseded: [],
@@ -62,6 +64,10 @@ function goal(id: string, text: string, depth: number, slots: SlotView[]): GoalV
     retired: [],
     vetoesLeft: 3,
     supersededRollup: null,
+    outcome: 'complete',
+    failedParts: 0,
+    usage: zeroRoleUsage(),
+    missingCapabilities: [],
   }
 }
 
@@ -114,7 +120,7 @@ function treeWithSteps(): PlanTree {
     goals: [root],
     over: true,
     progress: { leaves: 3, leavesDone: 3, leavesFailed: 0, goals: 2 },
-    usage: { decomposer: zeroUsage(), scorer: zeroUsage(), executor: zeroUsage() },
+    roomUsage: zeroRoleUsage(),
   }
 }
 

@@ -5,15 +5,20 @@
  * a function of the derived plan only, so peers with the same records show
  * the same tree.
  */
-import type { Capability } from '../protocol/capabilities'
-import type { AcceptRecord, ApprovalMode, PlanRecord, Usage } from '../protocol/records'
+import { CAPABILITIES, type Capability } from '../protocol/capabilities'
+import type { AcceptRecord, ApprovalMode } from '../protocol/records'
 import { MAX_REDOS_PER_LEAF, MAX_VETOES_PER_GOAL } from '../protocol/limits'
 import type { Step } from '../protocol/steps'
 import type { DerivedGoal, DerivedPlan, DerivedSlot, GoalStatus, SlotStatus } from './derive'
 import { meanScore } from './acceptance'
 import { planOver } from './archive'
+import { gapRevivable } from './gap'
 import type { TaskState } from './tasks'
 import type { PlanState } from './state'
+import { NO_COST, usageByGoal, usageByRole, zeroUsage, type CostOf, type RoleUsage } from './usage'
+
+export { usageByGoal, usageByRole, zeroUsage } from './usage'
+export type { CostOf, RoleUsage, UsageTotals } from './usage'
 
 export interface TaskView {
   id: string
@@ -50,7 +55,20 @@ export interface SlotView {
   capped: boolean
   capability: Capability | null
   reason: string | null
+  /** the classification failed for good (MAX_CLASSIFY_ROUNDS rounds): the last round's detail */
   classifyError: string | null
+  /**
+   * the rounds of classification that failed so far, latest first, while the
+   * subgoal has no node: with classifyError null, it is being tried again
+   */
+  classifyAttempts: { from: string; detail: string; epoch: number }[]
+  /**
+   * the leaf needs a capability no live executor of the room offers (RoomView):
+   * flagged at once, while the leaf waits or is open, or failed as a capability
+   * gap that an executor offering it may still take (gapRevivable). null
+   * otherwise, and when the room is not known.
+   */
+  capabilityGap: { capability: Capability } | null
   blocked: boolean
   leaf: TaskView | null
   /** earlier runs of the leaf its author sent back, oldest first, each with the author's note */
@@ -91,26 +109,53 @@ export interface GoalView {
   vetoesLeft: number
   /** the roll-up a redo below made stale, if it was written */
   supersededRollup: string | null
-}
-
-export interface UsageTotals {
-  calls: number
-  inputTokens: number
-  outputTokens: number
-  offlineCalls: number
-  /** at list prices of the models the records name (0 for the offline model); calls of unpriced models are not in it */
-  costUsd: number
-  /** calls of models with no known price: their cost is unknown, so costUsd is a lower bound when > 0 */
-  unpricedCalls: number
+  /**
+   * How the goal ended: 'complete' — rolled up (status 'done') and every
+   * part of its subtree done; 'partial' — rolled up, but failedParts > 0
+   * parts under it failed, so the result lacks them (show "finished with N
+   * failed parts", never plain "done"); 'failed' — its roll-up failed;
+   * 'cancelled'; null while it is not settled.
+   */
+  outcome: 'complete' | 'partial' | 'failed' | 'cancelled' | null
+  /**
+   * Parts of this goal's subtree, at every depth, that failed: leaves that
+   * failed (their executors failed, a dependency failed, nobody could take
+   * them), subgoals whose classification failed for good (no leaf at all),
+   * and child goals that failed or were cancelled as a whole. 0 when none.
+   */
+  failedParts: number
+  /** LLM usage by role of this goal's own subtree (its proposals, votes, classifications, child goals, leaves, roll-ups) */
+  usage: RoleUsage
+  /**
+   * capabilities that leaves of this subtree need and no live executor of
+   * the room offers (slots' capabilityGap), in CAPABILITIES order; empty
+   * when none or when the room is not known (RoomView)
+   */
+  missingCapabilities: Capability[]
 }
 
 export interface PlanTree {
   goals: GoalView[]
   /** every goal is settled and none is held: nothing to do until a new goal (archive.ts planOver) */
   over: boolean
+  /** the whole room's leaves (every root goal's) */
   progress: { leaves: number; leavesDone: number; leavesFailed: number; goals: number }
-  /** LLM usage by role, as the records report it */
-  usage: Record<'decomposer' | 'scorer' | 'executor', UsageTotals>
+  /**
+   * LLM usage by role of the whole ROOM, as the records report it: every
+   * goal's, and records of goals no longer shown. A goal's own figures are
+   * GoalView.usage.
+   */
+  roomUsage: RoleUsage
+}
+
+/**
+ * What the projecting peer knows of the room beyond the records: the
+ * capabilities its live executors offer now (roles/view.ts
+ * offeredCapabilities). Not part of the record set, so two peers may differ
+ * on it for a moment; without it, no leaf is flagged (capabilityGap null).
+ */
+export interface RoomView {
+  capabilities: readonly Capability[]
 }
 
 function taskView(task: TaskState): TaskView {
@@ -128,8 +173,22 @@ function taskView(task: TaskState): TaskView {
   }
 }
 
-function slotView(slot: DerivedSlot, plan: DerivedPlan): SlotView {
-  const child = slot.child ? plan.goals.get(slot.child) : undefined
+/** What goalView needs besides the goal: the derived plan, each goal's usage, the room. */
+interface Projection {
+  plan: DerivedPlan
+  usage: Map<string, RoleUsage>
+  room: RoomView | null
+}
+
+function capabilityGap(goal: DerivedGoal, slot: DerivedSlot, room: RoomView | null) {
+  if (!room || !slot.execute || !slot.capability) return null
+  if (room.capabilities.includes(slot.capability)) return null
+  const waiting = slot.status === 'open' || slot.status === 'waiting'
+  return waiting || gapRevivable(goal, slot) ? { capability: slot.capability } : null
+}
+
+function slotView(goal: DerivedGoal, slot: DerivedSlot, at: Projection): SlotView {
+  const child = slot.child ? at.plan.goals.get(slot.child) : undefined
   return {
     index: slot.index,
     text: slot.text,
@@ -141,6 +200,12 @@ function slotView(slot: DerivedSlot, plan: DerivedPlan): SlotView {
     capability: slot.capability,
     reason: slot.node?.reason ?? null,
     classifyError: slot.classifyFailure?.detail ?? null,
+    classifyAttempts: slot.classifyAttempts.map((f) => ({
+      from: f.from,
+      detail: f.detail,
+      epoch: f.epoch,
+    })),
+    capabilityGap: capabilityGap(goal, slot, at.room),
     blocked: slot.blocked,
     leaf: slot.execute ? taskView(slot.execute) : null,
     superseded: slot.superseded.map((step) => ({
@@ -148,11 +213,40 @@ function slotView(slot: DerivedSlot, plan: DerivedPlan): SlotView {
       note: step.redo.note,
     })),
     redosLeft: MAX_REDOS_PER_LEAF - slot.superseded.length,
-    goal: child ? goalView(child, plan) : null,
+    goal: child ? goalView(child, at) : null,
   }
 }
 
-function goalView(goal: DerivedGoal, plan: DerivedPlan): GoalView {
+/** Failed parts of a goal's subtree (GoalView.failedParts), from its slots' views. */
+function countFailedParts(slots: readonly SlotView[]): number {
+  let failed = 0
+  for (const slot of slots) {
+    const child = slot.goal
+    if (child) {
+      const whole = child.status === 'failed' || child.status === 'cancelled'
+      failed += child.failedParts + (whole && child.failedParts === 0 ? 1 : 0)
+    } else if (slot.status === 'failed') failed++
+  }
+  return failed
+}
+
+function outcomeOf(status: GoalStatus, failedParts: number): GoalView['outcome'] {
+  if (status === 'done') return failedParts === 0 ? 'complete' : 'partial'
+  return status === 'failed' || status === 'cancelled' ? status : null
+}
+
+function missing(slots: readonly SlotView[]): Capability[] {
+  const needed = new Set<Capability>()
+  for (const slot of slots) {
+    if (slot.capabilityGap) needed.add(slot.capabilityGap.capability)
+    for (const capability of slot.goal?.missingCapabilities ?? []) needed.add(capability)
+  }
+  return CAPABILITIES.filter((capability) => needed.has(capability))
+}
+
+function goalView(goal: DerivedGoal, at: Projection): GoalView {
+  const slots = goal.slots.map((slot) => slotView(goal, slot, at))
+  const failedParts = countFailedParts(slots)
   return {
     id: goal.id,
     text: goal.text,
@@ -184,7 +278,7 @@ function goalView(goal: DerivedGoal, plan: DerivedPlan): GoalView {
             score: meanScore(goal.votes.get(goal.accepted.id) ?? []),
           }
         : null,
-    slots: goal.slots.map((slot) => slotView(slot, plan)),
+    slots,
     rollup: taskView(goal.rollup),
     paused: goal.paused,
     approvalMode: goal.approvalMode,
@@ -196,83 +290,31 @@ function goalView(goal: DerivedGoal, plan: DerivedPlan): GoalView {
     retired: goal.retired.map((proposal) => proposal.id),
     vetoesLeft: MAX_VETOES_PER_GOAL - goal.vetoes.length,
     supersededRollup: goal.supersededRollup?.output ?? null,
+    outcome: outcomeOf(goal.status, failedParts),
+    failedParts,
+    usage: at.usage.get(goal.id) ?? zeroRoleUsage(),
+    missingCapabilities: missing(slots),
   }
 }
 
-const ROLE_OF_KIND: Partial<Record<PlanRecord['kind'], keyof PlanTree['usage']>> = {
-  proposal: 'decomposer',
-  score: 'scorer',
-  node: 'scorer',
-  result: 'executor',
+/** Usage by role of a goal or room that has made no call. */
+export function zeroRoleUsage(): RoleUsage {
+  return { decomposer: zeroUsage(), scorer: zeroUsage(), executor: zeroUsage() }
 }
 
 /**
- * What a call cost in US dollars, from its usage record. Prices are the LLM
- * layer's knowledge (src/llm/pricing.ts costUsd); they reach the tree as
- * this function, handed in by whoever projects it. Default: nothing costs.
+ * The tree of `plan` (derived from `state`). `room`: what this peer hears of
+ * the room's executors, for capabilityGap; without it no leaf is flagged and
+ * the tree is a function of the records alone (the same on every peer).
  */
-export type CostOf = (usage: Usage) => number | null
-
-const NO_COST: CostOf = () => 0
-
-/**
- * Costs are summed as whole nano-dollars: float addition depends on order,
- * and records() iterates in arrival order, so a float sum could differ
- * between two peers holding the same records. Integers stay exact up to
- * 2^53 nano-dollars (9 million dollars).
- */
-const NANOS_PER_USD = 1e9
-
-function addUsage(totals: UsageTotals, nanos: { n: number }, usage: Usage, costUsd: CostOf): void {
-  totals.calls++
-  totals.inputTokens += usage.inputTokens
-  totals.outputTokens += usage.outputTokens
-  if (usage.offline) totals.offlineCalls++
-  const cost = costUsd(usage)
-  if (cost === null) totals.unpricedCalls++
-  else nanos.n += Math.round(cost * NANOS_PER_USD)
-  totals.costUsd = nanos.n / NANOS_PER_USD
-}
-
-/** Usage totals of a role that has made no call. */
-export function zeroUsage(): UsageTotals {
-  return {
-    calls: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    offlineCalls: 0,
-    costUsd: 0,
-    unpricedCalls: 0,
-  }
-}
-
-export function usageByRole(state: PlanState, costUsd: CostOf = NO_COST): PlanTree['usage'] {
-  const usage = { decomposer: zeroUsage(), scorer: zeroUsage(), executor: zeroUsage() }
-  const nanos = { decomposer: { n: 0 }, scorer: { n: 0 }, executor: { n: 0 } }
-  for (const record of state.records()) {
-    if (record.kind === 'failure') {
-      if (!record.usage) continue
-      const role =
-        record.stage === 'decompose'
-          ? 'decomposer'
-          : record.stage === 'score' || record.stage === 'classify'
-            ? 'scorer'
-            : 'executor'
-      addUsage(usage[role], nanos[role], record.usage, costUsd)
-      continue
-    }
-    const role = ROLE_OF_KIND[record.kind]
-    if (role && 'usage' in record) addUsage(usage[role], nanos[role], record.usage, costUsd)
-  }
-  return usage
-}
-
 export function projectTree(
   plan: DerivedPlan,
   state: PlanState,
   costUsd: CostOf = NO_COST,
+  room: RoomView | null = null,
 ): PlanTree {
-  const goals = plan.roots.map((id) => goalView(plan.goals.get(id)!, plan))
+  const at: Projection = { plan, usage: usageByGoal(plan, state, costUsd), room }
+  const goals = plan.roots.map((id) => goalView(plan.goals.get(id)!, at))
   let leaves = 0
   let leavesDone = 0
   let leavesFailed = 0
@@ -285,6 +327,6 @@ export function projectTree(
     goals,
     over: planOver(plan),
     progress: { leaves, leavesDone, leavesFailed, goals: plan.goals.size },
-    usage: usageByRole(state, costUsd),
+    roomUsage: usageByRole(state, costUsd),
   }
 }

@@ -34,6 +34,7 @@ import {
   DECIDE_CHECK_DELAY_MS,
   LEASE_TIMEOUT_MS,
   ORPHAN_GRACE_MS,
+  RETRY_FAILED_AFTER_MS,
   STAGGER_MS,
   SYNC_CHECK_TIMEOUT_MS,
 } from '../protocol/rules'
@@ -111,11 +112,22 @@ export function maybeClaim(
   // the goal's author paused it: no new claims (running work may finish; issue 27)
   if (goal?.paused) return false
   const me = peer.config.peerId
-  if (task.status === 'done' || task.status === 'failed') return false
-  if (failedHere(peer, task.id)) return false
+  // a leaf failed as a capability gap may still be taken (plan/gap.ts): the
+  // executor's reconcile offers only those gapRevivable allows
+  const revivable = task.type === 'execute' && task.status === 'failed' && task.gap !== null
+  if (task.status === 'done' || (task.status === 'failed' && !revivable)) return false
+  // a decide task this peer failed part of is tried again, after a back-off
+  // (another scorer first): a classification that failed is no final verdict
+  if (task.type === 'decide' ? !decideRetryDue(peer, task.id, now) : failedHere(peer, task.id))
+    return false
   if (hasWork(peer, task.id)) return false
   // whoever gave the task back, for any reason, is not ranked for it again
-  const exclude = new Set(task.failures.map((failure) => failure.from))
+  // (a decide task's too: whoever failed a classification of it)
+  const exclude = new Set(
+    (task.type === 'decide' ? peer.plan.failures(task.id) : task.failures).map(
+      (failure) => failure.from,
+    ),
+  )
   exclude.delete(me) // it failed with a model it has since replaced (see failedHere)
   if (task.holder && !task.released) {
     if (task.holder.from === me) return false
@@ -175,6 +187,22 @@ export function maybeClaim(
   // say so in a beat too: a second chance for peers that miss the claim
   peer.beatDue = true
   return true
+}
+
+/**
+ * May this peer claim a decide task it failed (a classification, or gave it
+ * back in trouble) with its current model again? RETRY_FAILED_AFTER_MS after
+ * its latest such failure, on its own clock: by then another scorer, ranked
+ * first, has most likely taken it. No count of its own: a subgoal fails for
+ * good after MAX_CLASSIFY_ROUNDS failed rounds (plan/classify.ts).
+ */
+function decideRetryDue(peer: PeerState, task: string, now: number): boolean {
+  let latest = -Infinity
+  for (const failure of peer.plan.failures(task)) {
+    if (failure.from !== peer.config.peerId || peer.forgiven.has(failure.id)) continue
+    latest = Math.max(latest, since(peer, `failed:${failure.id}`, now))
+  }
+  return now - latest >= RETRY_FAILED_AFTER_MS
 }
 
 function heldByOther(peer: PeerState, task: string, now: number): boolean {

@@ -22,7 +22,16 @@ import type { TaskState } from '../plan/tasks'
 import { claimRequestId, isHolder } from './claims'
 import { mayPublish } from './lapse'
 import { clip, failureFields, isPeerTrouble } from './text'
-import { abortWork, derived, emit, since, startLlm, type PeerState, type Work } from './peer'
+import {
+  abortWork,
+  derived,
+  emit,
+  roomCapabilities,
+  since,
+  startLlm,
+  type PeerState,
+  type Work,
+} from './peer'
 import type { Effects } from './types'
 import { eligiblePeers } from './view'
 
@@ -92,9 +101,12 @@ function startClassify(
   now: number,
 ): void {
   const accepted = goal.accepted?.id === proposal.id
+  const me = peer.config.peerId
   proposal.subgoals.forEach((subgoal, index) => {
     const slot = accepted ? goal.slots[index] : undefined
     if (slot?.node || slot?.classifyFailure) return
+    // failed in this epoch already: the next epoch tries it again (plan/classify.ts)
+    if (slot?.classifyAttempts.some((f) => f.from === me && f.epoch === claim.epoch)) return
     const requestId = `classify:${claim.task}:${claim.epoch}:${proposal.id}:${index}`
     if (peer.work.has(requestId)) return
     const work: Work = {
@@ -116,6 +128,8 @@ function startClassify(
       siblings: proposal.subgoals.filter((_, other) => other !== index).map((s) => s.text),
       depth: goal.depth + 1,
       maxDepth: goal.maxDepth,
+      // so that a leaf names a capability someone offers, where it can (issue 43)
+      roomCapabilities: roomCapabilities(peer, now),
     })
   })
 }

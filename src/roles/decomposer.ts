@@ -18,6 +18,7 @@ import {
   emit,
   mayTry,
   freeSlots,
+  roomCapabilities,
   isWarm,
   since,
   startLlm,
@@ -86,6 +87,8 @@ function maybePropose(peer: PeerState, fx: Effects, goal: DerivedGoal, now: numb
       path: goal.path,
       depth: goal.depth,
       maxDepth: goal.maxDepth,
+      // what the room's executors can do, so that the split fits them (issue 43)
+      roomCapabilities: roomCapabilities(peer, now),
       // the author's vetoes of earlier splits, so they are not proposed again (issue 27)
       ...(goal.vetoes.length > 0
         ? {

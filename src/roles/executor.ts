@@ -8,6 +8,7 @@ import type { FailureRecord, ResultRecord } from '../protocol/records'
 import { MAX_OUTPUT } from '../protocol/limits'
 import type { Step } from '../protocol/steps'
 import { dependencyOutputs, readyToRollUp } from '../plan/derive'
+import { gapRevivable } from '../plan/gap'
 import type { TaskState } from '../plan/tasks'
 import { isHolder, maybeClaim, reviewClaims } from './claims'
 import type { LlmOutcome } from './llm-contract'
@@ -119,7 +120,8 @@ export const executor: RoleLogic = {
       for (const slot of goal.slots) {
         const task = slot.execute
         if (!task || !slot.capability || !capabilities.includes(slot.capability)) continue
-        if (slot.status === 'open' || slot.status === 'claimed') {
+        // a gap's leaf an executor offering its capability may still take (plan/gap.ts)
+        if (slot.status === 'open' || slot.status === 'claimed' || gapRevivable(goal, slot)) {
           maybeClaim(peer, fx, task, { role: 'executor', capability: slot.capability }, now)
         }
       }

@@ -39,6 +39,8 @@ export type LlmTask =
       maxDepth: number
       /** splits of this goal its author vetoed, with their notes (absent when none) */
       vetoed?: VetoedSplit[]
+      /** what the live executors of the room offer (RoomCapabilities); absent when unknown */
+      roomCapabilities?: Capability[]
     }
   | { kind: 'score'; path: GoalPath; subgoals: SubgoalDraft[]; rationale: string }
   | {
@@ -48,6 +50,12 @@ export type LlmTask =
       siblings: string[]
       depth: number
       maxDepth: number
+      /**
+       * what the live executors of the room offer: a leaf that can be done
+       * with one of these should name it rather than one nobody offers
+       * (absent when unknown)
+       */
+      roomCapabilities?: Capability[]
     }
   | {
       kind: 'execute'

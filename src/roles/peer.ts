@@ -30,7 +30,8 @@ import { chaseLapsed, noticeLapse } from './lapse'
 import { derivePlan, type DerivedPlan } from '../plan/derive'
 import { planOver } from '../plan/archive'
 import { PlanState } from '../plan/state'
-import { createView, hearPresence, liveCount, type SwarmView } from './view'
+import type { Capability } from '../protocol/capabilities'
+import { createView, hearPresence, liveCount, offeredCapabilities, type SwarmView } from './view'
 import { emptyEffects, type Command, type Effects, type PeerConfig, type PeerInput } from './types'
 
 /** An LLM call (or a claimed task waiting for its window) this peer is busy with. */
@@ -156,6 +157,11 @@ export function createPeer(config: PeerConfig, now: number, plan = new PlanState
     derivedCache: null,
     syncs: createSyncRounds(),
   }
+}
+
+/** What the live executors of the room offer now, as this peer hears them (view.ts). */
+export function roomCapabilities(peer: PeerState, now: number): Capability[] {
+  return offeredCapabilities(peer.view, peer.config, now)
 }
 
 export function derived(peer: PeerState): DerivedPlan {

@@ -4,7 +4,7 @@
  * judged on this peer's own clock only, so a peer whose clock is minutes off
  * is judged exactly like any other.
  */
-import type { Capability } from '../protocol/capabilities'
+import { CAPABILITIES, type Capability } from '../protocol/capabilities'
 import { rendezvousOrder } from '../protocol/hash'
 import type { Presence, Role } from '../protocol/records'
 import { presenceTtlMs } from '../protocol/rules'
@@ -108,4 +108,25 @@ export function eligiblePeers(
 export function rankFor(subject: string, peerId: string, eligible: readonly string[]): number {
   if (!eligible.includes(peerId)) return -1
   return rendezvousOrder(subject, eligible).indexOf(peerId)
+}
+
+/**
+ * What the room's executors offer now: the union of the capabilities in the
+ * latest beats of live executors (healthy or not: a paused or rate-limited
+ * executor still offers them, and takes the work once it may), and `self`'s
+ * own when it is an executor. In CAPABILITIES order. Decompose and classify
+ * calls are told it (llm-contract.ts roomCapabilities), and the tree flags a
+ * leaf that needs something missing from it (plan/tree.ts capabilityGap).
+ */
+export function offeredCapabilities(
+  view: SwarmView,
+  self: { role: Role; capabilities: readonly Capability[] },
+  now: number,
+): Capability[] {
+  const offered = new Set<Capability>(self.role === 'executor' ? self.capabilities : [])
+  for (const sighting of view.peers.values()) {
+    if (sighting.presence.role !== 'executor' || !fresh(sighting, now)) continue
+    for (const capability of sighting.presence.capabilities) offered.add(capability)
+  }
+  return CAPABILITIES.filter((capability) => offered.has(capability))
 }

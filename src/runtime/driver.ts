@@ -25,7 +25,7 @@ import type { PlanRecord, WireRecord } from '../protocol/records'
 import { projectTree, type PlanTree } from '../plan/tree'
 import { withoutRecords } from '../plan/archive'
 import { createPeer, step, type PeerInput, type PeerState } from '../roles/index'
-import { derived, roomQuiet } from '../roles/peer'
+import { derived, roomCapabilities, roomQuiet } from '../roles/peer'
 import { rootOfWork, type Consent } from '../roles/consent'
 import type { PeerConfig, PeerEvent } from '../roles/types'
 import { presenceTtlMs } from '../protocol/rules'
@@ -137,6 +137,8 @@ export class CoreDriver {
   private lastBusyAt: number
   private viewTimer: ReturnType<typeof setTimeout> | null = null
   private lastTreeVersion = -1
+  /** the room's offered capabilities when the tree was last projected: a change flags or clears gaps */
+  private lastTreeOffered = ''
   /** rosterKey() when the views were last scheduled: a beat alone that changes it refreshes them */
   private lastRoster = ''
   private stopped = false
@@ -326,7 +328,10 @@ export class CoreDriver {
   }
 
   tree(): PlanTree {
-    return projectTree(derived(this.peer), this.peer.plan, costUsd)
+    // what the room's live executors offer: a leaf needing anything else is flagged at once
+    return projectTree(derived(this.peer), this.peer.plan, costUsd, {
+      capabilities: roomCapabilities(this.peer, this.now()),
+    })
   }
 
   activity(): RoleActivity {
@@ -564,8 +569,13 @@ export class CoreDriver {
     this.viewTimer = setTimeout(() => {
       this.viewTimer = null
       if (this.stopped) return
-      if (this.init.onTree && this.peer.plan.version !== this.lastTreeVersion) {
+      const offered = roomCapabilities(this.peer, this.now()).join(',')
+      if (
+        this.init.onTree &&
+        (this.peer.plan.version !== this.lastTreeVersion || offered !== this.lastTreeOffered)
+      ) {
         this.lastTreeVersion = this.peer.plan.version
+        this.lastTreeOffered = offered
         this.init.onTree(this.tree())
       }
       this.init.onActivity?.(this.activity())

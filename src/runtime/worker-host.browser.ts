@@ -3,7 +3,7 @@
  * presents it to the runtime as a CoreHost. The latest tree and activity the
  * worker sent are kept here so the UI can read them synchronously.
  */
-import { zeroUsage, type PlanTree } from '../plan/tree'
+import { zeroRoleUsage, type PlanTree } from '../plan/tree'
 import type { FromWorker, ToWorker } from '../worker/messages'
 import type { CoreHost, StartCore } from './host'
 import type { RoleActivity } from './types'
@@ -12,7 +12,7 @@ const EMPTY_TREE: PlanTree = {
   goals: [],
   over: false,
   progress: { leaves: 0, leavesDone: 0, leavesFailed: 0, goals: 0 },
-  usage: { decomposer: zeroUsage(), scorer: zeroUsage(), executor: zeroUsage() },
+  roomUsage: zeroRoleUsage(),
 }
 
 export const workerCore: StartCore = (init) => {

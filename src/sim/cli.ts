@@ -22,6 +22,7 @@ const HELP = `usage: npm run sim -- [options]
   --depth N          depth cap (default 3)
   --branching N      fixed subgoals per split (default: random 2..4)
   --fail-rate P      probability an LLM call fails after its retries (default 0)
+  --classify-fail-rate P   the same for classify calls alone (default: --fail-rate)
   --low-scores       scores that often miss the 0.6 threshold and disagree (suites.ts LOW_SCORES)
   --no-crashes       no peer crashes
   --hostile          a hostile member attacks the plan throughout (sim/hostile.ts)
@@ -58,6 +59,7 @@ function optionsFromArgs(argv: string[]) {
       depth: { type: 'string' },
       branching: { type: 'string' },
       'fail-rate': { type: 'string' },
+      'classify-fail-rate': { type: 'string' },
       'low-scores': { type: 'boolean', default: false },
       'no-crashes': { type: 'boolean', default: false },
       hostile: { type: 'boolean', default: false },
@@ -103,6 +105,9 @@ function optionsFromArgs(argv: string[]) {
     model: {
       ...DEFAULT_SWARM.model,
       failRate: num(values['fail-rate'], 0),
+      ...(values['classify-fail-rate']
+        ? { failRates: { classify: Number(values['classify-fail-rate']) } }
+        : {}),
       ...(values.branching ? { branching: Number(values.branching) } : {}),
       ...(values['low-scores'] ? { scores: LOW_SCORES } : {}),
     },
@@ -121,11 +126,16 @@ function optionsFromArgs(argv: string[]) {
 
 /** The options of a suite's setting, on top of the defaults. */
 function settingOptions(setting: SimSetting): Omit<SwarmOptions, 'seed'> {
-  const { failRate, scores, ...options } = setting.options
+  const { failRate, failRates, scores, ...options } = setting.options
   return {
     ...DEFAULT_SWARM,
     ...options,
-    model: { ...DEFAULT_SWARM.model, failRate: failRate ?? 0, ...(scores ? { scores } : {}) },
+    model: {
+      ...DEFAULT_SWARM.model,
+      failRate: failRate ?? 0,
+      ...(failRates ? { failRates } : {}),
+      ...(scores ? { scores } : {}),
+    },
   }
 }
 

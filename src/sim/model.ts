@@ -12,6 +12,11 @@ export interface SimModelOptions {
   branching?: number
   /** probability that a call fails after its retries */
   failRate: number
+  /**
+   * per task kind, a probability that replaces failRate: e.g. classify calls
+   * whose replies are cut at the token limit half the time (issue 44)
+   */
+  failRates?: Partial<Record<LlmTask['kind'], number>>
   /** capabilities leaves may need, with weights */
   capabilities: readonly [Capability, number][]
   /** always classify as composite (until the depth cap), for fixed tree shapes */
@@ -68,7 +73,7 @@ export function simAnswer(
     outputTokens: rng.int(20, 300),
     offline: true,
   }
-  if (rng.chance(options.failRate)) {
+  if (rng.chance(options.failRates?.[task.kind] ?? options.failRate)) {
     return {
       ok: false,
       kind: task.kind,

@@ -22,6 +22,7 @@ import {
   quotaViolations,
 } from './flood'
 import { Swarm, type SimPeer, type SwarmOptions } from './swarm'
+import { checkSubgoals } from './subgoals'
 
 export interface SeedResult {
   seed: number
@@ -48,6 +49,9 @@ export interface SeedResult {
   duplicateChildren: number
   /** goals that saw accept records for more than one proposal */
   acceptConflicts: number
+  /** subgoals classified after a failed round; subgoals whose classification failed for good (subgoals.ts) */
+  classifyRetried: number
+  classifyFailed: number
   maxDepth: number
   llmCalls: number
   /** counted accepts by basis: how each goal was decided */
@@ -300,6 +304,8 @@ export function runSeed(options: SwarmOptions): SeedResult {
   const peer = reference()!
   const state = peer.state!
   const plan = derived(state)
+  const subgoals = checkSubgoals(plan, state.plan)
+  violations.push(...subgoals.violations)
   let leaves = 0
   let acceptedResults = 0
   let maxDepth = 0
@@ -351,6 +357,8 @@ export function runSeed(options: SwarmOptions): SeedResult {
     wastedExecutions,
     duplicateChildren,
     acceptConflicts,
+    classifyRetried: subgoals.retried,
+    classifyFailed: subgoals.failedForGood,
     maxDepth,
     llmCalls: sim.peers.reduce((sum, p) => sum + p.llmCalls, 0),
     accepts,

@@ -14,6 +14,7 @@ export interface SimSetting {
   seeds: number
   options: Partial<Omit<SwarmOptions, 'seed' | 'model'>> & {
     failRate?: number
+    failRates?: SimModelOptions['failRates']
     scores?: SimModelOptions['scores']
   }
   /**
@@ -80,6 +81,15 @@ const CI: SimSetting[] = [
     start: 60_001,
     seeds: 100,
     options: { freezes: 3, loss: 0.05, failRate: 0.05 },
+  },
+  // replies cut at the token limit: two classify calls in five fail (issue 44); a
+  // failed subgoal is classified again at the next epoch, so every plan finishes
+  // with every subgoal present, failed for good only after MAX_CLASSIFY_ROUNDS rounds
+  {
+    name: 'classify-failures',
+    start: 70_001,
+    seeds: 40,
+    options: { failRate: 0.05, failRates: { classify: 0.4 }, loss: 0.05, maxCrashes: 2 },
   },
   // every record signed, encoded and verified by the real codec (ten times the CPU a seed)
   {

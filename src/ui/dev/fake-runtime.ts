@@ -11,7 +11,7 @@
  */
 import type { PlanTree } from '../../plan/tree'
 import { costUsd } from '../../llm/pricing'
-import { projectTree, zeroUsage } from '../../plan/tree'
+import { projectTree, zeroRoleUsage } from '../../plan/tree'
 import { derived } from '../../roles/peer'
 import { ActivityLog } from '../../runtime/activity'
 import type {
@@ -122,7 +122,7 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
     goals: [],
     over: false,
     progress: { leaves: 0, leavesDone: 0, leavesFailed: 0, goals: 0 },
-    usage: { decomposer: zeroUsage(), scorer: zeroUsage(), executor: zeroUsage() },
+    roomUsage: zeroRoleUsage(),
   }
   let activity = emptyActivity(init)
   const connections: ConnectionSummary = {
@@ -172,7 +172,7 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
         }),
         { leaves: 0, leavesDone: 0, leavesFailed: 0, goals: 0 },
       ),
-      usage: frames.at(-1)?.tree.usage ?? tree.usage,
+      roomUsage: frames.at(-1)?.tree.roomUsage ?? tree.roomUsage,
     }
     const latest = frames.at(-1)?.activity
     const bad = model.apiKey === 'bad'

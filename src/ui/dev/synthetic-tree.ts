@@ -5,7 +5,7 @@
  * leaves, and statuses are mixed the way a busy swarm mixes them.
  */
 import {
-  zeroUsage,
+  zeroRoleUsage,
   type GoalView,
   type PlanTree,
   type ProposalView,
@@ -142,6 +142,8 @@ function leaf(parent: string, index: number, text: string, budget: Budget): Slot
     capability,
     reason: 'one concrete deliverable',
     classifyError: null,
+    classifyAttempts: [],
+    capabilityGap: null,
     blocked: false,
     leaf:
       status === 'unclassified'
@@ -203,6 +205,10 @@ function goal(
     retired: [],
     vetoesLeft: 3,
     supersededRollup: null,
+    outcome: settled ? 'complete' : null,
+    failedParts: 0,
+    usage: zeroRoleUsage(),
+    missingCapabilities: [],
     proposals: slots.length === 0 ? [] : proposals(id, text, slots.length, i),
     accepted:
       slots.length === 0
@@ -227,6 +233,6 @@ export function syntheticTree(nodes: number, branching = 6, levels = 4): PlanTre
     goals: [root],
     over: false,
     progress: { leaves: 0, leavesDone: 0, leavesFailed: 0, goals: 0 },
-    usage: { decomposer: zeroUsage(), scorer: zeroUsage(), executor: zeroUsage() },
+    roomUsage: zeroRoleUsage(),
   }
 }

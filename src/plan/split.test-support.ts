@@ -1,0 +1,142 @@
+/**
+ * A hand-made plan for derivation tests: one root goal, a proposal of
+ * `subgoals` accepted by quorum, its decide task claimed by a scorer; and
+ * builders for the records that classify, fail and claim again.
+ */
+import { taskId } from '../protocol/ids'
+import {
+  stamp,
+  type AcceptRecord,
+  type ClaimRecord,
+  type Draft,
+  type FailureRecord,
+  type GoalRecord,
+  type NodeRecord,
+  type ProposalRecord,
+  type ResultRecord,
+  type ScoreRecord,
+  type TaskType,
+  type Usage,
+  type WireRecord,
+} from '../protocol/records'
+import type { Capability } from '../protocol/capabilities'
+import { PlanState } from './state'
+
+export const ROOM = 'sim'
+/** PeerIds of the test's peers (base58btc, never signed: derivation does not check signatures) */
+export const peer = (name: string) => `12D3KooW${name.padEnd(44, '1')}`
+export const AUTHOR = peer('Author')
+export const SCORERS = [peer('ScorerA'), peer('ScorerB'), peer('ScorerC')] as const
+export const EXECUTOR = peer('Executor')
+
+export const usage = (inputTokens = 10, outputTokens = 5): Usage => ({
+  provider: 'sim',
+  model: 'sim-1',
+  inputTokens,
+  outputTokens,
+  offline: true,
+})
+
+/** Stamp a record of this room (typed by the caller: the fields are the test's own). */
+function make<R extends WireRecord>(draft: Omit<Draft<R>, 'room'>): R {
+  return stamp<R>({ room: ROOM, ...draft } as Draft<R>)
+}
+
+export function claimOf(from: string, type: TaskType, subject: string, epoch: number) {
+  return make<ClaimRecord>({
+    kind: 'claim',
+    from,
+    task: taskId(type, subject),
+    taskType: type,
+    subject,
+    epoch,
+    at: 1,
+  })
+}
+
+export function classifyFailure(from: string, decide: string, epoch: number, index: number) {
+  return make<FailureRecord>({
+    kind: 'failure',
+    from,
+    subject: decide,
+    stage: 'classify',
+    epoch,
+    index,
+    errorKind: 'output',
+    detail: "the model's replies did not pass validation",
+    usage: usage(100, 4000),
+  })
+}
+
+export interface Split {
+  plan: PlanState
+  goal: GoalRecord
+  proposal: ProposalRecord
+  decide: string
+  node(from: string, epoch: number, index: number, capability?: Capability): NodeRecord
+  result(from: string, task: string, epoch: number, output?: string): ResultRecord
+}
+
+/** A root goal split into `subgoals` parts, accepted, its decide task held by SCORERS[0] in epoch 0. */
+export function acceptedSplit(subgoals = 3, maxDepth = 1): Split {
+  const goal = make<GoalRecord>({
+    kind: 'goal',
+    from: AUTHOR,
+    text: 'Plan a trip',
+    createdAt: 1,
+    maxDepth,
+  })
+  const proposal = make<ProposalRecord>({
+    kind: 'proposal',
+    from: peer('Decomposer'),
+    goal: goal.id,
+    subgoals: Array.from({ length: subgoals }, (_, i) => ({ text: `part ${i}`, dependsOn: [] })),
+    rationale: 'parts',
+    usage: usage(200, 100),
+  })
+  const scores = SCORERS.slice(0, 2).map((from) =>
+    make<ScoreRecord>({
+      kind: 'score',
+      from,
+      goal: goal.id,
+      proposal: proposal.id,
+      score: 0.9,
+      notes: 'good',
+      usage: usage(50, 20),
+    }),
+  )
+  const claim = claimOf(SCORERS[0], 'decide', goal.id, 0)
+  const accept = make<AcceptRecord>({
+    kind: 'accept',
+    from: SCORERS[0],
+    goal: goal.id,
+    proposal: proposal.id,
+    basis: 'quorum',
+    votes: scores.map((s) => s.id),
+    epoch: 0,
+  })
+  const plan = new PlanState()
+  for (const record of [goal, proposal, ...scores, claim, accept]) plan.add(record)
+  return {
+    plan,
+    goal,
+    proposal,
+    decide: claim.task,
+    node: (from, epoch, index, capability = 'can_write_text') =>
+      make<NodeRecord>({
+        kind: 'node',
+        from,
+        goal: goal.id,
+        proposal: proposal.id,
+        index,
+        atomic: true,
+        capped: false,
+        capability,
+        reason: 'one step',
+        epoch,
+        usage: usage(30, 10),
+      }),
+    result: (from, task, epoch, output = 'done') =>
+      make<ResultRecord>({ kind: 'result', from, task, epoch, output, usage: usage(300, 200) }),
+  }
+}

@@ -17,8 +17,14 @@ import { stepsSchema } from './steps'
  * reject these kinds and derive a plan that ignores vetoes, redos and pauses,
  * so the record version, the gossip topics and the sync protocol id moved
  * together (as for 3: results with `steps`, issue 24).
+ * 5: nothing is silently dropped (issues 43, 44): a classify failure no
+ * longer settles its subgoal (it is classified again at the decide task's
+ * next epoch, failed only after MAX_CLASSIFY_ROUNDS rounds), and a leaf
+ * failed as a capability gap may still be claimed. No field changed, but a
+ * version-4 peer would roll up goals whose subgoals version-5 peers still
+ * classify, so the record version, topics and sync protocol id moved too.
  */
-export const PROTOCOL_VERSION = 4
+export const PROTOCOL_VERSION = 5
 
 export const idSchema = z.string().regex(new RegExp(`^[0-9a-f]{${ID_HEX_LENGTH}}$`), 'not an id')
 /** Only Ed25519 PeerIds: their public key is inside, so any receiver can check a signature. */

@@ -3,6 +3,7 @@ import {
   configProblem,
   forgetApiKey,
   loadApiKey,
+  loadLocalServerPorts,
   loadModelConfig,
   OFFLINE_CONFIG,
   saveApiKey,
@@ -94,5 +95,18 @@ describe('what is missing before a model can be used', () => {
 
   it('asks for a model name', () => {
     expect(configProblem({ provider: 'openai', model: ' ', apiKey: 'k' })).toMatch(/model/)
+  })
+})
+
+describe('loadLocalServerPorts', () => {
+  it('reads the test hook’s ports and drops anything else', () => {
+    expect(loadLocalServerPorts()).toEqual({})
+    localStorage.setItem(
+      'murmuration:local-server-ports',
+      JSON.stringify({ ollama: 21434, lmstudio: 'x', llamacpp: 70000, other: 5 }),
+    )
+    expect(loadLocalServerPorts()).toEqual({ ollama: 21434 })
+    localStorage.setItem('murmuration:local-server-ports', '{')
+    expect(loadLocalServerPorts()).toEqual({})
   })
 })

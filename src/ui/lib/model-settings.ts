@@ -7,6 +7,7 @@
  * provider, model and base URL are stored per role.
  */
 import type { ModelConfig, Role } from '../../runtime/types'
+import { DEFAULT_LOCAL_PORTS, type LocalServerKind } from '../../llm/local-servers'
 
 /*
  * Mirrors of OFFLINE_MODEL (src/llm/offline.ts) and
@@ -150,4 +151,28 @@ export function configProblem(config: ModelConfig): string | null {
   }
   if (info.needsKey && !config.apiKey?.trim()) return `Enter your ${info.label} API key.`
   return null
+}
+
+/**
+ * Test hook: the ports local server discovery asks (src/llm/local-servers.ts),
+ * e.g. {"ollama":21434}, so an end-to-end test's fake servers do not collide
+ * with real ones. Unset, the servers' default ports are asked.
+ */
+const LOCAL_PORTS_KEY = `${PREFIX}local-server-ports`
+
+export function loadLocalServerPorts(): Partial<Record<LocalServerKind, number>> {
+  const raw = read(LOCAL_PORTS_KEY)
+  if (raw === null) return {}
+  try {
+    const parsed = JSON.parse(raw) as Record<string, unknown>
+    const ports: Partial<Record<LocalServerKind, number>> = {}
+    for (const kind of Object.keys(DEFAULT_LOCAL_PORTS) as LocalServerKind[]) {
+      const port = parsed[kind]
+      if (typeof port === 'number' && Number.isInteger(port) && port > 0 && port < 65_536)
+        ports[kind] = port
+    }
+    return ports
+  } catch {
+    return {}
+  }
 }

@@ -26,6 +26,13 @@ export const MAX_WAITS = 12
 /** The longest backoff when the provider gave no wait: past half a minute, its window has surely moved. */
 export const MAX_UNSIGNALLED_WAIT_MS = 30_000
 
+/**
+ * The shortest wait a provider's signal gets: reset times are rounded down
+ * ("0s", "20ms" for a window that is nearly over), and a retry before the
+ * window has moved only earns another 429.
+ */
+export const MIN_SIGNALLED_WAIT_MS = 250
+
 /** Backoff multiplier per wait without a signal: the usual doubling. */
 const WAIT_FACTOR = 2
 
@@ -52,7 +59,7 @@ export function rateLimitWait(
   const signalled = error.retryAfterMs !== undefined
   const ms = Math.ceil(
     signalled
-      ? error.retryAfterMs!
+      ? Math.max(MIN_SIGNALLED_WAIT_MS, error.retryAfterMs!)
       : Math.min(MAX_UNSIGNALLED_WAIT_MS, baseMs * WAIT_FACTOR ** waits),
   )
   const why = signalled ? (error.retrySource ?? 'the provider said') : 'no wait given; backing off'

@@ -7,8 +7,10 @@
  * JSON with slips: trailing commas, // and /* *\/ comments, single quotes,
  * raw newlines or unescaped quotes inside strings, Python's True/None.
  * Each top-level {...} in the reply is a candidate; one that JSON.parse
- * refuses is repaired with jsonrepair, a maintained library that fixed
- * every slip of our corpus where a hand-written scanner fixed 3 of 16.
+ * refuses is repaired with jsonrepair, a maintained library (3 KB
+ * gzipped, pure JS): on a corpus of 16 replies with such slips it read all
+ * 16, where the scanner it replaced read 3 (two of them slip-free, the
+ * third by taking a nested object for the answer).
  *
  * One repair is never made: closing an object the reply never closed. A
  * reply cut at the token limit would otherwise pass as a complete, shorter

@@ -168,8 +168,8 @@ describe('prompts', () => {
 
   it('tells decompose and classify what the executors in the room can do, when known', () => {
     const room = ['can_write_text', 'can_run_code'] as const
-    const decompose = { ...tasks[0]!, roomCapabilities: [...room] } as unknown as LlmTask
-    const classify = { ...tasks[2]!, roomCapabilities: [...room] } as unknown as LlmTask
+    const decompose = { ...tasks[0]!, roomCapabilities: [...room] } as LlmTask
+    const classify = { ...tasks[2]!, roomCapabilities: [...room] } as LlmTask
     for (const task of [decompose, classify]) {
       const { system, prompt } = buildPrompts(task)
       expect(prompt).toContain(
@@ -177,7 +177,7 @@ describe('prompts', () => {
       )
       expect(parsePrompts(system, prompt)).toEqual(task)
     }
-    const empty = { ...tasks[0]!, roomCapabilities: [] } as unknown as LlmTask
+    const empty = { ...tasks[0]!, roomCapabilities: [] } as LlmTask
     expect(buildPrompts(empty).prompt).toContain('Executors present in the room can: nothing yet.')
     expect(parsePrompts(buildPrompts(empty).system, buildPrompts(empty).prompt)).toEqual(empty)
     expect(buildPrompts(tasks[0]!).prompt).not.toContain('Executors present')

@@ -164,13 +164,9 @@ function tagger(marker: string) {
 }
 type Tags = ReturnType<typeof tagger>
 
-/**
- * Capabilities of the executors present in the room, when the role knows
- * them (issue 43): absent in the task means unknown, and nothing is said.
- */
-export function roomCapabilitiesOf(task: LlmTask): readonly Capability[] | undefined {
-  if (task.kind !== 'decompose' && task.kind !== 'classify') return undefined
-  return (task as { roomCapabilities?: readonly Capability[] }).roomCapabilities
+/** What the room's executors offer (issue 43): absent in the task means unknown, and nothing is said. */
+function roomCapabilitiesOf(task: LlmTask): readonly Capability[] | undefined {
+  return task.kind === 'decompose' || task.kind === 'classify' ? task.roomCapabilities : undefined
 }
 
 const CAPABILITY_WORDS: Record<Capability, string> = {
@@ -366,7 +362,6 @@ export function parseUserPrompt(kind: LlmTaskKind, prompt: string): LlmTask {
         note: r.first(split.body, 'note') ?? '',
         subgoals: r.elements(split.body, 'subgoal').map((e) => e.body),
       }))
-      // roomCapabilities: the core's optional field (issue 43), cast until every caller knows it
       return {
         kind,
         path,
@@ -374,7 +369,7 @@ export function parseUserPrompt(kind: LlmTaskKind, prompt: string): LlmTask {
         maxDepth,
         ...roomOf(r, body),
         ...(vetoed.length ? { vetoed } : {}),
-      } as LlmTask
+      }
     }
     case 'score': {
       const subgoals: SubgoalDraft[] = r
@@ -398,7 +393,7 @@ export function parseUserPrompt(kind: LlmTaskKind, prompt: string): LlmTask {
         depth,
         maxDepth,
         ...roomOf(r, body),
-      } as LlmTask
+      }
     }
     case 'execute': {
       const taskEl = r.elements(body, 'task')[0]

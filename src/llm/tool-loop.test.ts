@@ -201,9 +201,12 @@ describe('the offline model with code on', () => {
     const step = outcome.value.steps?.[0]
     expect(step).toMatchObject({ type: 'code', exit: 0 })
     const stdout = step?.type === 'code' ? step.stdout : ''
-    // words of the task, counted by the program (10, "the" twice), and a hash only a run prints
-    expect(stdout).toMatch(/^words: 10 \(9 distinct\)\nlongest: .+\nfnv1a: [0-9a-f]{8}\n?$/)
+    // the deliverable's own code ran, checks included (issue 43): what it printed is quoted under it
+    expect(stdout).toMatch(/^(pass: .+\n)+4\/4 checks passed\n?$/)
+    expect(outcome.value.output).toContain(step?.type === 'code' ? step.code : '')
+    expect(outcome.value.output).toContain(`### Checked by running it`)
     expect(outcome.value.output).toContain(stdout.trim())
+    expect(outcome.value.output).not.toContain('Written, not run')
   })
 
   it('answers a live-data leaf from knowledge, marked so, when its person allows that', async () => {

@@ -109,16 +109,19 @@ function leavesWithSteps(
 function slotLines(slot: SlotView, depth: number): string[] {
   const indent = '  '.repeat(depth)
   const kind = slot.atomic === null ? '' : slot.atomic ? ` _(leaf, ${slot.capability})_` : ''
-  const lines = [`${indent}- **${slot.text}** — ${slot.status}${kind}`]
+  const lines = [`${indent}- **${escapeInline(slot.text)}** — ${slot.status}${kind}`]
   if (slot.goal) for (const child of slot.goal.slots) lines.push(...slotLines(child, depth + 1))
   return lines
 }
 
 export function exportMarkdown(tree: PlanTree, goalId: string): string {
   const goal = findGoal(tree, goalId)
-  const parts = [`# ${goal.text}`, '']
-  if (goal.rollup.output) {
-    parts.push(goal.rollup.output.trim(), '')
+  const parts: string[] = []
+  const plan = goal.rollup.output?.trim()
+  // the plan document brings its own title; a second H1 above it would repeat the goal (issue 43)
+  if (!plan || !/^# /.test(plan)) parts.push(`# ${escapeInline(goal.text)}`, '')
+  if (plan) {
+    parts.push(plan, '')
   } else {
     parts.push(`_The plan is not finished yet (status: ${goal.status})._`, '')
   }

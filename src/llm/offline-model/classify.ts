@@ -20,9 +20,13 @@ const DELIVERABLE =
   /\b(list|checklist|table|outline|email|invitations?|budget|timeline|schedule|itinerary|script|function|template|summary|report|draft|plan document|one-page|inventory|log|forecast|tests?)\b/i
 /** Words beyond this make a subgoal read like several steps. */
 const LONG_WORDS = 18
-/** Coarseness at which a subgoal is composite, by depth: shallow goals split more readily. */
+/**
+ * Coarseness at which a subgoal is composite, by depth: shallow goals split
+ * more readily, and below depth 1 only a very coarse one does, so a depth-3
+ * plan stays around ten leaves and the offline first run ends in a minute.
+ */
 const COMPOSITE_AT_DEPTH_1 = 2
-const COMPOSITE_DEEPER = 3
+const COMPOSITE_DEEPER = 4
 
 export function coarseness(text: string): number {
   let c = 0
@@ -67,14 +71,46 @@ const NEEDS: Record<Capability, string> = {
   can_write_text: 'it is written work from general knowledge',
 }
 
+/** When the room is unknown or has no executor yet: what the offline executors offer by default. */
+export const DEFAULT_ROOM: readonly Capability[] = ['can_write_text', 'can_run_code']
+
+/**
+ * The capability a leaf gets in this room (issue 43): what it needs when
+ * some executor offers it; otherwise written work (code or lookups can be
+ * written out as text, with what to run or verify marked), so the leaf does
+ * not wait for an executor nobody runs. An empty or unknown room prefers
+ * text and code over live lookups.
+ */
+export function fitToRoom(
+  needed: Capability,
+  room: readonly Capability[] | undefined,
+): { capability: Capability; why: string } {
+  const offered = room && room.length > 0 ? room : DEFAULT_ROOM
+  if (offered.includes(needed)) return { capability: needed, why: NEEDS[needed] }
+  const fallback = offered.includes('can_write_text') ? 'can_write_text' : offered[0]!
+  const nobody =
+    room && room.length > 0 ? 'no executor here offers' : 'executors by default do not offer'
+  const what = needed === 'can_query_api' ? 'live lookups' : 'running code'
+  const how =
+    fallback === 'can_write_text'
+      ? needed === 'can_query_api'
+        ? 'written from general knowledge with the figures to verify marked'
+        : 'written out as text, to be run elsewhere'
+      : 'done with what the room offers'
+  return { capability: fallback, why: `${NEEDS[needed]}, but ${nobody} ${what}, so it is ${how}` }
+}
+
 export function offlineClassify(task: ClassifyTask): LlmOutputs['classify'] {
-  const capability = capabilityOf(task.subgoal, task.path)
+  const { capability, why: needs } = fitToRoom(
+    capabilityOf(task.subgoal, task.path),
+    task.roomCapabilities,
+  )
   if (task.depth >= task.maxDepth) {
     return {
       atomic: true,
       capability,
       reason: clip(
-        `At the depth cap (${task.maxDepth}), so treated as one deliverable; ${NEEDS[capability]}.`,
+        `At the depth cap (${task.maxDepth}), so treated as one deliverable; ${needs}.`,
         MAX_REASON,
       ),
     }
@@ -85,5 +121,5 @@ export function offlineClassify(task: ClassifyTask): LlmOutputs['classify'] {
   const why = atomic
     ? 'One concrete deliverable an agent can produce in a single reply'
     : 'Still several pieces of work (broad or lists several things), so it should be split further'
-  return { atomic, capability, reason: clip(`${why}; ${NEEDS[capability]}.`, MAX_REASON) }
+  return { atomic, capability, reason: clip(`${why}; ${needs}.`, MAX_REASON) }
 }

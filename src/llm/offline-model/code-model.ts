@@ -5,39 +5,28 @@
  * model that calls run_javascript), and cites the program's real output,
  * as it came back from the sandbox, in its deliverable.
  *
- * The program is honest busywork: it counts the task's words and days and
- * hashes its text, values that only a run can print.
+ * The program is the deliverable's own code with its checks
+ * (deliverables-runnable.ts), so what the answer says ran is what ran.
  */
 import type {
   LanguageModelV3,
   LanguageModelV3CallOptions,
   LanguageModelV3GenerateResult,
 } from '@ai-sdk/provider'
-import { MAX_OUTPUT } from '../../protocol/limits'
 import { estimateTokens } from '../tokens'
 import { RUN_JAVASCRIPT } from '../tools'
 import type { LlmTask } from '../types'
-import { offlineExecute } from './execute'
+import { runnableSketch } from './deliverables-runnable'
+import { finish, leafFor, offlineExecute } from './execute'
 
 type ExecuteTask = Extract<LlmTask, { kind: 'execute' }>
 
 /** How much of the program's output the deliverable quotes. */
 const QUOTED_OUTPUT = 1_500
 
-/** The program the offline model runs for a task: deterministic, a few lines. */
-export function offlineProgram(task: ExecuteTask): string {
-  return [
-    `const task = ${JSON.stringify(task.task)}`,
-    "const words = task.toLowerCase().match(/[a-z0-9']+/g) ?? []",
-    'const counts = new Map()',
-    'for (const w of words) counts.set(w, (counts.get(w) ?? 0) + 1)',
-    'let hash = 0x811c9dc5',
-    'for (const ch of task) hash = Math.imul(hash ^ ch.codePointAt(0), 0x01000193) >>> 0',
-    'const longest = [...counts.keys()].sort((a, b) => b.length - a.length || (a < b ? -1 : 1))',
-    'console.log(`words: ${words.length} (${counts.size} distinct)`)',
-    "console.log(`longest: ${longest.slice(0, 3).join(', ')}`)",
-    "console.log(`fnv1a: ${hash.toString(16).padStart(8, '0')}`)",
-  ].join('\n')
+/** The program the offline model runs for a task: the deliverable's own code, with its checks. */
+export function offlineProgram(task: ExecuteTask, seed = ''): string {
+  return runnableSketch(leafFor(task, seed)).program
 }
 
 interface RunResult {
@@ -77,16 +66,39 @@ function promptText(options: LanguageModelV3CallOptions): string {
     .join('\n')
 }
 
+const fence = (lang: string, text: string): string => `\`\`\`${lang}\n${text}\n\`\`\``
+
+/**
+ * The deliverable after the run (issue 43): the code shown is the program
+ * that ran, and the section under it says what happened, truthfully. With
+ * no run (no tool offered) it is the written sketch, marked "Written, not run".
+ */
 function deliverable(task: ExecuteTask, seed: string, run: RunResult | null): string {
-  const base = offlineExecute(task, seed).output
-  let note: string
-  if (!run) note = '\n\n_Not run: code was not available to this executor._'
-  else if (run.exit === 0) {
-    const out = run.stdout.trim().slice(0, QUOTED_OUTPUT) || '(no output)'
-    note = `\n\n### Checked by running it\n\nThe check program ran in this executor's sandbox and printed:\n\n\`\`\`text\n${out}\n\`\`\``
-  } else
-    note = `\n\n### Checked by running it\n\nThe check program failed: ${run.error ?? 'exit ' + run.exit}.`
-  return `${base}${note}`.slice(0, MAX_OUTPUT)
+  if (!run) return offlineExecute(task, seed).output
+  const leaf = leafFor(task, seed)
+  const code = runnableSketch(leaf)
+  const out = run.stdout.trim().slice(0, QUOTED_OUTPUT)
+  const check =
+    run.exit === 0
+      ? ['### Checked by running it', '', code.checks, '', fence('text', out || '(no output)')]
+      : [
+          '### Ran it, and it failed',
+          '',
+          `The code above failed in this executor’s sandbox: ${run.error ?? `exit ${run.exit}`}.`,
+          ...(out ? ['', 'It printed:', '', fence('text', out)] : []),
+        ]
+  const body = [
+    `## ${leaf.task}`,
+    '',
+    `Approach: ${code.approach}.`,
+    '',
+    code.shown,
+    '',
+    `**Use:** ${code.usage}`,
+    '',
+    ...check,
+  ].join('\n')
+  return finish(task, body)
 }
 
 /** An AI SDK language model (v3 spec) that is the offline model of one execute task. */
@@ -114,7 +126,7 @@ export function offlineCodeModel(
       })
       calls++
       if (!run && canCall) {
-        const input = JSON.stringify({ code: offlineProgram(task) })
+        const input = JSON.stringify({ code: offlineProgram(task, seed) })
         return {
           content: [
             { type: 'tool-call', toolCallId: `offline-${calls}`, toolName: RUN_JAVASCRIPT, input },

@@ -10,7 +10,9 @@ import type { LlmOutputs, LlmTask, SubgoalDraft } from '../types'
 import { MAX_RATIONALE, MAX_SUBGOAL_TEXT, MAX_SUBGOALS } from '../../protocol/limits'
 import { activityOf } from './activities'
 import { familyOf, type StepSpec, type Variant } from './catalog'
+import { capabilityOf, DEFAULT_ROOM } from './classify'
 import { rngFor, type Rng } from './rng'
+import { asStep, followNote, isLikeVetoed, quoteNote } from './veto'
 import {
   ACTION_VERBS,
   activityPhrase,
@@ -126,19 +128,28 @@ function materialise(variant: Variant, values: Placeholders, rng: Rng): SubgoalD
   return out
 }
 
-function startsWithAction(text: string): boolean {
-  return ACTION_VERBS.has(text.split(/\s+/)[0]?.toLowerCase() ?? '')
+/** An item that is itself an action ("shortlist the places", "adjust the offer"). */
+function isAction(item: string): boolean {
+  return ACTION_VERBS.has(item.split(/\s+/)[0]?.toLowerCase() ?? '') || !!splitVerb(item).verb
 }
 
-/** "Sort out transport: flights, passes and transfers" -> "Sort out flights", ... */
+/**
+ * "Make the bookings: flights, stays and timed tickets" -> "Make the bookings:
+ * flights", ...; "Prepare documents, insurance and money" -> "Prepare
+ * documents", ... Each title is a whole phrase: the head's verb is not glued
+ * onto items it does not govern ("Make stays", "Launch adjust the offer").
+ */
 function listVariant(goal: string, items: string[]): Variant {
-  const head = clause(goal).split(':')[0] ?? ''
-  const { verb } = splitVerb(head)
-  const verbPhrase = verb ? capitalise(verb) : 'Handle'
-  // An item that is itself an action ("shortlist the places") stands alone.
-  const steps: StepSpec[] = items
-    .slice(0, MAX_LIST_ITEMS)
-    .map((item) => [startsWithAction(item) ? capitalise(item) : `${verbPhrase} ${item}`])
+  const text = clause(goal)
+  const colon = text.indexOf(':')
+  const head = colon >= 0 ? text.slice(0, colon).trim() : ''
+  const { verb } = splitVerb(text)
+  const title = (item: string): string => {
+    if (isAction(item)) return capitalise(item)
+    if (head) return `${capitalise(head)}: ${item}`
+    return `${verb ? capitalise(verb) : 'Handle'} ${item}`
+  }
+  const steps: StepSpec[] = items.slice(0, MAX_LIST_ITEMS).map((item) => [title(item)])
   steps.push([
     'Check that these parts fit together and nothing is missing',
     steps.map((_, i) => i),
@@ -203,12 +214,73 @@ function rationale(variant: Variant, subgoals: SubgoalDraft[]): string {
   return clip(`${variant.why} ${order}`, MAX_RATIONALE)
 }
 
+/**
+ * How many of a variant's steps need something the room does not offer
+ * (issue 43): the decomposer prefers splits whose leaves someone present
+ * can do. Unknown or empty room: text and code, not live lookups.
+ */
+function stepsNobodyCanDo(variant: Variant, values: Placeholders, task: DecomposeTask): number {
+  const room = task.roomCapabilities
+  const offered = room && room.length > 0 ? room : DEFAULT_ROOM
+  return variant.steps.filter(([t]) => !offered.includes(capabilityOf(fill(t, values), task.path)))
+    .length
+}
+
+/**
+ * Variants within one step of the most doable: a strong preference that
+ * still leaves decomposers different splits to propose.
+ */
+const DOABLE_SLACK = 1
+
+function preferDoable(pool: readonly Variant[], values: Placeholders, task: DecomposeTask) {
+  const missing = pool.map((v) => stepsNobodyCanDo(v, values, task))
+  const least = Math.min(...missing)
+  return pool.filter((_, i) => (missing[i] ?? 0) <= least + DOABLE_SLACK)
+}
+
+/** A split after the author's veto: unlike every vetoed one, reshaped by the latest note. */
+function reworked(
+  task: DecomposeTask,
+  seed: string,
+  specific: readonly Variant[],
+  values: Placeholders,
+): LlmOutputs['decompose'] {
+  const vetoed = task.vetoed ?? []
+  const key = [String(task.depth), ...task.path]
+  const drafts = [...specific, ...GENERIC].map((variant, i) => ({
+    variant,
+    subgoals: materialise(variant, values, rngFor('decompose-veto', seed, String(i), ...key)),
+  }))
+  const fresh = drafts.filter(
+    (d) => d.subgoals.length >= 2 && !vetoed.some((v) => isLikeVetoed(d.subgoals, v.subgoals)),
+  )
+  const pool = fresh.length > 0 ? fresh : drafts
+  const own = pool.filter((d) => specific.includes(d.variant))
+  const rng = rngFor('decompose-veto', seed, ...vetoed.map((v) => v.note), ...key)
+  const chosen = rng.pick(own.length > 0 ? own : pool)
+  const note = vetoed.at(-1)?.note ?? ''
+  const spare = drafts.filter((d) => d !== chosen).flatMap((d) => d.subgoals)
+  let { subgoals, did } = followNote(chosen.subgoals, note, spare)
+  // the note changed nothing that tells it from a vetoed split: make the note a step
+  if (vetoed.some((v) => isLikeVetoed(subgoals, v.subgoals)))
+    ({ subgoals, did } = asStep(
+      subgoals,
+      note || 'Take a different approach from the vetoed split',
+    ))
+  const why = note.trim()
+    ? `Reworked after the author's veto ("${quoteNote(note)}"): ${did}.`
+    : `Reworked after the author's veto: ${did}.`
+  return { subgoals, rationale: clip(`${why} ${chosen.variant.why}`, MAX_RATIONALE) }
+}
+
 export function offlineDecompose(task: DecomposeTask, seed: string): LlmOutputs['decompose'] {
-  const rng = rngFor('decompose', seed, String(task.depth), ...task.path)
   const specific = candidates(task)
+  const values = placeholders(task.path)
+  if (task.vetoed?.length) return reworked(task, seed, specific, values)
+  const rng = rngFor('decompose', seed, String(task.depth), ...task.path)
   const useGeneric = specific.length === 0 || (task.depth > 0 && rng.chance(GENERIC_ANYWAY_P))
-  const variant = rng.pick(useGeneric ? GENERIC : specific)
-  let subgoals = materialise(variant, placeholders(task.path), rng)
+  const variant = rng.pick(preferDoable(useGeneric ? GENERIC : specific, values, task))
+  let subgoals = materialise(variant, values, rng)
   // A degenerate goal (empty, or words that fill every template alike) still gets a valid split.
   if (subgoals.length < 2) subgoals = materialise(GENERIC[0]!, placeholders(['this goal']), rng)
   return { subgoals, rationale: rationale(variant, subgoals) }

@@ -159,7 +159,8 @@ const OPTIONS: Partial<Record<Domain, OptionSpec>> = {
         ...(/\b(stay|hotel|accommodation|lodging|nights?)\b/i.test(t) ? stays : []),
         ...(/\b(rail|train|pass(es)?|transfers?|transport|bus)\b/i.test(t) ? transport : []),
       ]
-      return picked.length > 0 ? picked : [...flights, stays[0]!, transport[0]!]
+      // none named: the generic look-up table, not another leaf's flights (issue 43)
+      return picked
     },
   },
   event: {
@@ -207,26 +208,28 @@ const OPTIONS: Partial<Record<Domain, OptionSpec>> = {
 export function optionsTable(leaf: Leaf): string {
   const domain = domainOf(leaf)
   const spec = OPTIONS[domain]
-  const intro = `Options for ${lowerFirst(objectOf(leaf.task, 100))}.`
+  const intro = `Options for ${lowerFirst(objectOf(leaf.task, 100)).replace(/^(the )?options (for|to) /, '')}.`
   const verify = [
     '- [ ] Current prices and availability for the exact dates',
     '- [ ] Cancellation and change terms',
     '- [ ] Reviews from the last six months',
   ]
-  const body = spec
-    ? table(spec.header, spec.rows(leaf))
-    : table(
-        ['What to look up', 'Where', 'Why it matters'],
-        [
+  const rows = spec?.rows(leaf) ?? []
+  const body =
+    spec && rows.length > 0
+      ? table(spec.header, rows)
+      : table(
+          ['What to look up', 'Where', 'Why it matters'],
           [
-            capitalise(lowerFirst(objectOf(leaf.task, 60))),
-            'Official website or provider',
-            'Authoritative, current',
+            [
+              capitalise(lowerFirst(objectOf(leaf.task, 60))),
+              'Official website or provider',
+              'Authoritative, current',
+            ],
+            ['Recent reviews or reports', 'Review sites, forums', 'Real-world experience'],
+            ['Prices or rates', 'Two comparison sites', 'Spot outliers'],
           ],
-          ['Recent reviews or reports', 'Review sites, forums', 'Real-world experience'],
-          ['Prices or rates', 'Two comparison sites', 'Spot outliers'],
-        ],
-      )
+        )
   return [
     `## ${leaf.task}`,
     '',

@@ -214,16 +214,25 @@ export function daysOf(path: readonly string[]): number | undefined {
 /**
  * The items of a list inside a goal: "Prepare documents, insurance, money and
  * a packing list" -> ["documents", "insurance", "money", "a packing list"].
- * Looks after a colon if there is one. Empty when there are fewer than 2.
+ * Looks after a colon if there is one. Commas separate items; only the last
+ * item's "and"/"or" is a separator, so "packing list, phone and money setup,
+ * home arrangements" keeps "phone and money setup" whole (issue 43: titles
+ * were cut at commas). Empty when there are fewer than 2.
  */
 export function listItems(goal: string): string[] {
   const text = clause(goal)
   const colon = text.indexOf(':')
   const body = colon >= 0 ? text.slice(colon + 1) : splitVerb(text).rest
-  const parts = body
-    .split(/,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+plus\s+|\s*;\s*/)
-    .map((p) => p.trim())
-    .filter((p) => p.length > 1)
+  let parts = body.split(/\s*[,;]\s*/)
+  const last = parts.pop() ?? ''
+  const conjunction = /^(?:and|or|plus)\s+/i.exec(last)
+  if (conjunction) parts.push(last.slice(conjunction[0].length))
+  else {
+    // the final "B and C" of "A, B and C" (or of "B and C" alone)
+    const m = /^(.*\S)\s+(?:and|or|plus)\s+(\S.*)$/i.exec(last)
+    parts.push(...(m ? [m[1] ?? '', m[2] ?? ''] : [last]))
+  }
+  parts = parts.map((p) => p.trim()).filter((p) => p.length > 1)
   if (parts.length < 2 || parts.some((p) => p.split(/\s+/).length > 9)) return []
   return parts
 }

@@ -157,7 +157,7 @@ test('an executor with consent runs the model’s code and searches; every peer 
   await showGoal(observer, codeGoal)
   const tree = observer.getByRole('tree', { name: `Plan tree: ${codeGoal}` })
   await expect(
-    tree.getByRole('treeitem', { name: /^Part 1 of 2.*open for executors/ }),
+    tree.getByRole('treeitem', { name: /^Part 1 of 2.*Waiting: nobody in the room offers code/ }),
   ).toBeVisible()
   expect(mockLlm.requests.filter((r) => r.taskKind === 'execute')).toEqual([])
 

@@ -80,7 +80,7 @@ describe('roster', () => {
     )
     expect(roster.missing).toEqual(['can_run_code', 'can_query_api'])
     expect(roster.problems).toEqual([
-      'No executor can run code or look up live facts: such tasks will fail. An executor tab turns them on under “What this executor does”.',
+      'No executor can run code or look up live facts: such tasks wait until one does. An executor tab turns them on under “What this executor does”.',
     ])
   })
 })

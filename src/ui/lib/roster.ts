@@ -58,7 +58,9 @@ export function rosterOf(activity: RoleActivity): Roster {
     const tools = missing.some((c) => c !== 'can_write_text')
       ? ' An executor tab turns them on under “What this executor does”.'
       : ''
-    roster.problems.push(`No executor can ${what.join(' or ')}: such tasks will fail.${tools}`)
+    roster.problems.push(
+      `No executor can ${what.join(' or ')}: such tasks wait until one does.${tools}`,
+    )
   }
   return roster
 }

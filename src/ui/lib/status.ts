@@ -66,11 +66,27 @@ export function goalLook(goal: GoalView, self = ''): StatusLook {
       }
       return { icon: 'play', label: 'Split accepted, in progress', tone: 'busy' }
     case 'done':
+      // rolled up, but parts under it failed: the result lacks them (issue 43)
+      if (goal.outcome === 'partial')
+        return {
+          icon: 'warning',
+          label: `Finished with ${goal.failedParts} failed part${goal.failedParts === 1 ? '' : 's'}`,
+          tone: 'bad',
+        }
       return { icon: 'check', label: 'Done', tone: 'good' }
     case 'failed':
       return { icon: 'cross', label: 'Failed', tone: 'bad' }
     case 'cancelled':
       return { icon: 'cancelled', label: 'Cancelled', tone: 'muted' }
+  }
+}
+
+/** A leaf that waits for a capability no executor of the room offers: said at once, not after minutes. */
+function gapLook(capability: Capability): StatusLook {
+  return {
+    icon: 'warning',
+    label: `Waiting: nobody in the room offers ${CAPABILITY_LABELS[capability]}`,
+    tone: 'bad',
   }
 }
 
@@ -84,10 +100,12 @@ export function slotLook(slot: SlotView, self = '', writer: string | null = null
     case 'unclassified':
       return { icon: 'pending', label: 'Classifying', tone: 'idle' }
     case 'waiting':
+      if (slot.capabilityGap) return gapLook(slot.capabilityGap.capability)
       return { icon: 'pause', label: 'Atomic, waiting for earlier steps', tone: 'idle' }
     case 'approval':
       return { icon: 'pause', label: "Waiting for the author's approval", tone: 'idle' }
     case 'open':
+      if (slot.capabilityGap) return gapLook(slot.capabilityGap.capability)
       return { icon: 'open', label: 'Atomic, open for executors', tone: 'idle' }
     case 'claimed':
       return {

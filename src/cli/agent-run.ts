@@ -12,6 +12,7 @@ import { exportMarkdown } from '../plan/export'
 import type { PlanTree } from '../plan/tree'
 import { createNodeRuntime } from '../runtime/node'
 import type { PeerRuntime } from '../runtime/types'
+import { toolsInUse } from '../runtime/tools'
 import { priceKnown } from '../llm/pricing'
 import { agentIceLine, agentRtcConfiguration } from './agent-ice'
 import { toolsLine, type AgentOptions } from './agent-options'
@@ -177,7 +178,7 @@ export async function runAgent(options: AgentOptions): Promise<void> {
   })
   const { model } = options
   console.log(
-    `Murmuration ${options.role} ${runtime.peerId} in room "${options.room.name}" (${options.role === 'observer' ? 'no LLM' : `${model.provider}/${model.model}`})${options.role === 'executor' ? `; tools: ${toolsLine(options.tools)}` : ''}`,
+    `Murmuration ${options.role} ${runtime.peerId} in room "${options.room.name}" (${options.role === 'observer' ? 'no LLM' : `${model.provider}/${model.model}`})${options.role === 'executor' ? `; tools: ${toolsLine(toolsInUse(options.tools, model.provider === 'offline'))}` : ''}`,
   )
   // what the executor will not offer, and why (tools off, or a model without them)
   for (const [capability, why] of Object.entries(runtime.activity().tools?.withheld ?? {}))

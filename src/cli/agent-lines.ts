@@ -19,6 +19,9 @@ const MAX_ERROR = 160
  */
 export const NET_WARNING_REPEAT_MS = 60_000
 
+/** A call-report note about backing off: waiting, retrying, a rate limit. */
+const BACK_OFF_NOTE = /\b(wait|waited|retry|retrying|rate.limit)/i
+
 function clip(text: string, max = MAX_ERROR): string {
   const flat = text.replace(/\s+/g, ' ').trim()
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`
@@ -29,6 +32,10 @@ export function callLines(entry: CallEntry): string[] {
   const lines: string[] = []
   const attempts = entry.attempts.length
   entry.attempts.forEach((attempt, i) => {
+    // what the LLM layer did about it, when that was to wait or try again (issue 44's
+    // notes: "waited 20 s: rate limited …"); its other notes stay in --log-calls
+    for (const note of attempt.notes ?? [])
+      if (BACK_OFF_NOTE.test(note)) lines.push(`${entry.kind}: ${clip(note)}`)
     if (attempt.error === undefined) return
     const retried = i < attempts - 1
     const what =

@@ -239,3 +239,20 @@ describe('earlier text reaches the offline model verbatim (issue 43 item 4)', ()
     expect(output).not.toMatch(/&(lt|quot|amp);/)
   })
 })
+
+describe('a redo of a code leaf', () => {
+  it('gives other code, not the same sketch again', () => {
+    const task: ExecuteTask = {
+      kind: 'execute',
+      path: ['Build a todo app'],
+      task: 'Implement the todo filter',
+      capability: 'can_run_code',
+      dependencies: [],
+    }
+    const previous = offlineAnswer(task, 's').output
+    const out = offlineAnswer({ ...task, redo: { note: 'Make it simpler', previous } }, 's').output
+    expect(sharedLines(out, previous)).toBeLessThanOrEqual(0.5)
+    expect(out).toContain('```js')
+    expect(out).toContain('Written, not run')
+  })
+})

@@ -87,7 +87,11 @@ function deliverable(task: ExecuteTask, seed: string, run: RunResult | null): st
           `The code above failed in this executor’s sandbox: ${run.error ?? `exit ${run.exit}`}.`,
           ...(out ? ['', 'It printed:', '', fence('text', out)] : []),
         ]
+  const redo = task.redo
+    ? [`> Redone following the author's note: “${task.redo.note.replace(/\s+/g, ' ').trim()}”.`, '']
+    : []
   const body = [
+    ...redo,
     `## ${leaf.task}`,
     '',
     `Approach: ${code.approach}.`,

@@ -10,6 +10,7 @@
 import type { LlmOutputs, LlmTask } from '../types'
 import { MAX_OUTPUT } from '../../protocol/limits'
 import { codeSketch } from './deliverables-code'
+import { runnableSketch } from './deliverables-runnable'
 import { brief, draftText, optionsTable } from './deliverables-docs'
 import { researchNotes } from './deliverables-research'
 import { budgetTable, checklist, itinerary, schedule } from './deliverables-plan'
@@ -158,7 +159,25 @@ export function finish(task: ExecuteTask, body: string): string {
   return output.length <= MAX_OUTPUT ? output : output.slice(0, MAX_OUTPUT)
 }
 
+/** A code leaf's other take: the runnable JavaScript with its checks, written out (not run here). */
+function alternative(task: ExecuteTask, leaf: Leaf): string | undefined {
+  if (task.capability !== 'can_run_code') return undefined
+  const code = runnableSketch(leaf)
+  return [
+    `## ${leaf.task}`,
+    '',
+    `Approach: ${code.approach}, as plain JavaScript with its own checks.`,
+    '',
+    code.shown,
+    '',
+    `**Use:** ${code.usage}`,
+    '',
+    '_Written, not run: run it with Node to see the checks pass before relying on it._',
+  ].join('\n')
+}
+
 export function offlineExecute(task: ExecuteTask, seed: string): LlmOutputs['execute'] {
-  if (task.redo) return { output: finish(task, redoBody(task, seed, { leafFor, leafBody })) }
+  if (task.redo)
+    return { output: finish(task, redoBody(task, seed, { leafFor, leafBody, alternative })) }
   return { output: finish(task, leafBody(task, leafFor(task, seed))) }
 }

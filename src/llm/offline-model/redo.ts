@@ -26,6 +26,8 @@ const MAX_NOTE_SHOWN = 300
 export interface RedoMakers {
   leafFor(task: ExecuteTask, seed: string, ...more: string[]): Leaf
   leafBody(task: ExecuteTask, leaf: Leaf): string
+  /** another take on the same deliverable, for leaves whose body does not vary (code) */
+  alternative(task: ExecuteTask, leaf: Leaf): string | undefined
 }
 
 type Form = 'short' | 'checklist' | 'table' | 'schedule' | 'itinerary' | 'long'
@@ -143,6 +145,11 @@ export function redoBody(task: ExecuteTask, seed: string, make: RedoMakers): str
   const asked = FORMS.find(([, re]) => re.test(note))?.[0]
   let form: Form | undefined = asked
   let body = asked ? inForm(asked, leaf, base) : base
+  const other = make.alternative(task, leaf)
+  if (other && sharedLines(body, previous) > MAX_SHARED_LINES) {
+    form = undefined
+    body = other
+  }
   // still mostly the old answer: recast it until it is not
   const differs = () =>
     sharedLines(body, previous) <= MAX_SHARED_LINES ||

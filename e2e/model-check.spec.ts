@@ -109,14 +109,14 @@ test.describe('the model check, on this machine', () => {
 })
 
 /** Opens the room's executor link on the friend's machine; records what the page asked of loopback. */
-async function friendTab(scene: LanScene, prefix: string, name: string) {
-  const link = testRoom(name).link(`http://${prefix}.1:${APP_PORT}`, 'executor')
+async function friendTab(scene: LanScene, prefix: string, name: string, scheme = 'http') {
+  const link = testRoom(name).link(`${scheme}://${prefix}.1:${APP_PORT}`, 'executor')
   const page = await scene.tab(scene.friend, link)
   const toLoopback: string[] = []
   page.on('request', (r: Request) => {
     if (/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(r.url())) toLoopback.push(r.url())
   })
-  expect(await page.evaluate(() => isSecureContext)).toBe(false)
+  expect(await page.evaluate(() => isSecureContext)).toBe(scheme === 'https')
   await expectJoined(page, 'executor')
   return { page, toLoopback }
 }
@@ -130,7 +130,7 @@ async function useFriendServer(page: Page, baseUrl: string) {
   })
 }
 
-test.describe('the model check, on a friend’s machine over plain http', () => {
+test.describe('the model check, on a friend’s machine', () => {
   // namespaces need root: skipped with one line without it, failed under CI
   requireRoot(test, { needs: ['netns'] })
   test.describe.configure({ mode: 'serial' })
@@ -201,6 +201,33 @@ test.describe('the model check, on a friend’s machine over plain http', () => 
       await page.reload()
       await expectJoined(page, 'executor')
       await expect(check(page)).toContainText('(Local Network Access)')
+    })
+  })
+
+  test.describe('the app on a public address, over https', () => {
+    let scene: LanScene
+    test.beforeAll(async ({ playwright }) => {
+      test.setTimeout(180_000)
+      scene = await startLanScene(playwright.chromium, true, PUBLIC_PREFIX)
+    })
+    test.afterAll(async () => scene?.close())
+
+    test('their localhost needs the local network permission; once allowed, it works', async () => {
+      test.setTimeout(120_000)
+      const { page } = await friendTab(scene, PUBLIC_PREFIX, 'lna-https', 'https')
+      const base = `http://127.0.0.1:${MOCK_LLM_PORT}/v1`
+      // headless Chromium answers the permission prompt with "no"
+      await useFriendServer(page, base)
+      await expect(check(page)).toContainText(
+        `The browser did not let this page reach http://127.0.0.1:${MOCK_LLM_PORT}: local network access is not allowed`,
+      )
+      expect(scene.friendRequests()).toEqual([])
+      // the person allows it, as the advice says: the same settings work
+      await scene.friend.grantPermissions(['local-network-access'], {
+        origin: `https://${PUBLIC_PREFIX}.1:${APP_PORT}`,
+      })
+      await useFriendServer(page, base)
+      await expect(check(page)).toContainText(/Works \(answered in \d+\.\d s\)/)
     })
   })
 })

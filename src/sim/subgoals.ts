@@ -38,10 +38,6 @@ export function checkSubgoals(plan: DerivedPlan, state: PlanState): SubgoalCheck
         )
       }
     }
-    const settled = goal.status === 'done' || goal.status === 'failed'
-    if (settled && goal.slots.some((slot) => slot.status !== 'done' && slot.status !== 'failed')) {
-      check.violations.push(`goal ${goal.id} is ${goal.status} with a subgoal still unsettled`)
-    }
   }
   return check
 }

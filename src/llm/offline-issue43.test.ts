@@ -73,6 +73,14 @@ describe('titles', () => {
     expect(texts.join('\n')).not.toMatch(/^Get (phone|money|home)/m)
     const bookings = decompose([JAPAN, 'Make the bookings: flights, stays and timed tickets'], 'p')
     expect(bookings.subgoals.map((s) => s.text).join('\n')).not.toMatch(/^Make stays/m)
+    const party = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].flatMap((seed) =>
+      decompose(
+        ['Organise a birthday party', 'Coordinate the day itself: setup, timeline and wrap-up'],
+        seed,
+      ).subgoals.map((s) => s.text),
+    )
+    expect(party).toContain('Coordinate the day itself: setup')
+    expect(party.filter((t) => /^\S+$/.test(t))).toEqual([])
   })
 })
 

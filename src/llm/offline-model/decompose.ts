@@ -130,7 +130,9 @@ function materialise(variant: Variant, values: Placeholders, rng: Rng): SubgoalD
 
 /** An item that is itself an action ("shortlist the places", "adjust the offer"). */
 function isAction(item: string): boolean {
-  return ACTION_VERBS.has(item.split(/\s+/)[0]?.toLowerCase() ?? '') || !!splitVerb(item).verb
+  const ws = item.split(/\s+/)
+  // a lone word ("setup", "transfers") is a thing, not an action
+  return ws.length >= 2 && (ACTION_VERBS.has(ws[0]?.toLowerCase() ?? '') || !!splitVerb(item).verb)
 }
 
 /**

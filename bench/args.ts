@@ -1,4 +1,5 @@
 /** Command-line options of `npm run bench`. */
+import { isPersonaName, PERSONA_NAMES, type PersonaName } from '../test/mock-llm/personas'
 import { MIN_PEERS } from './split'
 
 export interface BenchOptions {
@@ -40,6 +41,11 @@ export interface BenchOptions {
    * sweep, where each size runs once.
    */
   repeat: number
+  /**
+   * the mock LLM's persona (test/mock-llm/personas.ts): real models' habits
+   * and latency on both sides; undefined: the plain mock at --latency-ms
+   */
+  persona: PersonaName | undefined
 }
 
 export const DEFAULTS: BenchOptions = {
@@ -61,6 +67,7 @@ export const DEFAULTS: BenchOptions = {
   scores: 'fixed',
   tabs: 0,
   repeat: 3,
+  persona: undefined,
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -93,6 +100,9 @@ export const USAGE = `npm run bench -- [options]
   --repeat R       run the size R times (default 3) and report the run with the
                    median ratio, with every run's ratio (the spread); a sweep
                    runs each size once
+  --persona NAME   the mock answers with a real model's habits and latency
+                   (${PERSONA_NAMES.join(', ')}; docs/ARCHITECTURE.md);
+                   its latency replaces --latency-ms; prints the retries it cost
   --json-only      print only the final JSON line
   --help           this text`
 
@@ -177,6 +187,15 @@ export function parseArgs(argv: readonly string[]): BenchOptions | 'help' {
         if (scores !== 'fixed' && scores !== 'realistic')
           throw new Error(`--scores wants fixed or realistic (got ${scores ?? 'nothing'})`)
         options.scores = scores
+        break
+      }
+      case '--persona': {
+        const name = value()
+        if (name === undefined || !isPersonaName(name))
+          throw new Error(
+            `--persona wants one of ${PERSONA_NAMES.join(', ')} (got ${name ?? 'nothing'})`,
+          )
+        options.persona = name
         break
       }
       case '--json-only':

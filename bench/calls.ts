@@ -23,6 +23,8 @@ export interface RawCall {
   error?: string
   /** the answer's token counts (its usage), once read */
   tokens?: { input: number; output: number }
+  /** the HTTP status of the answer (a persona's 429s and 5xx are calls too) */
+  httpStatus?: number
 }
 
 export interface LlmCall {
@@ -39,6 +41,7 @@ export interface LlmCall {
   status: RawCall['status']
   error?: string
   tokens?: { input: number; output: number }
+  httpStatus?: number
 }
 
 export const PATH_SEPARATOR = ' › '
@@ -56,6 +59,7 @@ export class CallRecorder {
       try {
         const res = await fetch(input, init)
         call.status = 'ok'
+        call.httpStatus = res.status
         // the usage the answer reports, read from a copy so the caller's body is untouched
         void res
           .clone()
@@ -101,6 +105,7 @@ export function describeCall(raw: RawCall): LlmCall {
     status: raw.status,
     ...(raw.error ? { error: raw.error } : {}),
     ...(raw.tokens ? { tokens: raw.tokens } : {}),
+    ...(raw.httpStatus !== undefined ? { httpStatus: raw.httpStatus } : {}),
   }
   if (!task) return { ...base, kind: 'unknown', goal: '', depth: -1, item: null }
   const item =
@@ -143,6 +148,11 @@ export function countByKind(
     counts[call.kind]++
   }
   return counts
+}
+
+/** Requests the provider refused (429, 5xx, 4xx): under a persona, each is a retry. */
+export function countRefused(calls: readonly LlmCall[]): number {
+  return calls.filter((call) => call.httpStatus !== undefined && call.httpStatus >= 400).length
 }
 
 /** Tokens of every answered call (input, output, total), as the answers' usage reports them. */

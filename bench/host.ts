@@ -155,7 +155,8 @@ export class LocalHost implements PeerHost {
           rtcBindAddress: '127.0.0.1',
           // as `npm run agent` runs: tabs of this machine link over its WebSocket
           tabLinks: true,
-          model,
+          // each peer its own key, as each person brings theirs: a persona's rate limit is per key
+          model: { ...model, apiKey: `bench-peer-${spec.index}` },
           ...(this.init.capacity !== undefined ? { capacity: this.init.capacity } : {}),
           providerInit: { fetch: this.recorder.fetchFor(spec.index) },
           log: process.env.BENCH_LOG

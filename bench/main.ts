@@ -39,6 +39,7 @@ import {
 import { joinBatchFor, parseArgs, procsFor, USAGE, type BenchOptions } from './args'
 import {
   CallRecorder,
+  countRefused,
   countTokens,
   describeCalls,
   KINDS,
@@ -114,6 +115,8 @@ async function runCentralSide(
   const model: ModelConfig = {
     provider: 'openai-compatible',
     model: 'mock',
+    // one orchestrator, one key: under a rate-limited persona it has one key's allowance
+    apiKey: 'bench-central',
     baseUrl: `${mock.url}/v1`,
   }
   const provider = createProvider(model, { fetch: recorder.fetchFor(-1) })
@@ -322,7 +325,8 @@ async function runSize(
   log(
     `=== ${size} peers${tabs > 0 ? ` (${nodePeers} Node peers, ${tabs} Chromium tabs)` : ''} (${split.decomposer} decomposers, ${split.scorer} scorers, ${split.executor} executors, ` +
       `${split.observer} observer), ${goals.length} goal(s), branching ${options.branching}, depth ${options.depth}, ` +
-      `latency ${options.latencyMs} ms, capacity ${capacity}, ${options.scores} scores; LLM critical path ${critical} s; ` +
+      `${options.persona ? `persona ${options.persona}` : `latency ${options.latencyMs} ms`}, capacity ${capacity}, ${options.scores} scores; ` +
+      `LLM critical path ${options.persona ? '(persona latency, not estimated)' : `${critical} s`}; ` +
       `load average ${load.toFixed(2)}`,
   )
   const common = {
@@ -336,6 +340,7 @@ async function runSize(
     capacity,
     scores: options.scores,
     T_critical_path_s: round(critical),
+    persona: options.persona ?? null,
   }
 
   const virtual = await runVirtual(options, size, goals, log)
@@ -397,6 +402,12 @@ async function runSize(
   const plainCalls = summariseCalls(plain.calls)
   const accepts = { quorum: 0, settled: 0, deadline: 0 }
   for (const record of swarm.records) if (record.kind === 'accept') accepts[record.basis]++
+  // under a persona, every refused request (429, 5xx, 4xx) is a retry
+  const refused = {
+    swarm: countRefused(swarm.calls),
+    central: countRefused(central.calls),
+    plain: countRefused(plain.calls),
+  }
   const tokens = {
     swarm: countTokens(swarm.calls),
     central: countTokens(central.calls),
@@ -420,6 +431,7 @@ async function runSize(
     central_to_plain: round(central.seconds / plain.seconds, 3),
     accepts,
     tokens,
+    refused,
     llm_calls: {
       swarm: withTotal(swarmCalls.made),
       central: withTotal(centralCalls.made),
@@ -466,6 +478,13 @@ async function runSize(
       `${result.central_to_plain}×); LLM calls swarm ${result.llm_calls.swarm.total}, central ${result.llm_calls.central.total}, ` +
       `plain ${result.llm_calls.plain.total}; tokens swarm ${tokens.swarm.total}, central ${tokens.central.total}, plain ${tokens.plain.total}`,
   )
+  if (options.persona)
+    log(
+      `result: persona ${options.persona}: swarm ${result.T_swarm_s} s, ${result.llm_calls.swarm.total} requests ` +
+        `(${refused.swarm} refused, each a retry), ${tokens.swarm.total} tokens; orchestrator ${result.T_central_s} s, ` +
+        `${result.llm_calls.central.total} requests (${refused.central} refused), ${tokens.central.total} tokens; ` +
+        `plain planner ${result.T_plain_s} s, ${result.llm_calls.plain.total} requests (${refused.plain} refused)`,
+    )
   return result
 }
 
@@ -564,6 +583,7 @@ async function main(): Promise<number> {
       branching: opts.branching,
       latencyMs: opts.latencyMs,
       scores,
+      ...(opts.persona ? { persona: opts.persona } : {}),
     })
     try {
       for (const { size, tabs, options } of mine) {

@@ -16,6 +16,7 @@ import {
   withHabits,
   type ErrorReply,
   type HabitOutput,
+  type RateLimitSignal,
 } from './habits'
 import { draw, PersonaState, sampleLatency, type Persona, type PersonaName } from './personas'
 import { completion, type Api, type ParsedRequest } from './wire'
@@ -30,6 +31,9 @@ export interface PersonaTurn {
   latencyMs: number
   /** an answer in place of the model's (429, 5xx) */
   refusal?: ErrorReply
+  /** a 429's wait, in ms, and how its signal says it */
+  waitMs?: number
+  signal?: RateLimitSignal
   /** the text will be cut at the token limit */
   cut: boolean
   slip: 'comma' | 'comment' | 'both'
@@ -99,7 +103,8 @@ export class PersonaDesk {
       const waitMs = state.admit(key, limit.requests, limit.windowMs, now)
       if (waitMs > 0) {
         const signal = RATE_LIMIT_SIGNALS[state.refusals++ % RATE_LIMIT_SIGNALS.length]!
-        return { ...turn, latencyMs: 0, refusal: rateLimitReply(api, signal, waitMs, limit, now) }
+        const refusal = rateLimitReply(api, signal, waitMs, limit, now)
+        return { ...turn, latencyMs: 0, refusal, waitMs, signal }
       }
     }
     if (persona.overload) {

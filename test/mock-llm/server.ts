@@ -57,6 +57,7 @@ import { offlineProgram } from '../../src/llm/offline-model/code-model'
 import { estimateTokens } from '../../src/llm/tokens'
 import { PersonaDesk, personaCompletion, type PersonaTurn } from './persona-desk'
 import { PERSONA_HEADER, personaFor, type PersonaName } from './personas'
+import type { RateLimitSignal } from './habits'
 
 export type FailureKind = 'rate-limit' | 'server-error' | 'invalid-json' | 'schema-violation'
 
@@ -138,6 +139,9 @@ export interface MockRequestLog {
   attempt?: number
   /** the persona cut the reply at the token limit */
   cut?: boolean
+  /** a persona's 429: the wait its back-off signal gave, in ms, and which signal */
+  waitMs?: number
+  signal?: RateLimitSignal
   /** the correct answer, before any persona's habits (tests compare results with it) */
   answer?: unknown
   /** a hash of the task the request was for: equal for every attempt and peer at the same task */
@@ -318,6 +322,8 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
     if (latencyMs > 0) await sleep(latencyMs)
     while (held) await held
     if (turn?.refusal) {
+      log.waitMs = turn.waitMs
+      log.signal = turn.signal
       log.status = turn.refusal.status
       return send(res, turn.refusal.status, turn.refusal.body, turn.refusal.headers)
     }

@@ -260,6 +260,28 @@ describe('probeModel', () => {
     expect((await pending).state).toBe('ok')
   })
 
+  it('a side request that comes back after the answer does not report slow', async () => {
+    let releaseSide!: () => void
+    const sideBack = new Promise<void>((resolve) => (releaseSide = resolve))
+    const slow: boolean[] = []
+    const fake: typeof fetch = async (input) => {
+      if (String(input).endsWith('/models')) {
+        await sideBack
+        return new Response('{"data":[]}')
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      return new Response('{"choices":[]}')
+    }
+    const result = await probeModel(
+      { provider: 'openai-compatible', model: 'm', baseUrl: 'http://127.0.0.1:9/v1' },
+      { page: LOOPBACK_PAGE, fetch: fake, slowMs: 20, onSlow: (up) => slow.push(up) },
+    )
+    expect(result.state).toBe('ok')
+    releaseSide()
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(slow).toEqual([])
+  })
+
   it('no answer within the limit is a timeout', async () => {
     const release = mock.hold()
     try {

@@ -293,6 +293,8 @@ export async function probeModel(config: ModelConfig, options: ProbeOptions): Pr
   const timeout = AbortSignal.timeout(timeoutMs)
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout
   let serverUp = false
+  // the side request may come back after the call itself: it must not report "slow" then
+  let settled = false
   const slow = setTimeout(() => {
     // is a server there, busy loading the model, or nobody at all?
     void doFetch(request.modelsUrl, {
@@ -302,7 +304,7 @@ export async function probeModel(config: ModelConfig, options: ProbeOptions): Pr
       .then((res) => (serverUp = res.status > 0))
       .catch(() => false)
       .then(() => {
-        if (!signal.aborted) options.onSlow?.(serverUp)
+        if (!settled && !signal.aborted) options.onSlow?.(serverUp)
       })
   }, options.slowMs ?? PROBE_SLOW_MS)
   const started = performance.now()
@@ -341,6 +343,7 @@ export async function probeModel(config: ModelConfig, options: ProbeOptions): Pr
       detail,
     }
   } finally {
+    settled = true
     clearTimeout(slow)
   }
 }

@@ -22,7 +22,7 @@ import { claimDataDir, type DataDirLock } from './data-dir-lock'
 import { goalEndLine, planPath } from './goal-done'
 import { checkModel, ModelCheckError, waitingLine } from './model-check'
 import { clock, OBSERVER_PRINT_INTERVAL_MS, TreePrinter } from './observer-print'
-import { settled } from './tree-lines'
+import { leavesHeldBy, settled } from './tree-lines'
 
 /** Could not start: the app, relay or model is not usable as configured. */
 const EXIT_START_FAILED = 1
@@ -222,6 +222,19 @@ export async function runAgent(options: AgentOptions): Promise<void> {
     for (const line of callLines(entry)) say(`${clock(Date.now())} ${line}`)
   })
   if (options.role === 'observer' && !options.quiet) printTree(runtime)
+  // which leaf an executor took: the activity line says only that it claimed a task
+  if (options.role === 'executor' && !options.quiet) {
+    let held = new Set<string>()
+    runtime.on('tree', (tree) => {
+      const now = leavesHeldBy(tree, runtime.peerId)
+      for (const leaf of now)
+        if (!held.has(leaf.task))
+          console.log(
+            `${clock(Date.now())} working on leaf ${leaf.number} “${leaf.text}” of “${leaf.root}”`,
+          )
+      held = new Set(now.map((leaf) => leaf.task))
+    })
+  }
   if (options.goal) submitGoal(runtime, options.goal, options)
 
   let stopping = false

@@ -4,40 +4,55 @@ import { DEFAULT_SWARM, type Swarm } from '../sim/swarm'
 import { derivePlan } from '../plan/derive'
 import { PlanState } from '../plan/state'
 import { projectTree, type GoalView, type PlanTree, type SlotView } from '../plan/tree'
-import { MARKS, rootGoalLines, shortPeer, treeLines } from './tree-lines'
+import { leavesHeldBy, MARKS, rootGoalLines, shortPeer, treeLines } from './tree-lines'
 import { FINAL_PLAN_END, FINAL_PLAN_START, TreePrinter } from './observer-print'
 
-/** The observer's trees of one seeded swarm run: after each of `steps` steps, and at the end. */
-function treesOfRun(steps: number[]): { at: Map<number, PlanTree>; end: PlanTree } {
-  const at = new Map<number, PlanTree>()
-  let last: PlanState | undefined
+/** Steps of the seeded run between two looks at the observer's tree. */
+const LOOK_EVERY = 10
+
+/** The observer's tree through one seeded swarm run, each time it looked different, to the end. */
+function treesOfRun(): PlanTree[] {
+  const trees: PlanTree[] = []
+  let last = ''
   let n = 0
-  const project = (state: PlanState) => projectTree(derivePlan(state), state)
+  let state: PlanState | undefined
+  const look = () => {
+    const tree = projectTree(derivePlan(state!), state!)
+    const text = treeLines(tree)
+      .map((line) => line.text)
+      .join('\n')
+    if (text !== last) trees.push(tree)
+    last = text
+  }
   runSeed({
     ...DEFAULT_SWARM,
     seed: 7,
     onStep: (sim: Swarm) => {
-      n++
       const observer = sim.alive().find((peer) => peer.role === 'observer')!
-      last = new PlanState()
-      for (const record of observer.state!.plan.records()) last.add(record)
-      if (steps.includes(n)) at.set(n, project(last))
+      state = new PlanState()
+      for (const record of observer.state!.plan.records()) state.add(record)
+      if (++n % LOOK_EVERY === 0) look()
     },
   })
-  return { at, end: project(last!) }
+  look()
+  return trees
 }
 
-// one run, seen at these steps: a goal waiting for splits (300), splits being
-// scored (400), leaves claimed (900, 1000), and the end (done)
-const RUN = treesOfRun([300, 400, 900, 1000])
-const treeAt = (steps?: number): PlanTree => (steps === undefined ? RUN.end : RUN.at.get(steps)!)
+const RUN = treesOfRun()
+const claimed = (tree: PlanTree) =>
+  tree.goals.flatMap(leaves).some((slot) => slot.leaf!.status === 'claimed')
+/** the first tree with a goal; one with splits being scored; one with a leaf claimed; the end */
+const FIRST = RUN.find((tree) => tree.goals.length > 0)!
+const SCORING = RUN.find((tree) => tree.goals[0]?.status === 'scoring')!
+const CLAIMED = RUN.find(claimed)!
+const END = RUN.at(-1)!
 
 function leaves(goal: GoalView): SlotView[] {
   return goal.slots.flatMap((slot) => (slot.goal ? leaves(slot.goal) : slot.leaf ? [slot] : []))
 }
 
 describe('treeLines', () => {
-  const done = treeAt()
+  const done = END
 
   it('shows a finished goal done, every leaf done by its executor, the winning split and its votes', () => {
     const goal = done.goals[0]!
@@ -68,7 +83,7 @@ describe('treeLines', () => {
   })
 
   it('keys lines by what they show, so a changed status is the same key', () => {
-    const early = treeAt(400)
+    const early = SCORING
     const earlyKeys = new Set(treeLines(early).map((line) => line.key))
     const lateKeys = treeLines(done).map((line) => line.key)
     expect([...earlyKeys].every((key) => lateKeys.includes(key))).toBe(true)
@@ -76,7 +91,7 @@ describe('treeLines', () => {
   })
 
   it('marks work in progress and open work', () => {
-    const texts = [300, 400, 900, 1000].flatMap((n) => treeLines(treeAt(n)).map((l) => l.text))
+    const texts = [FIRST, SCORING, CLAIMED].flatMap((tree) => treeLines(tree).map((l) => l.text))
     expect(texts.some((text) => text.includes(MARKS.running))).toBe(true)
     expect(texts.some((text) => text.includes(MARKS.open))).toBe(true)
     expect(texts.some((text) => /claimed by …\w{6}/.test(text))).toBe(true)
@@ -91,29 +106,59 @@ describe('TreePrinter', () => {
   it('prints a new goal whole, then only changed lines, then the final tree and plan once', () => {
     const printer = new TreePrinter()
     const at = new Date(2026, 0, 1, 12, 0, 5).getTime()
-    const first = printer.step(treeAt(300), at)
+    const first = printer.step(FIRST, at)
     expect(first).toContain('12:00:05 New goal')
-    expect(printer.step(treeAt(300), at)).toEqual([])
+    expect(printer.step(FIRST, at)).toEqual([])
 
-    expect(printer.step(treeAt(900), at + 500).length).toBeGreaterThan(1)
-    const later = treeAt(1000)
-    const update = printer.step(later, at + 1000)
-    expect(update[0]).toBe('12:00:06')
-    // 900 → 1000: leaf 3.1 and 3.3 were claimed
-    expect(update.some((line) => /3\.1 .*claimed by …\w{6}$/.test(line))).toBe(true)
-    const all = treeLines(later).map((line) => line.text)
-    // every printed line is a line of the tree, and fewer than all of them
-    for (const line of update.slice(1)) expect(all).toContain(line)
-    expect(update.length - 1).toBeLessThan(all.length)
+    // every tree of the run after it, one a second: each block has the time and changed lines only
+    const blocks: string[][] = []
+    RUN.slice(RUN.indexOf(FIRST) + 1, -1).forEach((tree, i) =>
+      blocks.push(printer.step(tree, at + 1000 * (i + 1))),
+    )
+    const updates = blocks.filter((block) => block.length > 0 && !block.includes(''))
+    expect(updates.length).toBeGreaterThan(3)
+    for (const block of updates) expect(block[0]).toMatch(/^\d\d:\d\d:\d\d$/)
+    const partial = updates.filter((block) => {
+      const tree = RUN[RUN.indexOf(FIRST) + 1 + blocks.indexOf(block)]!
+      const all = treeLines(tree).map((line) => line.text)
+      return block.slice(1).every((line) => all.includes(line)) && block.length - 1 < all.length
+    })
+    expect(partial.length).toBeGreaterThan(0)
+    expect(updates.flat().some((line) => /claimed by …\w{6}$/.test(line))).toBe(true)
+    expect(updates.flat().some((line) => /\[✓\] .*done by …\w{6}$/.test(line))).toBe(true)
 
-    const end = printer.step(treeAt(), at + 2000)
-    const goal = treeAt().goals[0]!
+    const end = printer.step(END, at + 2000)
+    const goal = END.goals[0]!
     expect(end).toContain(`12:00:07 Goal done: “${goal.text}” (by ${shortPeer(goal.createdBy)})`)
     expect(end).toContain(`${FINAL_PLAN_START} “${goal.text}” (Markdown)`)
     expect(end.at(-1)).toBe(FINAL_PLAN_END)
     expect(end.join('\n')).toContain(`# ${goal.text}`)
     expect(end.join('\n')).toContain(goal.rollup.output!.trim().split('\n')[0]!)
     // said once: a settled goal is not printed again
-    expect(printer.step(treeAt(), at + 3000)).toEqual([])
+    expect(printer.step(END, at + 3000)).toEqual([])
+  })
+})
+
+describe('leavesHeldBy', () => {
+  it('names the leaves a peer holds, by number and text, and none once they are done', () => {
+    const tree = CLAIMED
+    const holders = new Set(
+      treeLines(tree)
+        .map((line) => /claimed by …(\w{6})$/.exec(line.text)?.[1])
+        .filter((tail): tail is string => tail !== undefined),
+    )
+    expect(holders.size).toBeGreaterThan(0)
+    const everyone = tree.goals.flatMap(leaves).map((slot) => slot.leaf!.holder)
+    for (const tail of holders) {
+      const peer = everyone.find((id) => id?.endsWith(tail))!
+      const held = leavesHeldBy(tree, peer)
+      expect(held.length).toBeGreaterThan(0)
+      for (const leaf of held) {
+        const line = treeLines(tree).find((l) => l.text.includes(` ${leaf.number} ${leaf.text}:`))
+        expect(line?.text).toMatch(new RegExp(`claimed by …${tail}$`))
+        expect(leaf.root).toBe(tree.goals[0]!.text)
+      }
+      expect(leavesHeldBy(END, peer)).toEqual([])
+    }
   })
 })

@@ -198,3 +198,26 @@ export function treeLines(tree: PlanTree): TreeLine[] {
 export function settled(goal: GoalView): boolean {
   return goal.status === 'done' || goal.status === 'failed' || goal.status === 'cancelled'
 }
+
+/** A leaf some peer holds now: its task id, its outline number and text, and its root goal. */
+export interface HeldLeaf {
+  task: string
+  number: string
+  text: string
+  root: string
+}
+
+/** The leaves `peerId` holds (has claimed, not yet done or given back), depth first. */
+export function leavesHeldBy(tree: PlanTree, peerId: string): HeldLeaf[] {
+  const held: HeldLeaf[] = []
+  const walk = (goal: GoalView, prefix: string, root: string) => {
+    for (const slot of goal.slots) {
+      const number = `${prefix}${slot.index + 1}`
+      if (slot.goal) walk(slot.goal, `${number}.`, root)
+      else if (slot.leaf?.status === 'claimed' && slot.leaf.holder === peerId)
+        held.push({ task: slot.leaf.id, number, text: clip(slot.text, MAX_TEXT), root })
+    }
+  }
+  for (const goal of tree.goals) walk(goal, '', clip(goal.text, MAX_TEXT))
+  return held
+}

@@ -1,7 +1,7 @@
 // `npm run agent` and `murmuration-agent`: the headless agent, built
 // (scripts/build-cli.mjs). The bundle is rebuilt first when a source changed
-// since it was made; then the Node 20 preload (Promise.withResolvers,
-// WebSocket) and the agent run in this process.
+// since it was made; then the agent runs in this process (it loads the Node
+// 20 preload itself, before libp2p).
 import { buildCli, CLI_ENTRY, cliIsStale } from './build-cli.mjs'
 import { pathToFileURL } from 'node:url'
 
@@ -16,5 +16,4 @@ if (cliIsStale()) {
     process.exit(1)
   }
 }
-await import('./node-preload.mjs')
 await import(pathToFileURL(CLI_ENTRY).href)

@@ -146,6 +146,12 @@ describe('a swarm of headless agents, as a terminal user runs it', () => {
       expect(existsSync(path)).toBe(true)
       expect(readFileSync(path, 'utf8')).toMatch(new RegExp(`^# ${GOAL}\n`))
 
+      // the executor said which leaves it took, by number and text
+      const executor = others[2]!.stdout()
+      expect(executor).toMatch(
+        /\d\d:\d\d:\d\d working on leaf \d+(\.\d+)* “.+” of “Plan a picnic by the river”/,
+      )
+
       // the network's chatter stayed out of the terminal
       for (const run of everyone) expect(run.stdout()).not.toMatch(/\{"peer":/)
     },

@@ -44,6 +44,9 @@ async function main(): Promise<void> {
     )
     return
   }
+  // Node 20 lacks what libp2p uses (Promise.withResolvers, WebSocket): set up
+  // before the run loads it, and only for a run (it costs --help a fifth of a second)
+  await import('../../scripts/node-preload.mjs')
   const { runAgent } = await import('./agent-run')
   await runAgent(command.options)
 }

@@ -10,6 +10,7 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import { DEFAULT_SWARM, type SwarmOptions } from './swarm'
 import { runSeed, type SeedResult } from './run'
 import { summarise } from './summary'
+import { isSimPersona, SIM_PERSONA_NAMES, withPersona } from './personas'
 import { LOW_SCORES, MAX_WASTED_SHARE, SUITES, type SimSetting } from './suites'
 
 const HELP = `usage: npm run sim -- [options]
@@ -38,6 +39,8 @@ const HELP = `usage: npm run sim -- [options]
                      goal, an accept conflict, or wasted executions above 1% of leaves
   --suite NAME       run a named set of settings (ci: 1,000 seeds; sweep: 10,000);
                      implies --strict
+  --persona NAME     LLM calls timed as under a mock persona (sim/personas.ts: its
+                     long-tailed latency and the retries its habits cost)
   --skew-s S         clocks skewed up to S seconds either way (default 300)
   --sync MODE        anti-entropy: real (the reconciliation core), oracle, or mixed (real on odd seeds; default)
   --workers N        parallel worker threads (default: cores)
@@ -72,6 +75,7 @@ function optionsFromArgs(argv: string[]) {
       strict: { type: 'boolean', default: false },
       suite: { type: 'string' },
       'skew-s': { type: 'string' },
+      persona: { type: 'string' },
       sync: { type: 'string', default: 'mixed' },
       workers: { type: 'string' },
       verbose: { type: 'boolean', default: false },
@@ -112,9 +116,12 @@ function optionsFromArgs(argv: string[]) {
       ...(values['low-scores'] ? { scores: LOW_SCORES } : {}),
     },
   }
+  const persona = values.persona
+  if (persona !== undefined && !isSimPersona(persona))
+    throw new Error(`--persona wants one of ${SIM_PERSONA_NAMES.join(', ')} (got ${persona})`)
   return {
     help: values.help,
-    base,
+    base: persona ? withPersona(base, persona) : base,
     seeds: num(values.seeds, 100),
     start: num(values.start, 1),
     workers: Math.max(1, num(values.workers, availableParallelism())),

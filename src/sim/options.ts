@@ -5,6 +5,7 @@
 import type { Capability } from '../protocol/capabilities'
 import type { Effects } from '../roles/index'
 import { DEFAULT_CAPABILITY_MIX, type SimModelOptions } from './model'
+import type { SimPersonaName } from './personas'
 import type { SimPeer, Swarm } from './swarm'
 
 export interface SwarmMakeup {
@@ -47,6 +48,11 @@ export interface SwarmOptions {
   tickMs: number
   tickLateMs: number
   llmLatency: { min: number; max: number }
+  /**
+   * a mock persona's timing in place of llmLatency: a long-tailed latency
+   * and the retries its habits cost (sim/personas.ts)
+   */
+  persona?: SimPersonaName
   model: SimModelOptions
   /** anti-entropy: each peer syncs with a random peer this often */
   syncIntervalMs: number

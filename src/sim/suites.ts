@@ -1,10 +1,12 @@
 /**
  * Named sets of simulator settings, run with `npm run sim -- --suite <name>`.
- * `ci` is what CI runs on every change (1,040 seeds, about 160 s of CPU:
+ * `ci` is what CI runs on every change (1,090 seeds, about 170 s of CPU:
  * some 80 s on two idle cores); `sweep` is the same settings with ten times
  * the seeds, for a change to the protocol's rules (some 12 minutes).
  */
 import type { SimModelOptions } from './model'
+import { DEFAULT_SWARM } from './options'
+import { SIM_PERSONA_NAMES, withPersona } from './personas'
 import type { SwarmOptions } from './swarm'
 
 export interface SimSetting {
@@ -99,6 +101,28 @@ const CI: SimSetting[] = [
     options: { codec: true, loss: 0.1, duplicate: 0.1, failRate: 0.05, maxCrashes: 2 },
   },
 ]
+
+/** Seeds per persona in CI: ten personas, some 5 s of CPU in all. */
+const PERSONA_SEEDS = 5
+/** First seed of the persona settings; each persona gets its own range. */
+const PERSONA_START = 80_001
+const PERSONA_SEED_RANGE = 1_000
+
+/**
+ * Calls timed as under each mock persona (sim/personas.ts): long-tailed
+ * latency, the retries habits cost, and (no-tools) executors without code.
+ */
+CI.push(
+  ...SIM_PERSONA_NAMES.map((persona, i) => {
+    const { executorCapabilities } = withPersona(DEFAULT_SWARM, persona)
+    return {
+      name: `persona-${persona}`,
+      start: PERSONA_START + i * PERSONA_SEED_RANGE,
+      seeds: PERSONA_SEEDS,
+      options: { persona, executorCapabilities },
+    }
+  }),
+)
 
 export const SUITES: Record<string, SimSetting[]> = {
   ci: CI,

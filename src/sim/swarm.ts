@@ -10,6 +10,7 @@ import { newGoal, type PlanRecord, type Role, type WireRecord } from '../protoco
 import { PlanState } from '../plan/state'
 import { createPeer, step, type Effects, type PeerInput, type PeerState } from '../roles/index'
 import { simAnswer } from './model'
+import { personaCallMs, SIM_PERSONAS } from './personas'
 import type { SwarmOptions } from './options'
 import { EventQueue } from './queue'
 import { oracleSync, realSyncFor, reconcileSync } from './sync'
@@ -236,7 +237,11 @@ export class Swarm {
       const persona = `P${peer.index}`
       const outcome = simAnswer(request.task, this.llmRng, this.options.model, persona)
       const { min, max } = this.options.llmLatency
-      this.schedule(this.rng.int(min, max), {
+      const habits = this.options.persona
+      const latency = habits
+        ? personaCallMs(SIM_PERSONAS[habits].timing, this.rng)
+        : this.rng.int(min, max)
+      this.schedule(latency, {
         type: 'llm',
         peer: peer.index,
         incarnation: peer.incarnation,

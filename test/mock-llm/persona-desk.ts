@@ -83,9 +83,13 @@ export class PersonaDesk {
     const { seed, timeScale } = this.settings()
     const state = this.state(persona.name)
     // a retry's prompt carries feedback; the task parsed from it is the same task
-    const taskKey = `${key}\u241f${hashString(`${system}\n${JSON.stringify(task ?? null)}`)}`
+    const taskId = String(hashString(`${system}\n${JSON.stringify(task ?? null)}`))
+    const taskKey = `${key}\u241f${taskId}`
     const attempt = state.attempt(taskKey)
-    const keys = [persona.name, taskKey, String(attempt)]
+    // the draws follow the task and how often anyone asked it, not the key: a
+    // bench's swarm (a key per peer) and orchestrator (one key) meet the same latencies
+    const asking = state.attempt(`\u241f${taskId}`)
+    const keys = [persona.name, taskId, String(asking)]
     const turn: PersonaTurn = {
       persona,
       attempt,

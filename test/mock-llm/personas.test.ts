@@ -184,7 +184,7 @@ describe('mock LLM personas', () => {
     expect(statuses).toContain(200)
     expect(statuses.map((s) => (s === 200 ? '.' : 'x')).join('')).not.toContain('xxx')
     const anthropicStatuses: number[] = []
-    for (let i = 0; i < 12; i++)
+    for (let i = 0; i < 30; i++)
       anthropicStatuses.push((await anthropic(EXECUTE, 'overloaded')).res.status)
     expect(anthropicStatuses).toContain(529)
   })

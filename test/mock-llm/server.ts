@@ -157,7 +157,8 @@ export interface MockLlmServer {
   setBehaviour(patch: Partial<MockBehaviour>): void
   /**
    * Forget how often each prompt was seen, so a second run of the same
-   * workload (a bench's other side) gets the same answers in the same order.
+   * workload (a bench's other side) gets the same answers in the same order,
+   * and the same persona habits and latencies.
    */
   resetSeeds(): void
   /** make the next n LLM requests fail this way (queued after any earlier failNext) */
@@ -477,6 +478,7 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
     },
     resetSeeds() {
       seen.clear()
+      desk.reset()
     },
     failNext(n, kind) {
       for (let i = 0; i < n; i++) failures.push(kind)

@@ -124,7 +124,7 @@ const server = await createMockLlmServer({
 
 const b = server.behaviour()
 console.log(
-  `mock LLM listening on ${server.url} (mode ${b.mode}, latency ${b.latencyMs} ms${b.mode === 'shape' ? `, branching ${b.branching}, score ${b.scores === 'realistic' ? 'realistic' : b.score}` : ''})`,
+  `mock LLM listening on ${server.url} (mode ${b.mode}, latency ${b.persona ? `the persona's` : `${b.latencyMs} ms`}${b.mode === 'shape' ? `, branching ${b.branching}, score ${b.scores === 'realistic' ? 'realistic' : b.score}` : ''})`,
 )
 console.log(`  Anthropic:          baseUrl ${server.url}/v1`)
 console.log(`  OpenAI:             baseUrl ${server.url}/v1 (web search on /v1/responses)`)

@@ -143,7 +143,8 @@ async function runPersona(persona: PersonaName, retried = false): Promise<Person
       PLAN_TIMEOUT_MS,
       () =>
         `${persona}: the plan to finish (${JSON.stringify(observer.tree().progress)}; ` +
-        `${openLeaves(observer.tree())}; mock answered ${statuses(mockFor(persona), persona)})`,
+        `${openLeaves(observer.tree())}; mock answered ${statuses(mockFor(persona), persona)}; ` +
+        `execute calls: ${executeCalls(peers)})`,
     )
     return {
       persona,
@@ -207,6 +208,18 @@ function statuses(server: MockLlmServer, persona: PersonaName): string {
     counts.set(key, (counts.get(key) ?? 0) + 1)
   }
   return [...counts].map(([k, n]) => `${k} ×${n}`).join(', ')
+}
+
+/** How the peers' execute calls ended, attempt by attempt (the call log). */
+function executeCalls(peers: PeerRuntime[]): string {
+  return peers
+    .flatMap((p) => p.calls())
+    .filter((c) => c.kind === 'execute')
+    .map(
+      (c) =>
+        `${c.ok ? 'ok' : `failed (${c.error})`} [${c.attempts.map((a) => a.error ?? 'ok').join(' | ')}]`,
+    )
+    .join('; ')
 }
 
 /** What holds a plan up: each leaf not done, its capability and what its records say. */

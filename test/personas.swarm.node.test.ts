@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRelay } from '../relay/relay'
 import type { ModelConfig } from '../src/llm/types'
 import { silentLogger } from '../src/net/log'
-import type { GoalView, PlanTree, TaskView } from '../src/plan/tree'
+import type { GoalView, PlanTree, SlotView, TaskView } from '../src/plan/tree'
 import { deriveRoomKey, newRoomSecret } from '../src/protocol/room-key'
 import type { CallEntry } from '../src/runtime/call-log'
 import { createNodeRuntime } from '../src/runtime/node'
@@ -308,6 +308,11 @@ function report(persona: PersonaName): void {
   )
 }
 
+/** Every slot under `goal`, child goals' too. */
+function walkSlots(goal: GoalView): SlotView[] {
+  return goal.slots.flatMap((slot) => [slot, ...(slot.goal ? walkSlots(slot.goal) : [])])
+}
+
 describe('personas: a swarm of headless agents under each of real models’ habits', () => {
   it.each(PERSONA_NAMES)('%s: the plan finishes, every deliverable written once', (persona) => {
     const run = runs.get(persona)
@@ -320,6 +325,15 @@ describe('personas: a swarm of headless agents under each of real models’ habi
     expect(tree.progress.leavesDone).toBe(tree.progress.leaves)
     expect(run!.plan).toContain(`# ${goalOf(persona)}`)
     expect(root.rollup.output?.length ?? 0).toBeGreaterThan(0)
+
+    // a server that refuses tools runs no code: its code leaves are written, not run
+    if (persona === 'no-tools') {
+      const slots = walkSlots(root)
+      expect(slots.some((slot) => slot.capability === 'can_run_code')).toBe(true)
+      expect(
+        slots.flatMap((slot) => slot.leaf?.steps ?? []).filter((s) => s.type === 'code'),
+      ).toEqual([])
+    }
 
     // nothing from a model's draft made it into the plan
     expect(JSON.stringify(tree)).not.toContain(DRAFT_MARKER)

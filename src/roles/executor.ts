@@ -4,6 +4,7 @@
  * roll-ups (writing a goal's combined result once all its subgoals settled;
  * the root goal's roll-up is the final plan document).
  */
+import type { Capability } from '../protocol/capabilities'
 import type { FailureRecord, ResultRecord } from '../protocol/records'
 import { MAX_OUTPUT } from '../protocol/limits'
 import type { Step } from '../protocol/steps'
@@ -14,7 +15,15 @@ import { isHolder, maybeClaim, reviewClaims } from './claims'
 import type { LlmOutcome } from './llm-contract'
 import { clip, failureFields } from './text'
 import { fitSteps } from './steps'
-import { derived, emit, startLlm, type PeerState, type RoleLogic, type Work } from './peer'
+import {
+  derived,
+  emit,
+  roomCapabilities,
+  startLlm,
+  type PeerState,
+  type RoleLogic,
+  type Work,
+} from './peer'
 import { clearedAnswers, mayPublish } from './lapse'
 import type { Effects } from './types'
 
@@ -102,6 +111,31 @@ function publish(peer: PeerState, fx: Effects, work: Work, outcome: LlmOutcome):
   }
 }
 
+/**
+ * The capability under which this executor may take a leaf needing `needed`,
+ * or null. Its own, if it offers it. A code leaf that no live executor can
+ * run (`offered`: the room's, this peer's included) a text writer takes as
+ * code written, not run: the prompt says it cannot run code and the result
+ * carries no run step, so nothing claims a run (a model that refuses tools
+ * would otherwise leave every code leaf waiting). A live-data leaf has no
+ * such fallback: an answer from knowledge needs its person's consent.
+ */
+export function claimAs(
+  needed: Capability,
+  mine: readonly Capability[],
+  offered: readonly Capability[],
+): Capability | null {
+  if (mine.includes(needed)) return needed
+  if (
+    needed === 'can_run_code' &&
+    !offered.includes('can_run_code') &&
+    mine.includes('can_write_text')
+  ) {
+    return 'can_write_text'
+  }
+  return null
+}
+
 export const executor: RoleLogic = {
   onLlm(peer, fx, work, outcome, now) {
     if (!mayPublish(peer, work, now)) {
@@ -115,14 +149,16 @@ export const executor: RoleLogic = {
   reconcile(peer, fx, now) {
     const plan = derived(peer)
     const capabilities = peer.config.capabilities
+    const offered = roomCapabilities(peer, now)
     for (const goal of plan.goals.values()) {
       if (goal.cancelled) continue
       for (const slot of goal.slots) {
         const task = slot.execute
-        if (!task || !slot.capability || !capabilities.includes(slot.capability)) continue
+        const as = slot.capability ? claimAs(slot.capability, capabilities, offered) : null
+        if (!task || !as) continue
         // a gap's leaf an executor offering its capability may still take (plan/gap.ts)
         if (slot.status === 'open' || slot.status === 'claimed' || gapRevivable(goal, slot)) {
-          maybeClaim(peer, fx, task, { role: 'executor', capability: slot.capability }, now)
+          maybeClaim(peer, fx, task, { role: 'executor', capability: as }, now)
         }
       }
       if (readyToRollUp(goal) && capabilities.includes('can_write_text')) {

@@ -12,7 +12,8 @@
  * wrapping habits cost no retry; about half the calls of a truncating model
  * are asked again; a third of a rate-limited or overloaded provider's
  * requests are refused. `no-tools` leaves executors without code: the
- * runtime withdraws can_run_code once the server refuses tools.
+ * runtime withdraws can_run_code once the server refuses tools, and text
+ * writers take the code leaves as code written, not run (roles/executor.ts).
  */
 import type { Capability } from '../protocol/capabilities'
 import type { Rng } from './rng'

@@ -183,9 +183,6 @@ interface Projection {
 function capabilityGap(goal: DerivedGoal, slot: DerivedSlot, room: RoomView | null) {
   if (!room || !slot.execute || !slot.capability) return null
   if (room.capabilities.includes(slot.capability)) return null
-  // a code leaf nobody can run, a text writer takes as code written, not run (roles/executor.ts claimAs)
-  if (slot.capability === 'can_run_code' && room.capabilities.includes('can_write_text'))
-    return null
   const waiting = slot.status === 'open' || slot.status === 'waiting'
   return waiting || gapRevivable(goal, slot) ? { capability: slot.capability } : null
 }

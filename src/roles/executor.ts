@@ -114,19 +114,23 @@ function publish(peer: PeerState, fx: Effects, work: Work, outcome: LlmOutcome):
 /**
  * The capability under which this executor may take a leaf needing `needed`,
  * or null. Its own, if it offers it. A code leaf that no live executor can
- * run (`offered`: the room's, this peer's included) a text writer takes as
- * code written, not run: the prompt says it cannot run code and the result
- * carries no run step, so nothing claims a run (a model that refuses tools
- * would otherwise leave every code leaf waiting). A live-data leaf has no
- * such fallback: an answer from knowledge needs its person's consent.
+ * run (`offered`: the room's, this peer's included) an executor whose person
+ * wanted code run but whose model cannot (`writesUnrunCode`) takes as a text
+ * writer: the prompt says it cannot run code and the result carries no run
+ * step, so nothing claims a run (a server that refuses tools would otherwise
+ * leave every code leaf waiting). Without that consent a code leaf waits,
+ * flagged as a capability gap with its one-click fix; a live-data leaf has
+ * no fallback (an answer from knowledge needs its own consent).
  */
 export function claimAs(
   needed: Capability,
   mine: readonly Capability[],
   offered: readonly Capability[],
+  writesUnrunCode: boolean,
 ): Capability | null {
   if (mine.includes(needed)) return needed
   if (
+    writesUnrunCode &&
     needed === 'can_run_code' &&
     !offered.includes('can_run_code') &&
     mine.includes('can_write_text')
@@ -154,7 +158,9 @@ export const executor: RoleLogic = {
       if (goal.cancelled) continue
       for (const slot of goal.slots) {
         const task = slot.execute
-        const as = slot.capability ? claimAs(slot.capability, capabilities, offered) : null
+        const as = slot.capability
+          ? claimAs(slot.capability, capabilities, offered, peer.config.writesUnrunCode ?? false)
+          : null
         if (!task || !as) continue
         // a gap's leaf an executor offering its capability may still take (plan/gap.ts)
         if (slot.status === 'open' || slot.status === 'claimed' || gapRevivable(goal, slot)) {

@@ -269,6 +269,7 @@ function handleCommand(peer: PeerState, fx: Effects, command: Command, now: numb
   switch (command.type) {
     case 'set-capabilities':
       peer.config.capabilities = [...command.capabilities]
+      peer.config.writesUnrunCode = command.writesUnrunCode ?? false
       peer.beatDue = true
       break
     case 'set-model':

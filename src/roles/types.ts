@@ -32,11 +32,19 @@ export interface PeerConfig {
   joinFirst?: boolean
   /** whose goals this peer spends its key on, and what its budget has paused (default: anyone's, nothing) */
   consent?: Consent
+  /**
+   * Executors: its person turned running code on but its model cannot run
+   * it (the server refuses tools). It then writes code leaves that no live
+   * executor can run, as code written, not run (executor.ts claimAs), rather
+   * than leave them waiting for a capability nobody brings. Default false:
+   * an executor whose person left code off never takes a code leaf.
+   */
+  writesUnrunCode?: boolean
 }
 
 /** Settings a person changes while the role runs. (Goals and cancels are plain records: see newGoal.) */
 export type Command =
-  | { type: 'set-capabilities'; capabilities: Capability[] }
+  | { type: 'set-capabilities'; capabilities: Capability[]; writesUnrunCode?: boolean }
   /** a new model (or key): try again at once, including work this peer failed with the old one */
   | { type: 'set-model'; model: string; offline: boolean }
   /** this peer has synced with the swarm (or found nobody to sync with): start warming up */

@@ -258,8 +258,21 @@ export class CoreDriver {
   /** Tells the core when what it may advertise changed (consent, model, a model that refused tools). */
   private readvertise(): void {
     const { capabilities } = this.effective()
-    if (JSON.stringify(capabilities) === JSON.stringify(this.peer.config.capabilities)) return
-    this.deliver([{ type: 'command', command: { type: 'set-capabilities', capabilities } }])
+    // code on, but the model (or this peer) cannot run it: write code nobody runs (claimAs)
+    const writesUnrunCode =
+      this.init.config.role === 'executor' &&
+      this.chosen.includes('can_run_code') &&
+      this.toolsInUse().runCode &&
+      !capabilities.includes('can_run_code')
+    const config = this.peer.config
+    if (
+      JSON.stringify(capabilities) === JSON.stringify(config.capabilities) &&
+      writesUnrunCode === (config.writesUnrunCode ?? false)
+    )
+      return
+    this.deliver([
+      { type: 'command', command: { type: 'set-capabilities', capabilities, writesUnrunCode } },
+    ])
   }
 
   private closeSandbox(): void {

@@ -59,6 +59,8 @@ export interface SwarmOptions {
   capacity: number
   /** per executor, its capabilities (cycled); default: all can write, some code, some API */
   executorCapabilities: Capability[][]
+  /** executors whose model cannot run code write code leaves nobody runs (roles/types.ts); default false */
+  writesUnrunCode?: boolean
   maxVirtualMs: number
   /** anti-entropy by the real reconciliation core (true) or an oracle (false); default: odd seeds */
   realSync?: boolean

@@ -111,11 +111,13 @@ export function personaCallMs(timing: PersonaTiming, rng: Rng): number {
 export function withPersona<T extends { executorCapabilities: Capability[][] }>(
   options: T,
   name: SimPersonaName,
-): T & { persona: SimPersonaName } {
+): T & { persona: SimPersonaName; writesUnrunCode: boolean } {
   const withheld = SIM_PERSONAS[name].withheld ?? []
   return {
     ...options,
     persona: name,
+    // code was wanted and the model cannot run it: code leaves are written, not run
+    writesUnrunCode: withheld.includes('can_run_code'),
     executorCapabilities: options.executorCapabilities.map((caps) =>
       caps.filter((cap) => !withheld.includes(cap)),
     ),

@@ -183,6 +183,7 @@ export class Swarm {
         capacity: this.options.capacity,
         model: 'sim-1',
         offline: true,
+        writesUnrunCode: peer.role === 'executor' && (this.options.writesUnrunCode ?? false),
       },
       this.local(peer),
       peer.persisted,

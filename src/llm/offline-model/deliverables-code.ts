@@ -4,6 +4,7 @@
  * (tests, an HTTP API, a data model, CI config, or a plain module), and how
  * to use it. Names come from the leaf's words so every sketch is specific.
  */
+import { CI_WORKFLOW } from './deliverables-runnable'
 import type { Leaf } from './leaf'
 import { camelCase, capitalise, lowerFirst, objectOf } from './text'
 
@@ -85,24 +86,7 @@ function modelSketch(name: string): string {
 }
 
 function ciSketch(): string {
-  return fence(
-    'yaml',
-    [
-      'name: ci',
-      'on: [push, pull_request]',
-      'jobs:',
-      '  test:',
-      '    runs-on: ubuntu-latest',
-      '    steps:',
-      '      - uses: actions/checkout@v4',
-      '      - uses: actions/setup-node@v4',
-      '        with: { node-version: 20, cache: npm }',
-      '      - run: npm ci',
-      '      - run: npm run lint',
-      '      - run: npm test',
-      '      - run: npm run build',
-    ].join('\n'),
-  )
+  return fence('yaml', CI_WORKFLOW)
 }
 
 function moduleSketch(name: string, obj: string): string {

@@ -114,7 +114,8 @@ function modelProgram(name: string): string {
   ].join('\n')
 }
 
-const CI_WORKFLOW = [
+/** The CI workflow both the written and the runnable code answers show (deliverables-code.ts). */
+export const CI_WORKFLOW = [
   'name: ci',
   'on: [push, pull_request]',
   'jobs:',

@@ -3,12 +3,17 @@ import { classifyStats, isLocalAddress, LinkPaths } from './link-paths'
 import type { Connection } from '@libp2p/interface'
 
 /** a Chromium-shaped report: a transport naming its selected pair, and the two candidates */
-function report(local: string, remote: string, remoteAddress = '203.0.113.7') {
+function report(
+  local: string,
+  remote: string,
+  remoteAddress = '203.0.113.7',
+  localAddress = '10.1.0.2',
+) {
   return [
     { id: 'T', type: 'transport', selectedCandidatePairId: 'P' },
     { id: 'P', type: 'candidate-pair', localCandidateId: 'L', remoteCandidateId: 'R' },
     { id: 'X', type: 'candidate-pair', localCandidateId: 'L2', remoteCandidateId: 'R' },
-    { id: 'L', type: 'local-candidate', candidateType: local, address: '10.1.0.2' },
+    { id: 'L', type: 'local-candidate', candidateType: local, address: localAddress },
     { id: 'L2', type: 'local-candidate', candidateType: 'relay', address: '203.0.113.1' },
     { id: 'R', type: 'remote-candidate', candidateType: remote, address: remoteAddress },
   ]
@@ -24,7 +29,7 @@ describe('classifyStats: the selected candidate pair says how a link goes', () =
   it('a reflexive address: through the NATs', () => {
     expect(classifyStats(report('host', 'srflx'))).toBe('nat')
     expect(classifyStats(report('srflx', 'host'))).toBe('nat')
-    expect(classifyStats(report('prflx', 'host'))).toBe('nat')
+    expect(classifyStats(report('prflx', 'host', 'a1b2.local', '198.51.100.4'))).toBe('nat')
     expect(classifyStats(report('host', 'prflx', '203.0.113.9'))).toBe('nat')
   })
 
@@ -32,6 +37,11 @@ describe('classifyStats: the selected candidate pair says how a link goes', () =
     expect(classifyStats(report('host', 'host', 'a1b2.local'))).toBe('lan')
     expect(classifyStats(report('host', 'prflx', '10.77.0.2'))).toBe('lan')
     expect(classifyStats(report('host', 'prflx', ''))).toBe('direct')
+  })
+
+  it('a friend on a flat LAN (mDNS names, our own address seen as peer-reflexive): on the LAN', () => {
+    expect(classifyStats(report('prflx', 'host', 'c3d4.local', '10.77.0.1'))).toBe('lan')
+    expect(classifyStats(report('prflx', 'prflx', '10.77.0.2', '10.77.0.1'))).toBe('lan')
   })
 
   it('the pair is read from the transport, not from any pair listed', () => {

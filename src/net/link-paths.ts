@@ -70,14 +70,15 @@ export function classifyStats(report: Iterable<StatsEntry>): LinkPath | undefine
   const remote = byId.get(pair.remoteCandidateId ?? '')
   if (local === undefined || remote === undefined) return undefined
   if (local.candidateType === 'relay' || remote.candidateType === 'relay') return 'turn'
-  if (remote.candidateType === 'srflx') return 'nat'
-  if (local.candidateType === 'srflx' || local.candidateType === 'prflx') return 'nat'
-  if (remote.candidateType === 'prflx') {
-    // the peer's packets came from an address it never announced: its NAT's,
-    // or its own hidden behind an mDNS name; only the address tells
-    const address = remote.address ?? remote.ip ?? ''
+  if (remote.candidateType === 'srflx' || local.candidateType === 'srflx') return 'nat'
+  // a peer-reflexive address is one its side never announced: a NAT's, or the
+  // host's own, hidden behind an mDNS name (every page without a media
+  // permission, so a friend's on a flat LAN); only the address tells
+  for (const side of [local, remote]) {
+    if (side.candidateType !== 'prflx') continue
+    const address = side.address ?? side.ip ?? ''
     if (address === '') return 'direct'
-    return isLocalAddress(address) ? 'lan' : 'nat'
+    if (!isLocalAddress(address)) return 'nat'
   }
   return 'lan'
 }

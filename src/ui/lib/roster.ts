@@ -20,8 +20,9 @@ export interface Roster {
 /** QUORUM_VOTES of src/protocol/rules: a split needs this many scorers to be accepted. */
 const SCORERS_NEEDED = 2
 
-export function rosterOf(activity: RoleActivity): Roster {
-  const self: SwarmMember = {
+/** This tab as a member of the swarm it hears (its own beat never comes back to it). */
+export function selfMember(activity: RoleActivity): SwarmMember {
+  return {
     peerId: '',
     role: activity.role,
     model: activity.model,
@@ -33,6 +34,10 @@ export function rosterOf(activity: RoleActivity): Roster {
     holding: [],
     lastSeenMs: 0,
   }
+}
+
+export function rosterOf(activity: RoleActivity): Roster {
+  const self = selfMember(activity)
   const members = activity.role === 'observer' ? activity.swarm : [self, ...activity.swarm]
   const count = (role: SwarmMember['role']) => members.filter((m) => m.role === role).length
   const executors = members.filter((m) => m.role === 'executor')

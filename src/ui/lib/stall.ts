@@ -6,6 +6,7 @@
  */
 import type { Capability, Role, RoleActivity, SwarmMember } from '../../runtime/types'
 import { CAPABILITY_VERBS } from './status'
+import { selfMember } from './roster'
 
 /** QUORUM_VOTES of src/protocol/rules: a split needs this many scorers' votes. */
 const SCORERS_NEEDED = 2
@@ -21,17 +22,10 @@ export interface Stall {
 /** This tab (unless it only watches) and the live peers it hears. */
 function members(activity: RoleActivity): SwarmMember[] {
   if (activity.role === 'observer') return activity.swarm
-  const self: SwarmMember = {
-    peerId: '',
-    role: activity.role,
-    model: activity.model,
-    offline: activity.offline,
-    capabilities: activity.capabilities,
+  // a tab its budget paused takes no work, as its beat says to the others
+  const self = {
+    ...selfMember(activity),
     healthy: activity.healthy && !activity.budget?.decision.paused,
-    load: 0,
-    capacity: 0,
-    holding: [],
-    lastSeenMs: 0,
   }
   return [self, ...activity.swarm]
 }

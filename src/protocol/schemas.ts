@@ -24,7 +24,7 @@ import { stepsSchema } from './steps'
  * version-4 peer would roll up goals whose subgoals version-5 peers still
  * classify, so the record version, topics and sync protocol id moved too.
  */
-export const PROTOCOL_VERSION = 5
+export const PROTOCOL_VERSION = 6
 
 export const idSchema = z.string().regex(new RegExp(`^[0-9a-f]{${ID_HEX_LENGTH}}$`), 'not an id')
 /** Only Ed25519 PeerIds: their public key is inside, so any receiver can check a signature. */

@@ -23,6 +23,9 @@ import { stepsSchema } from './steps'
  * failed as a capability gap may still be claimed. No field changed, but a
  * version-4 peer would roll up goals whose subgoals version-5 peers still
  * classify, so the record version, topics and sync protocol id moved too.
+ * 6 (protocol version 7): a score carries its scorer's judgement of each
+ * subgoal and the accepted split is classified by its voters; the `node`
+ * kind and the `classify` failure stage are gone (issue 46).
  */
 export const PROTOCOL_VERSION = 6
 
@@ -56,10 +59,14 @@ export const capabilitySchema = z.enum(CAPABILITIES as [string, ...string[]]) as
 >
 export const roleSchema = z.enum(['decomposer', 'scorer', 'executor', 'observer'])
 export const taskTypeSchema = z.enum(['decide', 'execute', 'rollup'])
+/**
+ * Since version 7 there is no `classify` stage: the accepted split's
+ * subgoals are classified by its voters' judgements (scoreSchema), with no
+ * call of its own that could fail.
+ */
 export const failureStageSchema = z.enum([
   'decompose',
   'score',
-  'classify',
   'execute',
   'rollup',
   'capability-gap',
@@ -148,6 +155,17 @@ export const proposalSchema = z
     })
   })
 
+/**
+ * A scorer's judgement of one subgoal of the split it scores (since version
+ * 7): one concrete deliverable (`atomic`) or still to be split, and what
+ * producing it needs. The accepted split's subgoals are classified by its
+ * voters' judgements (docs/PROTOCOL.md §5.1).
+ */
+export const judgementSchema = z.strictObject({
+  atomic: z.boolean(),
+  capability: capabilitySchema,
+})
+
 export const scoreSchema = z.strictObject({
   ...header,
   kind: z.literal('score'),
@@ -155,6 +173,8 @@ export const scoreSchema = z.strictObject({
   proposal: idSchema,
   score: z.number().min(0).max(1),
   notes: text(L.MAX_NOTES),
+  /** one per subgoal of the proposal, in order (a vote with another count does not count) */
+  judgements: z.array(judgementSchema).min(L.MIN_SUBGOALS).max(L.MAX_SUBGOALS),
   usage: usageSchema,
 })
 
@@ -178,25 +198,6 @@ export const acceptSchema = z.strictObject({
   epoch: epochSchema,
 })
 
-export const nodeSchema = z.strictObject({
-  ...header,
-  kind: z.literal('node'),
-  goal: idSchema,
-  proposal: idSchema,
-  index: z
-    .number()
-    .int()
-    .min(0)
-    .max(L.MAX_SUBGOALS - 1),
-  atomic: z.boolean(),
-  /** atomic because the depth cap was reached, whatever the classifier said */
-  capped: z.boolean(),
-  capability: capabilitySchema,
-  reason: text(L.MAX_REASON),
-  epoch: epochSchema,
-  usage: usageSchema,
-})
-
 export const resultSchema = z.strictObject({
   ...header,
   kind: z.literal('result'),
@@ -211,7 +212,7 @@ export const resultSchema = z.strictObject({
 export const failureSchema = z.strictObject({
   ...header,
   kind: z.literal('failure'),
-  /** a task id (classify, execute, rollup, capability-gap) or a goal id (decompose, score) */
+  /** a task id (execute, rollup, capability-gap), a goal id (decompose) or a proposal id (score) */
   subject: idSchema,
   stage: failureStageSchema,
   /**
@@ -219,7 +220,7 @@ export const failureSchema = z.strictObject({
    * capability gap: the unclaimed epoch it declares failed
    */
   epoch: epochSchema,
-  /** for classify failures: which subgoal; -1 otherwise */
+  /** -1 (before version 7, a classify failure's subgoal): receivers accept -1..5, no rule reads it */
   index: z
     .number()
     .int()
@@ -307,7 +308,6 @@ export const planRecordSchema = z.discriminatedUnion('kind', [
   scoreSchema,
   claimSchema,
   acceptSchema,
-  nodeSchema,
   resultSchema,
   failureSchema,
   reannounceSchema,
@@ -322,24 +322,32 @@ export const planRecordSchema = z.discriminatedUnion('kind', [
  * it is not stored or synced. It says who is alive with which role and
  * capabilities, and renews the leases on the tasks the peer is working on.
  */
-export const presenceSchema = z.strictObject({
-  ...header,
-  kind: z.literal('presence'),
-  role: roleSchema,
-  capabilities: z.array(capabilitySchema).max(3),
-  holding: z.array(idSchema).max(L.MAX_HOLDING),
-  load: z.number().int().min(0).max(1_000),
-  capacity: z.number().int().min(0).max(1_000),
-  /** false while its LLM provider fails (bad key, unreachable): others route work around it */
-  healthy: z.boolean(),
-  model: text(L.MAX_MODEL_LABEL),
-  offline: z.boolean(),
-  /** start time of this run of the peer and a counter: (boot, seq) only grows, so replays are spotted */
-  boot: timeSchema,
-  seq: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-  /** the most ms until this peer's next beat: receivers take it for gone after three such gaps unheard */
-  every: z.number().int().min(PRESENCE_INTERVAL_MS).max(MAX_KEEPALIVE_MS),
-})
+export const presenceSchema = z
+  .strictObject({
+    ...header,
+    kind: z.literal('presence'),
+    role: roleSchema,
+    /** what an executor offers: empty for every other role (refined below) */
+    capabilities: z.array(capabilitySchema).max(3),
+    holding: z.array(idSchema).max(L.MAX_HOLDING),
+    load: z.number().int().min(0).max(1_000),
+    capacity: z.number().int().min(0).max(1_000),
+    /** false while its LLM provider fails (bad key, unreachable): others route work around it */
+    healthy: z.boolean(),
+    model: text(L.MAX_MODEL_LABEL),
+    offline: z.boolean(),
+    /** start time of this run of the peer and a counter: (boot, seq) only grows, so replays are spotted */
+    boot: timeSchema,
+    seq: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    /** the most ms until this peer's next beat: receivers take it for gone after three such gaps unheard */
+    every: z.number().int().min(PRESENCE_INTERVAL_MS).max(MAX_KEEPALIVE_MS),
+  })
+  // one rule for every receiver (PROTOCOL §3.3): a beat some peers kept and
+  // others dropped would give them different live peers, so different ranks
+  .refine((beat) => beat.role === 'executor' || beat.capabilities.length === 0, {
+    message: 'only an executor lists capabilities',
+    path: ['capabilities'],
+  })
 
 export const wireRecordSchema = z.discriminatedUnion('kind', [
   goalSchema,
@@ -347,7 +355,6 @@ export const wireRecordSchema = z.discriminatedUnion('kind', [
   scoreSchema,
   claimSchema,
   acceptSchema,
-  nodeSchema,
   resultSchema,
   failureSchema,
   reannounceSchema,

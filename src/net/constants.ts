@@ -299,12 +299,21 @@ export const DISCOVER_MAX_FRAME_BYTES = 64 * 1024
 /** The relay lists at most this many peers of a room in one answer. */
 export const DISCOVER_MAX_PEERS_LISTED = 1_000
 
+/** A record's header on the wire: format byte and Ed25519 signature (codec.ts WIRE_HEADER_BYTES). */
+export const SYNC_RECORD_HEADER_BYTES = 1 + 64
+/** The room seal around a record: format byte, 24-byte nonce, 16-byte tag (room-key.ts SEAL_OVERHEAD). */
+export const SYNC_SEAL_BYTES = 1 + 24 + 16
 /**
- * Sync: largest frame. A record plus its headers: the frame's type byte, the
- * record's format byte and signature (65), and the room seal (41 bytes), with
- * margin for a later envelope.
+ * Sync: largest frame, exactly the largest valid one (PROTOCOL.md §7.2): the
+ * RECORD frame of the largest valid record, its type byte, the seal, the
+ * record's header and a body of MAX_RECORD_BYTES: 262,251 bytes (256 KiB +
+ * 107). Every other frame is smaller (RANGES are cut near 64 KiB, and one
+ * range is at most ~130 KB; a WANT frame ~100 KB). A receiver refuses a
+ * longer frame, so the limit is exact: a margin would be a size a peer
+ * written from the docs refuses.
  */
-export const SYNC_MAX_FRAME_BYTES = MAX_RECORD_BYTES + 1024
+export const SYNC_MAX_FRAME_BYTES =
+  1 + SYNC_SEAL_BYTES + SYNC_RECORD_HEADER_BYTES + MAX_RECORD_BYTES
 
 /**
  * Sync: most reconciliation messages in one session. Each level of splitting

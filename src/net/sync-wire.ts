@@ -82,10 +82,20 @@ export function encodeHello(h: Omit<Hello, 'version'>): Uint8Array {
   ])
 }
 
-/** Whether an id can travel in sync frames. */
+/**
+ * Whether an id can travel in sync frames: lowercase hex of 1 to
+ * SYNC_MAX_ID_BYTES bytes. Asked of every id a store holds at each session,
+ * so it reads char codes instead of decoding.
+ */
 export function isWireId(id: string): boolean {
-  const b = hexToBytes(id)
-  return b !== undefined && b.length <= SYNC_MAX_ID_BYTES
+  const n = id.length
+  if (n === 0 || n % 2 !== 0 || n > SYNC_MAX_ID_BYTES * 2) return false
+  for (let i = 0; i < n; i++) {
+    const c = id.charCodeAt(i)
+    // 0-9, a-f
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false
+  }
+  return true
 }
 
 function idBytes(id: string): Uint8Array {

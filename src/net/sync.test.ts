@@ -243,7 +243,8 @@ describe('sync sessions', () => {
     const ids = [good, ...junk].map(recordIdOf)
     const rep = await against(b, (lp) => offerThenSend(lp, ids, [good, ...junk]))
     expect(rep.accepted).toBe(1)
-    expect(rep.rejected).toBe(3) // the third reject is over maxRejects (2): aborted there
+    // over maxRejects (2): aborted once the batch holding the third reject is checked
+    expect(rep.rejected).toBeGreaterThan(2)
     expect(rep.error).toMatch(/too many rejected/)
     expect(store.records.size).toBe(1)
     expect(store.get(recordIdOf(good))).toEqual(good)

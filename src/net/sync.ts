@@ -62,9 +62,24 @@ import {
   type Hello,
   SYNC_VERSION,
 } from './sync-wire'
-import type { RecordStore, SyncReport } from './types'
+import type { RecordStore, SyncReport, Verdict } from './types'
 
 export { SYNC_PARAMS }
+
+/**
+ * Records handed to the store at once (RecordStore.addMany): enough that a
+ * Node peer's verification threads each get a chunk worth a postMessage
+ * (verify-pool.node.ts), few enough that the first records of a big join
+ * reach the plan within a few milliseconds of their arrival.
+ */
+export const SYNC_VERIFY_BATCH_RECORDS = 256
+/** A batch is also cut at this many bytes (records can be up to 256 KiB). */
+export const SYNC_VERIFY_BATCH_BYTES = 1024 * 1024
+/**
+ * Batches being checked while the next is read: the threads verify while the
+ * main thread reads and decodes frames; more would only hold more memory.
+ */
+export const SYNC_VERIFY_BATCHES_IN_FLIGHT = 4
 
 export interface SyncerInit {
   room: string
@@ -91,12 +106,32 @@ export class Syncer {
   private readonly sessionMs: number
   private readonly maxRejects: number
   private readonly params: ReconcileParams
+  /** the sorted id set of the store's last revision (RecordStore.revision) */
+  private cachedSet: { revision: number; set: IdSet } | undefined
 
   constructor(private readonly init: SyncerInit) {
     this.params = init.params ?? SYNC_PARAMS
     this.idleMs = init.idleTimeoutMs ?? SYNC_IDLE_TIMEOUT_MS
     this.sessionMs = init.sessionTimeoutMs ?? SYNC_SESSION_TIMEOUT_MS
     this.maxRejects = init.maxRejects ?? SYNC_MAX_REJECTS
+  }
+
+  /**
+   * The store's ids and tombstones, sorted and encoded (IdSet): built again
+   * only when the store changed since the last session. A peer serving a
+   * late joiner session after session sorts its 100,000 ids once, not twenty
+   * times.
+   */
+  private idSet(): IdSet {
+    const { store } = this.init
+    const revision = store.revision?.()
+    if (revision !== undefined && this.cachedSet?.revision === revision) return this.cachedSet.set
+    const set = new IdSet(
+      [...store.ids()].filter(isWireId),
+      [...(store.tombstones?.() ?? [])].filter(isWireId),
+    )
+    this.cachedSet = revision === undefined ? undefined : { revision, set }
+    return set
   }
 
   /** Opens a session with the peer at the other end of `connection`. */
@@ -138,10 +173,8 @@ export class Syncer {
     signal.addEventListener('abort', onAbort, { once: true })
 
     const lp = lpStream(stream, { maxDataLength: SYNC_MAX_FRAME_BYTES })
-    const set = new IdSet(
-      [...store.ids()].filter(isWireId),
-      [...(store.tombstones?.() ?? [])].filter(isWireId),
-    )
+    const set = this.idSet()
+    const held = (id: string) => (store.has ? store.has(id) : store.get(id) !== undefined)
     const fingerprint = set.fingerprintAll()
     /** ids we asked for and have not received yet */
     const myWant = new Set<string>()
@@ -211,7 +244,7 @@ export class Syncer {
       }
       if (r.deferred) report.deferred++
       for (const id of r.need) {
-        if (myWant.has(id) || this.inflight.has(id) || store.get(id) !== undefined) continue
+        if (myWant.has(id) || this.inflight.has(id) || held(id)) continue
         if (myWant.size >= params.maxHave) {
           report.deferred++
           continue
@@ -277,32 +310,74 @@ export class Syncer {
       return want
     }
 
-    const readRecords = async () => {
+    /** one batch of records to the store: its verdicts (a store that throws rejects them all) */
+    const addBatch = async (records: Uint8Array[]): Promise<Verdict[]> => {
       const expected = (id: string) => myWant.delete(id)
-      for (;;) {
-        const f = await readFrame()
-        if (f.type === FrameType.RECORDS_END) break
-        if (f.type !== FrameType.RECORD)
-          throw violation(`expected RECORD, got ${frameName(f.type)}`)
-        let verdict
-        try {
-          verdict = await store.add(f.record, peer, expected)
-        } catch (err) {
-          logger.warn('sync: store.add threw (treated as reject)', { peer, error: errMsg(err) })
-          verdict = 'reject' as const
-        }
+      try {
+        if (store.addMany) return await store.addMany(records, peer, expected)
+        const verdicts: Verdict[] = []
+        for (const r of records) verdicts.push(await store.add(r, peer, expected))
+        return verdicts
+      } catch (err) {
+        logger.warn('sync: store.add threw (treated as reject)', { peer, error: errMsg(err) })
+        return records.map(() => 'reject' as const)
+      }
+    }
+    const tally = (verdicts: Verdict[], records: Uint8Array[]) => {
+      verdicts.forEach((verdict, i) => {
         if (verdict === 'accept') report.accepted++
         else if (verdict === 'ignore') report.ignored++
         else {
           report.rejected++
           logger.warn('sync: record rejected (invalid, or not asked for)', {
             peer,
-            bytes: f.record.length,
+            bytes: records[i]?.length ?? 0,
           })
-          if (report.rejected > this.maxRejects) throw violation('too many rejected records')
+        }
+      })
+    }
+
+    // Records are checked in batches, several at once, while the next are
+    // read (SYNC_VERIFY_*): on a Node peer the checks run on every core.
+    const readRecords = async () => {
+      const checking = new Set<Promise<void>>()
+      let batch: Uint8Array[] = []
+      let batchBytes = 0
+      const tooMany = () => {
+        if (report.rejected > this.maxRejects) throw violation('too many rejected records')
+      }
+      const dispatch = async (inFlight: number) => {
+        if (batch.length > 0) {
+          const records = batch
+          batch = []
+          batchBytes = 0
+          const job: Promise<void> = addBatch(records).then((verdicts) => {
+            tally(verdicts, records)
+            checking.delete(job)
+          })
+          checking.add(job)
+        }
+        // waiting on our own checks is not the peer being idle
+        if (checking.size > inFlight) clearTimeout(idleTimer)
+        while (checking.size > inFlight) {
+          await Promise.race(checking)
+          tooMany()
+        }
+        tooMany()
+      }
+      for (;;) {
+        const f = await readFrame()
+        if (f.type === FrameType.RECORDS_END) break
+        if (f.type !== FrameType.RECORD)
+          throw violation(`expected RECORD, got ${frameName(f.type)}`)
+        batch.push(f.record)
+        batchBytes += f.record.length
+        if (batch.length >= SYNC_VERIFY_BATCH_RECORDS || batchBytes >= SYNC_VERIFY_BATCH_BYTES) {
+          await dispatch(SYNC_VERIFY_BATCHES_IN_FLIGHT - 1)
         }
       }
       clearTimeout(idleTimer) // nothing more to read: only the session timeout applies now
+      await dispatch(0)
     }
 
     let asked: string[] = []
@@ -342,7 +417,7 @@ export class Syncer {
       signal.removeEventListener('abort', onAbort)
       if (asked.length === 0) asked = [...myWant]
       for (const id of asked) this.inflight.delete(id)
-      report.missing = asked.filter((id) => store.get(id) === undefined).length
+      report.missing = asked.filter((id) => !held(id)).length
       report.ms = Date.now() - started
     }
     if (report.rejected > 0 && report.error === undefined) {

@@ -47,6 +47,23 @@ export interface RecordStore {
    * Never throws: bad input gives 'reject' (and a log line).
    */
   add(bytes: Uint8Array, from: string, expected?: (id: string) => boolean): Promise<Verdict>
+  /**
+   * `add` for a batch, one verdict per record in order; optional. Sync hands
+   * records over in batches when a store has it, so their checks can run at
+   * once (on worker threads) while the next batch is read.
+   */
+  addMany?(
+    batch: readonly Uint8Array[],
+    from: string,
+    expected?: (id: string) => boolean,
+  ): Promise<Verdict[]>
+  /** whether a record is held, without reading it (default: get(id) !== undefined) */
+  has?(id: string): boolean
+  /**
+   * A number that changes whenever ids() or tombstones() may have changed;
+   * optional. Sync reuses its sorted id set while it stays the same.
+   */
+  revision?(): number
 }
 
 // ---------------------------------------------------------------------------

@@ -9,6 +9,7 @@
  */
 import type { RecordStore, Verdict } from '../net/types'
 import { decodeRecordAsync, WIRE_HEADER_BYTES } from '../protocol/codec'
+import { inProcessDecoder, type BatchDecoder } from '../protocol/batch-verify'
 import { AUTHOR_QUOTA } from '../protocol/limits'
 import { AuthorQuota, type QuotaKey } from '../protocol/quota'
 import type { PlanRecord, WireRecord } from '../protocol/records'
@@ -20,6 +21,11 @@ export interface PlanStoreInit {
   /** called once for every new record, whatever its source */
   onRecord: (record: PlanRecord) => void
   log?: (message: string) => void
+  /**
+   * Checks a batch of synced records (addMany): default in this thread,
+   * with WebCrypto; a Node peer passes its worker threads (verify-pool.node.ts)
+   */
+  decoder?: BatchDecoder
 }
 
 /**
@@ -46,8 +52,14 @@ export class PlanStore implements RecordStore {
   syncedBytes = 0
   /** the peer is stopping: what still arrives is not taken (see close) */
   private closed = false
+  /** bumped whenever the ids held, archived or refused change (RecordStore.revision) */
+  private changes = 0
 
-  constructor(private readonly init: PlanStoreInit) {}
+  private readonly decoder: BatchDecoder
+
+  constructor(private readonly init: PlanStoreInit) {
+    this.decoder = init.decoder ?? inProcessDecoder()
+  }
 
   /**
    * Takes no more records: a sync batch still being verified when the peer
@@ -68,6 +80,11 @@ export class PlanStore implements RecordStore {
 
   ids(): Iterable<string> {
     return this.bytes.keys()
+  }
+
+  /** changes whenever ids() or tombstones() may have (sync reuses its sorted set meanwhile) */
+  revision(): number {
+    return this.changes
   }
 
   /** archived ids and ids over their author's quota: sync treats them as held, never offers them */
@@ -106,6 +123,7 @@ export class PlanStore implements RecordStore {
    */
   async archive(ids: Iterable<string>): Promise<number> {
     const list = [...ids].filter((id) => !this.archived.has(id))
+    this.changes++
     let dropped = 0
     for (const id of list) {
       const bytes = this.bytes.get(id)
@@ -142,6 +160,7 @@ export class PlanStore implements RecordStore {
       })
     }
     this.bytes.set(record.id, bytes)
+    this.changes++
     if (persist) {
       this.init.persistence.save(record.id, bytes).catch((err: Error) => {
         this.init.log?.(`could not persist record ${record.id}: ${err.message}`)
@@ -195,7 +214,62 @@ export class PlanStore implements RecordStore {
     return this.addVerified(decoded.record, bytes, persist) ? 'accept' : 'ignore'
   }
 
+  /**
+   * Verify and add a batch of bytes from sync, as `add` would each, with their
+   * checks run all at once by the store's decoder (`PlanStoreInit.decoder`:
+   * worker threads in a Node peer). One verdict per record, in order.
+   */
+  async addMany(
+    batch: readonly Uint8Array[],
+    from: string,
+    expected?: (id: string) => boolean,
+    allow?: (record: PlanRecord) => boolean,
+  ): Promise<Verdict[]> {
+    const verdicts: Verdict[] = new Array<Verdict>(batch.length)
+    const toCheck: number[] = []
+    batch.forEach((bytes, i) => {
+      // over its author's quota: dropped before its signature is checked (as in add)
+      const claimed = claimedKey(bytes)
+      if (claimed !== undefined && !this.has(claimed.id) && !this.quota.allows(claimed)) {
+        if (expected !== undefined && !expected(claimed.id)) {
+          this.init.log?.(`dropped a record from ${from} that nobody asked for: ${claimed.id}`)
+          verdicts[i] = 'reject'
+        } else verdicts[i] = 'ignore'
+      } else toCheck.push(i)
+    })
+    const checked = await this.decoder(
+      toCheck.map((i) => batch[i] as Uint8Array),
+      this.init.room,
+    )
+    toCheck.forEach((i, k) => {
+      const bytes = batch[i] as Uint8Array
+      const result = checked[k]
+      if (result === undefined || !result.ok) {
+        const why = result === undefined ? 'unchecked' : `${result.reason} (${result.detail})`
+        this.init.log?.(`dropped a record from ${from}: ${why}`)
+        verdicts[i] = 'reject'
+        return
+      }
+      // its body is canonical JSON of the validated record: parsing it gives that record
+      const record = decodeHeld(bytes) as WireRecord
+      if (expected !== undefined && !expected(record.id)) {
+        this.init.log?.(`dropped a record from ${from} that nobody asked for: ${record.id}`)
+        verdicts[i] = 'reject'
+      } else if (!isPlanRecord(record)) {
+        this.init.log?.(`dropped a presence beat offered as a plan record by ${from}`)
+        verdicts[i] = 'reject'
+      } else if (allow !== undefined && !allow(record)) verdicts[i] = 'ignore'
+      else if (this.addVerified(record, bytes)) {
+        verdicts[i] = 'accept'
+        this.synced++
+        this.syncedBytes += bytes.length
+      } else verdicts[i] = 'ignore'
+    })
+    return verdicts
+  }
+
   private refuse(id: string): void {
+    this.changes++
     this.refused.add(id)
     if (this.refused.size > MAX_REFUSED_IDS) {
       this.refused.delete(this.refused.values().next().value!)

@@ -82,7 +82,10 @@ export async function encodeRecord(record: WireRecord, signer: Signer): Promise<
   return bytes
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true })
+// ignoreBOM: a leading byte-order mark is kept (and then fails JSON.parse), not
+// silently stripped: a body is its canonical encoding, byte for byte (PROTOCOL
+// §4), so the same record never travels in two forms that some peers reject
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
 function reject(reason: RejectReason, detail: string): Rejection {
   return { ok: false, reason, detail }

@@ -16,7 +16,8 @@ import { MAX_CLASSIFY_ROUNDS } from '../protocol/rules'
 import { classifyRounds, releaseFailedPass } from './classify'
 import { acceptHolds } from './acceptance'
 import { countedCancels, earliestAccept } from './authority'
-import { countedRoots } from './goal-limits'
+import { countedRoots, GOAL_LIMITS } from './goal-limits'
+import { countedView, type PlanMembership } from './members'
 import type { PlanState } from './state'
 import {
   goalSettings,
@@ -51,6 +52,16 @@ function collectVotes(proposals: readonly ProposalRecord[], scores: readonly Sco
   return result
 }
 
+export interface DeriveOptions {
+  /** the room's membership: without it every record counts, each PeerId an author */
+  membership?: PlanMembership
+}
+
+/** Goal limits count per member when there is a membership, else per PeerId. */
+function authorOf(membership: PlanMembership | undefined): ((from: string) => string) | undefined {
+  return membership ? (from) => membership.memberOf(from) ?? from : undefined
+}
+
 interface GoalSeed {
   id: string
   text: string
@@ -61,14 +72,26 @@ interface GoalSeed {
   index: number
 }
 
-export function derivePlan(plan: PlanState): DerivedPlan {
+/**
+ * `membership` (since version 7, opt-in; the runtime passes its room's):
+ * only records whose author acts for an admitted member count, and goal
+ * limits count per member (members.ts).
+ */
+export function derivePlan(held: PlanState, options: DeriveOptions = {}): DerivedPlan {
+  const { membership } = options
+  const plan = membership ? countedView(held, membership) : held
   const goals = new Map<string, DerivedGoal>()
   const tasks = new Map<string, TaskState>()
   // per-author limits (goal-limits.ts): a held root is never derived
-  const { counted, held } = countedRoots(plan.roots.values(), (root) => {
-    const status = deriveTree(plan, root, goals, tasks).status
-    return status !== 'done' && status !== 'failed' && status !== 'cancelled'
-  })
+  const { counted, held: waiting } = countedRoots(
+    plan.roots.values(),
+    (root) => {
+      const status = deriveTree(plan, root, goals, tasks).status
+      return status !== 'done' && status !== 'failed' && status !== 'cancelled'
+    },
+    GOAL_LIMITS,
+    authorOf(membership),
+  )
   // goals in breadth-first order over the roots oldest first, as roles walk them:
   // never in the order the authors' goals arrived
   const rootIndex = new Map(counted.map((root, index) => [root.id, index]))
@@ -99,8 +122,8 @@ export function derivePlan(plan: PlanState): DerivedPlan {
     version: plan.version,
     goals: ordered,
     roots: counted.map((root) => root.id),
-    held: held.map((root) => root.id),
-    heldBy: new Map(held.map((root) => [root.id, root.from])),
+    held: waiting.map((root) => root.id),
+    heldBy: new Map(waiting.map((root) => [root.id, root.from])),
     tasks: orderedTasks,
     rollups,
     leaves,
@@ -113,12 +136,22 @@ export function derivePlan(plan: PlanState): DerivedPlan {
  * `plan` now: a tab asks before it publishes its person's goal, so that a
  * goal over the limits is refused with a reason instead of waiting unseen.
  */
-export function wouldBeHeld(plan: PlanState, goal: GoalRecord): boolean {
-  const { held } = countedRoots([...plan.roots.values(), goal], (root) => {
-    if (root.id === goal.id) return true
-    const status = deriveTree(plan, root, new Map(), new Map()).status
-    return status !== 'done' && status !== 'failed' && status !== 'cancelled'
-  })
+export function wouldBeHeld(
+  source: PlanState,
+  goal: GoalRecord,
+  options: DeriveOptions = {},
+): boolean {
+  const plan = options.membership ? countedView(source, options.membership) : source
+  const { held } = countedRoots(
+    [...plan.roots.values(), goal],
+    (root) => {
+      if (root.id === goal.id) return true
+      const status = deriveTree(plan, root, new Map(), new Map()).status
+      return status !== 'done' && status !== 'failed' && status !== 'cancelled'
+    },
+    GOAL_LIMITS,
+    authorOf(options.membership),
+  )
   return held.some((root) => root.id === goal.id)
 }
 

@@ -5,7 +5,9 @@
  * decomposes it, works on it or shows it as live. PROTOCOL.md §5.11 lists
  * the rules with the attacks they stop.
  *
- * Each author's root goals are taken in (createdAt, id) order; a goal counts
+ * An author is a PeerId, or (since version 7, given `authorOf` from the
+ * room's membership) the member it acts for: a member's five tabs share one
+ * member's limits. Each author's root goals are taken in (createdAt, id) order; a goal counts
  * only if, among that author's goals before it that count,
  * - fewer than GOALS_PER_AUTHOR_PER_WINDOW have a createdAt within
  *   GOAL_RATE_WINDOW_MS before (or equal to) its own, and
@@ -52,12 +54,14 @@ export function countedRoots(
   roots: Iterable<GoalRecord>,
   isOpen: (root: GoalRecord) => boolean,
   limits: GoalLimits = GOAL_LIMITS,
+  authorOf: (from: string) => string = (from) => from,
 ): { counted: GoalRecord[]; held: GoalRecord[] } {
   const byAuthor = new Map<string, GoalRecord[]>()
   for (const root of roots) {
-    const list = byAuthor.get(root.from)
+    const author = authorOf(root.from)
+    const list = byAuthor.get(author)
     if (list) list.push(root)
-    else byAuthor.set(root.from, [root])
+    else byAuthor.set(author, [root])
   }
   const counted: GoalRecord[] = []
   const held: GoalRecord[] = []

@@ -33,6 +33,7 @@ import type {
   VerdictRecord,
 } from '../protocol/records'
 import { AuthorQuota } from '../protocol/quota'
+import type { MemberRecord } from '../protocol/records'
 
 /** Everything recorded about one goal id (a root goal or a composite node). */
 export interface GoalIndex {
@@ -62,9 +63,13 @@ export class PlanState {
   private readonly taskIndex = new Map<string, TaskIndex>()
   /** failures by subject (task id, goal id or proposal id) */
   private readonly failureIndex = new Map<string, FailureRecord[]>()
-  private readonly quota = new AuthorQuota()
+  /** bind, admit and rekey records (membership.ts derives the room's members from them) */
+  private readonly memberIndex: MemberRecord[] = []
   /** grows by one with every record added or evicted: a cheap key for caching derived views */
   version = 0
+
+  /** `quota`: the per-author quota (quota.ts); a filtered copy of a held set passes one without limits */
+  constructor(private readonly quota: AuthorQuota = new AuthorQuota()) {}
 
   get size(): number {
     return this.byId.size
@@ -94,7 +99,8 @@ export class PlanState {
     if (this.byId.has(record.id)) return false
     const verdict = this.quota.admit(record)
     if (!verdict.kept) return false
-    if (verdict.evicted !== undefined) this.evict(verdict.evicted)
+    // a bind joining two quota slots can push out several records
+    for (const id of verdict.evictions) this.evict(id)
     this.byId.set(record.id, record)
     this.version++
     switch (record.kind) {
@@ -135,6 +141,11 @@ export class PlanState {
         break
       case 'redo':
         insertById(this.task(record.task).redos, record)
+        break
+      case 'bind':
+      case 'admit':
+      case 'rekey':
+        insertById(this.memberIndex, record)
         break
       case 'failure': {
         const list = this.failureIndex.get(record.subject)
@@ -195,6 +206,11 @@ export class PlanState {
       case 'redo':
         drop(this.taskIndex.get(record.task)?.redos)
         break
+      case 'bind':
+      case 'admit':
+      case 'rekey':
+        drop(this.memberIndex)
+        break
       case 'failure':
         drop(this.failureIndex.get(record.subject))
         break
@@ -212,6 +228,11 @@ export class PlanState {
 
   taskRecords(task: string): TaskIndex {
     return this.taskIndex.get(task) ?? EMPTY_TASK
+  }
+
+  /** The bind, admit and rekey records held, by id. */
+  memberRecords(): readonly MemberRecord[] {
+    return this.memberIndex
   }
 
   failures(subject: string): readonly FailureRecord[] {

@@ -46,6 +46,17 @@ export const MAX_RECORD_BYTES = 256 * 1024
 export const MAX_ROOM = 64
 export const MAX_MODEL_LABEL = 80
 
+/** A person's label in an `admit` (the member list shows it): a name, not a biography. */
+export const MAX_MEMBER_NAME = 40
+/**
+ * Members a rekey can seal the new secret to, and remove at once: a room of
+ * people, not a crowd (each box is ~150 bytes, so 256 of them are ~40 KB,
+ * far under MAX_RECORD_BYTES).
+ */
+export const MAX_MEMBERS = 256
+/** Room epochs (rekeys): one per reset or removal, so a million is no bound a room reaches. */
+export const MAX_ROOM_EPOCH = 1_000_000
+
 /**
  * Goals per author (src/plan/goal-limits.ts). A room member's root goals
  * beyond these do not count: no peer decomposes them or shows them as live.
@@ -70,7 +81,8 @@ export const GOAL_RATE_WINDOW_MS = 60_000
 export const MAX_OPEN_GOALS_PER_AUTHOR = 3
 
 /**
- * Plan records one author may have in a peer's store at once, per kind
+ * Plan records one author (since version 7: one member, all its bound
+ * PeerIds together; quota.ts) may have in a peer's store at once, per kind
  * (src/protocol/quota.ts, docs/PROTOCOL.md §4.1): of more, a peer keeps the
  * ones with the lowest ids. It bounds what a member's flood (valid records
  * that count for nothing, such as cancels of others' goals) adds to every
@@ -104,4 +116,12 @@ export const AUTHOR_QUOTA = {
   steer: 1_024,
   verdict: 1_024,
   redo: 1_024,
+  // members (since version 7). Binds count per PeerId, not per member (the
+  // quota's slots are made from binds, so they cannot depend on them): a tab
+  // binds once, and once more each time its person's link is reset.
+  bind: 16,
+  // an owner's admits: one per person invited or link reset
+  admit: 1_024,
+  // an owner's rekeys: one per removal or reset
+  rekey: 256,
 } as const satisfies Record<string, number>

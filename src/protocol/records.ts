@@ -23,7 +23,11 @@ import {
   type verdictSchema,
   type redoSchema,
   type approvalModeSchema,
+  type bindSchema,
+  type admitSchema,
+  type rekeySchema,
 } from './schemas'
+import { signBind, type MemberKey, type RekeyBox } from './member-key'
 
 export type GoalRecord = z.infer<typeof goalSchema>
 export type ProposalRecord = z.infer<typeof proposalSchema>
@@ -39,6 +43,11 @@ export type SteerRecord = z.infer<typeof steerSchema>
 export type VerdictRecord = z.infer<typeof verdictSchema>
 export type RedoRecord = z.infer<typeof redoSchema>
 export type ApprovalMode = z.infer<typeof approvalModeSchema>
+/** Members (since version 7): a PeerId acts for a member, an owner admits one, an owner rekeys. */
+export type BindRecord = z.infer<typeof bindSchema>
+export type AdmitRecord = z.infer<typeof admitSchema>
+export type RekeyRecord = z.infer<typeof rekeySchema>
+export type MemberRecord = BindRecord | AdmitRecord | RekeyRecord
 export type Presence = z.infer<typeof presenceSchema>
 export type Usage = z.infer<typeof usageSchema>
 
@@ -56,6 +65,9 @@ export type PlanRecord =
   | SteerRecord
   | VerdictRecord
   | RedoRecord
+  | BindRecord
+  | AdmitRecord
+  | RekeyRecord
 export type WireRecord = PlanRecord | Presence
 export type RecordKind = WireRecord['kind']
 export type TaskType = ClaimRecord['taskType']
@@ -163,4 +175,65 @@ export function newRedo(
   at: number,
 ): RedoRecord {
   return stamp<RedoRecord>({ kind: 'redo', room, from, task, note: note.trim(), at })
+}
+
+/** This PeerId (`from`) acts for `member` in room `room` (the stable id): signed by the member key. */
+export function newBind(room: string, from: string, member: MemberKey): BindRecord {
+  return stamp<BindRecord>({
+    kind: 'bind',
+    room,
+    from,
+    member: member.id,
+    sig: signBind(member, room, from),
+  })
+}
+
+/** An owner's admission of a person: member id, box key, name (trimmed), co-owner or not. */
+export function newAdmit(
+  room: string,
+  from: string,
+  fields: { member: string; box: string; name: string; coOwner: boolean },
+  at: number,
+): AdmitRecord {
+  return stamp<AdmitRecord>({
+    kind: 'admit',
+    room,
+    from,
+    member: fields.member,
+    box: fields.box,
+    name: fields.name.trim(),
+    coOwner: fields.coOwner,
+    at,
+  })
+}
+
+/**
+ * An owner's move to epoch `epoch` (after rekey `prev`, null for epoch 1):
+ * `removed` out, `boxes` from member-key.ts's sealEpochSecret under `eph`.
+ */
+export function newRekey(
+  room: string,
+  from: string,
+  fields: {
+    epoch: number
+    prev: string | null
+    removed: readonly string[]
+    reason: 'remove' | 'reset'
+    eph: string
+    boxes: readonly RekeyBox[]
+  },
+  at: number,
+): RekeyRecord {
+  return stamp<RekeyRecord>({
+    kind: 'rekey',
+    room,
+    from,
+    epoch: fields.epoch,
+    prev: fields.prev,
+    removed: [...new Set(fields.removed)].sort(),
+    reason: fields.reason,
+    eph: fields.eph,
+    boxes: [...fields.boxes].sort((a, b) => (a.member < b.member ? -1 : 1)),
+    at,
+  })
 }

@@ -7,8 +7,9 @@
  * context).
  *
  * From the secret and the room's name, HKDF-SHA256 derives two things:
- * - the **room id**: what the relay, the topics, discovery, sync and the
- *   records' `room` field carry. It names the room without revealing the
+ * - the **room id** (since version 7, the epoch's transport id): what the
+ *   relay, the topics, discovery and sync carry (records carry the stable
+ *   id, stableRoomId). It names the room without revealing the
  *   secret (HKDF is one-way), so the relay learns nothing it could use to
  *   read or write.
  * - the **record key**: every record on the wire (gossip and sync) travels
@@ -62,7 +63,11 @@ export interface RoomKey {
   readonly name: string
   /** the invite secret, never sent anywhere but inside an invite link's fragment */
   readonly secret: Uint8Array
-  /** the public room id: topics, discovery, sync, the records' `room` field */
+  /**
+   * the public id of this key's epoch (its transport id): relay, topics,
+   * discovery, sync HELLO and the seal's associated data. Since version 7 the
+   * records' `room` field carries the stable id (stableRoomId) instead.
+   */
   readonly id: string
   /** XChaCha20-Poly1305 key of the room's records */
   readonly recordKey: Uint8Array
@@ -82,7 +87,28 @@ export function newRoomSecret(random: (n: number) => Uint8Array = randomBytes): 
   return random(ROOM_SECRET_BYTES)
 }
 
-/** Derives the room id and the record key from a name and a secret. Throws InvalidRoomKeyError. */
+/** Domain separation of the stable room id (version 7). */
+export const STABLE_ID_PREFIX = 'murmuration/room/7\n'
+
+/**
+ * The stable room id (since version 7): lowercase hex of the first 16 bytes
+ * of SHA-256(UTF-8 `murmuration/room/7\n<name>\n<owner member id>`). It
+ * names the room across epochs: the records' `room` field, bind signatures,
+ * rekey boxes and the local store carry it, so a plan survives a rekey. The
+ * wire (relay, topics, sync HELLO, the seal's associated data) carries the
+ * epoch's transport id instead (deriveRoomKey's `id`). Throws
+ * InvalidRoomKeyError on a bad name.
+ */
+export function stableRoomId(name: string, owner: string): string {
+  if (!ROOM_NAME_PATTERN.test(name)) throw new InvalidRoomKeyError(`bad room name "${name}"`)
+  return bytesToHex(sha256(utf8(`${STABLE_ID_PREFIX}${name}\n${owner}`)).subarray(0, ROOM_ID_BYTES))
+}
+
+/**
+ * Derives an epoch's transport id (`id`) and record key from the room's name
+ * and the epoch's secret (epoch 0: the room's first secret; epoch n+1: the
+ * secret a rekey sealed to the members). Throws InvalidRoomKeyError.
+ */
 export function deriveRoomKey(name: string, secret: Uint8Array): RoomKey {
   if (!ROOM_NAME_PATTERN.test(name)) throw new InvalidRoomKeyError(`bad room name "${name}"`)
   if (secret.length < ROOM_SECRET_BYTES || secret.length > MAX_ROOM_SECRET_BYTES) {

@@ -6,11 +6,14 @@
  * reject (and strike it for).
  */
 import { canonicalJson } from './canonical'
+import { remember } from './hash'
 import { taskId } from './ids'
-import { canonicalRecord, type WireRecord } from './records'
+import { verifyBind } from './member-key'
+import { canonicalRecord, type BindRecord, type WireRecord } from './records'
 import { wireRecordSchema } from './schemas'
 
-export type ValidationReason = 'schema' | 'not-canonical' | 'bad-id' | 'wrong-room' | 'wrong-sender'
+export type ValidationReason =
+  'schema' | 'not-canonical' | 'bad-id' | 'wrong-room' | 'wrong-sender' | 'bad-signature'
 
 export type Validated =
   { ok: true; record: WireRecord } | { ok: false; reason: ValidationReason; detail: string }
@@ -64,6 +67,13 @@ export function validateRecord(
       detail: `task ${record.task} is not the ${record.taskType} task of ${record.subject}`,
     }
   }
+  if (record.kind === 'bind' && !bindVerifies(record)) {
+    return {
+      ok: false,
+      reason: 'bad-signature',
+      detail: `bind to ${record.member} does not verify`,
+    }
+  }
   if (context.room !== undefined && record.room !== context.room)
     return { ok: false, reason: 'wrong-room', detail: `room ${record.room}` }
   if (context.sender !== undefined && record.from !== context.sender) {
@@ -75,3 +85,18 @@ export function validateRecord(
   }
   return { ok: true, record }
 }
+
+/**
+ * Whether a bind's `sig` is its member's signature of its room and author
+ * (member-key.ts, strict Ed25519 rules). Cached by record id, which hashes
+ * every field: a PeerId re-publishes the same bind as it re-announces.
+ */
+export function bindVerifies(record: BindRecord): boolean {
+  let ok = bindVerdicts.get(record.id)
+  if (ok === undefined) {
+    ok = verifyBind(record.member, record.sig, record.room, record.from)
+    remember(bindVerdicts, record.id, ok)
+  }
+  return ok
+}
+const bindVerdicts = new Map<string, boolean>()

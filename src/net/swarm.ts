@@ -254,6 +254,11 @@ export async function createSwarm(
     logger,
     signal: stopSignal,
     onStrike: (peer, reason) => strikes.strike(peer, reason, SYNC_STRIKE_WEIGHT),
+    // a session whose link a newer one replaced (relink.ts) resumes on the newest
+    linkTo: (peer) =>
+      directConnections()
+        .filter((c) => c.remotePeer.toString() === peer)
+        .sort((a, b) => b.timeline.open - a.timeline.open)[0],
     onSession: (report) => {
       if (report.accepted > 0 || report.sent > 0 || report.error !== undefined) {
         logger.info('sync session', { ...report })

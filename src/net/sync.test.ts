@@ -8,7 +8,7 @@ import type { NetLogger } from './log'
 import type { SyncReport } from './types'
 import { FrameType, encodeEnd, encodeHello, encodeMessage, encodeRecord } from './sync-wire'
 import { IdSet, type ReconcileParams } from '../protocol/reconcile'
-import { SYNC_PARAMS } from './sync'
+import { SYNC_MAX_SESSIONS_PER_PEER, SYNC_PARAMS } from './sync'
 
 const enc = (s: string) => new TextEncoder().encode(s)
 const conn = (peer: string) => ({ remotePeer: { toString: () => peer } }) as unknown as Connection
@@ -282,5 +282,29 @@ describe('sync sessions', () => {
     expect(rep.error).toMatch(/did not offer/)
     expect(rep.sent).toBe(0)
     expect(b.strikes.length).toBe(1)
+  })
+
+  it('runs up to SYNC_MAX_SESSIONS_PER_PEER sessions with one peer at once, and refuses one more', async () => {
+    const b = side(new MemoryStore(), { idleTimeoutMs: 1_000 })
+    const inbound: Stream[] = []
+    for (let i = 0; i <= SYNC_MAX_SESSIONS_PER_PEER; i++) {
+      const [, theirs] = await streamPair()
+      inbound.push(theirs)
+      b.syncer.handle(theirs, conn('busy'))
+    }
+    // the six wait for the peer's HELLO; the seventh was reset at once, with no strike
+    expect(inbound.slice(0, -1).every((s) => s.status === 'open')).toBe(true)
+    expect(inbound.at(-1)!.status).not.toBe('open')
+    expect(b.logs.some((l) => l.includes('refused a session'))).toBe(true)
+    expect(b.strikes).toEqual([])
+    // another peer is not counted with this one
+    const [, other] = await streamPair()
+    b.syncer.handle(other, conn('other'))
+    expect(other.status).toBe('open')
+    // once the six are over (idle), the peer may open sessions again
+    await until(() => b.reports.length >= SYNC_MAX_SESSIONS_PER_PEER + 1)
+    const [, again] = await streamPair()
+    b.syncer.handle(again, conn('busy'))
+    expect(again.status).toBe('open')
   })
 })

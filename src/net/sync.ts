@@ -59,27 +59,21 @@ import {
   lpPrefix,
   isWireId,
   type Frame,
-  type Hello,
-  SYNC_VERSION,
 } from './sync-wire'
-import type { RecordStore, SyncReport, Verdict } from './types'
+import type { RecordStore, SyncReport } from './types'
+import { RecordIntake } from './sync-intake'
+import {
+  asError,
+  checkHello,
+  counted,
+  emptyReport,
+  RoomMismatch,
+  SYNC_MAX_RESUMES,
+  SYNC_MAX_SESSIONS_PER_PEER,
+  violation,
+} from './sync-session'
 
-export { SYNC_PARAMS }
-
-/**
- * Records handed to the store at once (RecordStore.addMany): enough that a
- * Node peer's verification threads each get a chunk worth a postMessage
- * (verify-pool.node.ts), few enough that the first records of a big join
- * reach the plan within a few milliseconds of their arrival.
- */
-export const SYNC_VERIFY_BATCH_RECORDS = 256
-/** A batch is also cut at this many bytes (records can be up to 256 KiB). */
-export const SYNC_VERIFY_BATCH_BYTES = 1024 * 1024
-/**
- * Batches being checked while the next is read: the threads verify while the
- * main thread reads and decodes frames; more would only hold more memory.
- */
-export const SYNC_VERIFY_BATCHES_IN_FLIGHT = 4
+export { SYNC_PARAMS, SYNC_MAX_RESUMES, SYNC_MAX_SESSIONS_PER_PEER }
 
 export interface SyncerInit {
   room: string
@@ -97,6 +91,11 @@ export interface SyncerInit {
   maxRejects?: number
   /** reconciliation parameters, for tests; default SYNC_PARAMS */
   params?: ReconcileParams
+  /**
+   * The open link to `peer` a session cut by its link's closing resumes on
+   * (the newest direct link); none: not resumed.
+   */
+  linkTo?: (peer: string) => Connection | undefined
 }
 
 export class Syncer {
@@ -108,6 +107,8 @@ export class Syncer {
   private readonly params: ReconcileParams
   /** the sorted id set of the store's last revision (RecordStore.revision) */
   private cachedSet: { revision: number; set: IdSet } | undefined
+  /** sessions open with each peer, by the side that opened them */
+  private readonly open = { mine: new Map<string, number>(), theirs: new Map<string, number>() }
 
   constructor(private readonly init: SyncerInit) {
     this.params = init.params ?? SYNC_PARAMS
@@ -134,10 +135,19 @@ export class Syncer {
     return set
   }
 
-  /** Opens a session with the peer at the other end of `connection`. */
-  async syncWith(connection: Connection): Promise<SyncReport> {
+  /**
+   * Opens a session with the peer at the other end of `connection`. When the
+   * link closes under it and the peer has another open link (`linkTo`), the
+   * session is resumed there at once (SYNC_MAX_RESUMES).
+   */
+  async syncWith(connection: Connection, resumes = 0): Promise<SyncReport> {
     const peer = connection.remotePeer.toString()
     const started = Date.now()
+    if ((this.open.mine.get(peer) ?? 0) >= SYNC_MAX_SESSIONS_PER_PEER) {
+      const report = emptyReport(peer, true, started, 'enough sessions open with this peer')
+      this.init.onSession?.(report)
+      return report
+    }
     let stream: Stream
     try {
       stream = await connection.newStream(SYNC_PROTOCOL, {
@@ -147,22 +157,54 @@ export class Syncer {
       const report = emptyReport(peer, true, started, errMsg(err))
       this.init.logger.debug('sync: could not open stream', { peer, error: report.error })
       this.init.onSession?.(report)
-      return report
+      return this.resume(connection, report, resumes)
     }
-    return this.session(stream, peer, true)
+    const report = await counted(this.open.mine, peer, () =>
+      this.session(stream, peer, true, resumes),
+    )
+    return this.resume(connection, report, resumes)
+  }
+
+  /** After a session on `connection` failed: on another link to the peer, if it was the link's fault. */
+  private resume(connection: Connection, report: SyncReport, resumes: number): Promise<SyncReport> {
+    if (report.error === undefined || this.init.signal.aborted) return Promise.resolve(report)
+    if (connection.status === 'open' || resumes >= SYNC_MAX_RESUMES) return Promise.resolve(report)
+    const next = this.init.linkTo?.(report.peer)
+    if (next === undefined || next === connection || next.status !== 'open') {
+      return Promise.resolve(report)
+    }
+    this.init.logger.info('sync: the link closed mid-session; resuming on another link', {
+      peer: report.peer,
+      accepted: report.accepted,
+      error: report.error,
+    })
+    return this.syncWith(next, resumes + 1)
   }
 
   /** The inbound stream handler for SYNC_PROTOCOL. */
   readonly handle = (stream: Stream, connection: Connection): void => {
-    void this.session(stream, connection.remotePeer.toString(), false)
+    const peer = connection.remotePeer.toString()
+    if ((this.open.theirs.get(peer) ?? 0) >= SYNC_MAX_SESSIONS_PER_PEER) {
+      this.init.logger.info('sync: refused a session (enough open with this peer)', { peer })
+      stream.abort(new Error('enough sync sessions open with this peer'))
+      return
+    }
+    void counted(this.open.theirs, peer, () => this.session(stream, peer, false))
   }
 
   /** Runs one session on an open stream (either side; the protocol is symmetric). */
-  async session(stream: Stream, peer: string, initiator: boolean): Promise<SyncReport> {
+  async session(
+    stream: Stream,
+    peer: string,
+    initiator: boolean,
+    resumes = 0,
+  ): Promise<SyncReport> {
     const { store, logger, room } = this.init
     const params = this.params
     const started = Date.now()
     const report = emptyReport(peer, initiator, started)
+    if (resumes > 0) report.resumes = resumes
+
     const ac = new AbortController()
     const signal = AbortSignal.any([
       this.init.signal,
@@ -310,74 +352,28 @@ export class Syncer {
       return want
     }
 
-    /** one batch of records to the store: its verdicts (a store that throws rejects them all) */
-    const addBatch = async (records: Uint8Array[]): Promise<Verdict[]> => {
-      const expected = (id: string) => myWant.delete(id)
-      try {
-        if (store.addMany) return await store.addMany(records, peer, expected)
-        const verdicts: Verdict[] = []
-        for (const r of records) verdicts.push(await store.add(r, peer, expected))
-        return verdicts
-      } catch (err) {
-        logger.warn('sync: store.add threw (treated as reject)', { peer, error: errMsg(err) })
-        return records.map(() => 'reject' as const)
-      }
-    }
-    const tally = (verdicts: Verdict[], records: Uint8Array[]) => {
-      verdicts.forEach((verdict, i) => {
-        if (verdict === 'accept') report.accepted++
-        else if (verdict === 'ignore') report.ignored++
-        else {
-          report.rejected++
-          logger.warn('sync: record rejected (invalid, or not asked for)', {
-            peer,
-            bytes: records[i]?.length ?? 0,
-          })
-        }
-      })
-    }
-
     // Records are checked in batches, several at once, while the next are
-    // read (SYNC_VERIFY_*): on a Node peer the checks run on every core.
+    // read (sync-intake.ts): on a Node peer the checks run on every core.
+    const intake = new RecordIntake({
+      store,
+      peer,
+      logger,
+      report,
+      expected: (id) => myWant.delete(id),
+      maxRejects: this.maxRejects,
+      // waiting on our own checks is not the peer being idle
+      onWait: () => clearTimeout(idleTimer),
+    })
     const readRecords = async () => {
-      const checking = new Set<Promise<void>>()
-      let batch: Uint8Array[] = []
-      let batchBytes = 0
-      const tooMany = () => {
-        if (report.rejected > this.maxRejects) throw violation('too many rejected records')
-      }
-      const dispatch = async (inFlight: number) => {
-        if (batch.length > 0) {
-          const records = batch
-          batch = []
-          batchBytes = 0
-          const job: Promise<void> = addBatch(records).then((verdicts) => {
-            tally(verdicts, records)
-            checking.delete(job)
-          })
-          checking.add(job)
-        }
-        // waiting on our own checks is not the peer being idle
-        if (checking.size > inFlight) clearTimeout(idleTimer)
-        while (checking.size > inFlight) {
-          await Promise.race(checking)
-          tooMany()
-        }
-        tooMany()
-      }
       for (;;) {
         const f = await readFrame()
         if (f.type === FrameType.RECORDS_END) break
         if (f.type !== FrameType.RECORD)
           throw violation(`expected RECORD, got ${frameName(f.type)}`)
-        batch.push(f.record)
-        batchBytes += f.record.length
-        if (batch.length >= SYNC_VERIFY_BATCH_RECORDS || batchBytes >= SYNC_VERIFY_BATCH_BYTES) {
-          await dispatch(SYNC_VERIFY_BATCHES_IN_FLIGHT - 1)
-        }
+        await intake.push(f.record)
       }
       clearTimeout(idleTimer) // nothing more to read: only the session timeout applies now
-      await dispatch(0)
+      await intake.finish()
     }
 
     let asked: string[] = []
@@ -415,6 +411,9 @@ export class Syncer {
     } finally {
       clearTimeout(idleTimer)
       signal.removeEventListener('abort', onAbort)
+      // records still being checked are not in flight any more only once
+      // they are in the store (or refused): another session would fetch them again
+      await intake.settled()
       if (asked.length === 0) asked = [...myWant]
       for (const id of asked) this.inflight.delete(id)
       report.missing = asked.filter((id) => !held(id)).length
@@ -426,49 +425,4 @@ export class Syncer {
     this.init.onSession?.(report)
     return report
   }
-}
-
-function checkHello(hello: Hello, room: string): void {
-  if (hello.version !== SYNC_VERSION) throw violation(`unsupported version ${hello.version}`)
-  if (hello.room !== room) {
-    throw new RoomMismatch(`peer is in room "${hello.room}", we are in "${room}"`)
-  }
-}
-
-class RoomMismatch extends Error {
-  override name = 'RoomMismatch'
-}
-
-function violation(msg: string): ProtocolViolationError {
-  return new ProtocolViolationError(`sync: ${msg}`)
-}
-
-function asError(e: unknown): Error {
-  return e instanceof Error ? e : new Error(String(e))
-}
-
-function emptyReport(
-  peer: string,
-  initiator: boolean,
-  started: number,
-  error?: string,
-): SyncReport {
-  const r: SyncReport = {
-    peer,
-    initiator,
-    inSync: false,
-    rounds: 0,
-    sent: 0,
-    accepted: 0,
-    rejected: 0,
-    ignored: 0,
-    wanted: 0,
-    missing: 0,
-    deferred: 0,
-    bytesOut: 0,
-    bytesIn: 0,
-    ms: Date.now() - started,
-  }
-  if (error !== undefined) r.error = error
-  return r
 }

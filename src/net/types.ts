@@ -200,6 +200,8 @@ export interface SyncReport {
   ms: number
   /** set when the session failed */
   error?: string
+  /** set on a session that resumed one cut by its link's closing: how many in a row */
+  resumes?: number
 }
 
 export interface SwarmEvents {

@@ -1,0 +1,86 @@
+/**
+ * The parts of a sync session (sync.ts) that are not the session itself:
+ * how many sessions run with one peer, whether a cut one resumes, its report
+ * and its errors.
+ */
+import { ProtocolViolationError } from './errors'
+import { SYNC_VERSION, type Hello } from './sync-wire'
+import type { SyncReport } from './types'
+
+/**
+ * Sessions one side may have open with one peer at once, over all its links
+ * to it (PROTOCOL.md §7.3): the session a new link opens, anti-entropy's
+ * round, a claimant's check rounds (up to SYNC_CHECK_ROUNDS, 3) and a resumed
+ * session. Concurrent sessions never fetch an id twice (`inflight`); one
+ * more is refused (its stream reset, no strike).
+ */
+export const SYNC_MAX_SESSIONS_PER_PEER = 6
+
+/**
+ * A session whose link closes under it (a newer link to the peer replaced
+ * it: relink.ts) is resumed at once on the peer's open link, at most this
+ * many times in a row: what it received is kept, and the new session
+ * reconciles only what is left.
+ */
+export const SYNC_MAX_RESUMES = 3
+
+/** Runs `run` counted as one more session with `peer` in `counts`. */
+export async function counted<T>(
+  counts: Map<string, number>,
+  peer: string,
+  run: () => Promise<T>,
+): Promise<T> {
+  counts.set(peer, (counts.get(peer) ?? 0) + 1)
+  try {
+    return await run()
+  } finally {
+    const left = (counts.get(peer) ?? 1) - 1
+    if (left > 0) counts.set(peer, left)
+    else counts.delete(peer)
+  }
+}
+
+export function checkHello(hello: Hello, room: string): void {
+  if (hello.version !== SYNC_VERSION) throw violation(`unsupported version ${hello.version}`)
+  if (hello.room !== room) {
+    throw new RoomMismatch(`peer is in room "${hello.room}", we are in "${room}"`)
+  }
+}
+
+export class RoomMismatch extends Error {
+  override name = 'RoomMismatch'
+}
+
+export function violation(msg: string): ProtocolViolationError {
+  return new ProtocolViolationError(`sync: ${msg}`)
+}
+
+export function asError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(String(e))
+}
+
+export function emptyReport(
+  peer: string,
+  initiator: boolean,
+  started: number,
+  error?: string,
+): SyncReport {
+  const r: SyncReport = {
+    peer,
+    initiator,
+    inSync: false,
+    rounds: 0,
+    sent: 0,
+    accepted: 0,
+    rejected: 0,
+    ignored: 0,
+    wanted: 0,
+    missing: 0,
+    deferred: 0,
+    bytesOut: 0,
+    bytesIn: 0,
+    ms: Date.now() - started,
+  }
+  if (error !== undefined) r.error = error
+  return r
+}

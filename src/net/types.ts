@@ -63,7 +63,7 @@ export interface RecordStore {
    * A number that changes whenever ids() or tombstones() may have changed;
    * optional. Sync reuses its sorted id set while it stays the same.
    */
-  revision?(): number
+  revision?(): number | undefined
 }
 
 // ---------------------------------------------------------------------------

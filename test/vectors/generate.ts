@@ -35,6 +35,7 @@ import {
   type GoalRecord,
 } from '../../src/protocol/records'
 import { roomTopics } from '../../src/protocol/topics'
+import { syncFrameVectors } from './sync-frames'
 
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex')
 
@@ -231,6 +232,7 @@ export function generateVectors() {
         ranges: onWire(ranges!),
         roundEnd: onWire(Uint8Array.of(0x03)),
       },
+      frames: syncFrameVectors(sealed),
     },
   }
 }

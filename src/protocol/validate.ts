@@ -88,14 +88,16 @@ export function validateRecord(
 
 /**
  * Whether a bind's `sig` is its member's signature of its room and author
- * (member-key.ts, strict Ed25519 rules). Cached by record id, which hashes
- * every field: a PeerId re-publishes the same bind as it re-announces.
+ * (member-key.ts, strict Ed25519 rules). Cached by what it signs, not by
+ * id (a caller may pass a record whose id nobody checked): a PeerId
+ * re-publishes the same bind as it re-announces.
  */
 export function bindVerifies(record: BindRecord): boolean {
-  let ok = bindVerdicts.get(record.id)
+  const key = `${record.room}\n${record.from}\n${record.member}\n${record.sig}`
+  let ok = bindVerdicts.get(key)
   if (ok === undefined) {
     ok = verifyBind(record.member, record.sig, record.room, record.from)
-    remember(bindVerdicts, record.id, ok)
+    remember(bindVerdicts, key, ok)
   }
   return ok
 }

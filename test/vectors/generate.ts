@@ -36,6 +36,7 @@ import {
 } from '../../src/protocol/records'
 import { roomTopics } from '../../src/protocol/topics'
 import { syncFrameVectors } from './sync-frames'
+import { GOSSIP_LIMITS, messageCost, RateLimiter } from '../../src/net/rate-limit'
 
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex')
 
@@ -67,6 +68,8 @@ export function generateVectors() {
     { é: 1, z: 2, Z: 3, '10': 4, '9': 5, '': 6 },
     { '😀': 1, '\uffff': 2 },
     [0, -0, 1.5, -2, 1e21, 123456789012345, 0.1],
+    // below 1e-6 a number takes an exponent too (a score may be that small)
+    [0.000001, 0.0000001, 5e-324, 0.6, 1],
     'quote " backslash \\ newline \n tab \t nul \u0000 line-sep \u2028 é 😀',
     { nested: { y: [{ b: 2, a: 1 }], x: {} } },
   ]
@@ -167,6 +170,24 @@ export function generateVectors() {
     order: rendezvousOrder(subject, peers),
   }))
   const topics = roomTopics(room)
+  // §2: what a neighbour's messages cost, and a burst of the largest against a full bucket
+  const largest = 256 * 1024 + 65 + 41
+  const bucket = new RateLimiter()
+  let passed = 0
+  for (let i = 0; i < 36; i++) if (bucket.take('neighbour', messageCost(largest), 0)) passed++
+  const gossipBucket = {
+    about:
+      '§2: cost = 1 + floor(bytes / bytesPerToken); a bucket starts full, refills continuously (fractions kept) up to capacity; a message passes when the bucket holds its cost',
+    ...GOSSIP_LIMITS,
+    costs: [700, 16_383, 16_384, largest].map((bytes) => ({ bytes, cost: messageCost(bytes) })),
+    burst: {
+      bytes: largest,
+      sent: 36,
+      passed,
+      left: bucket.tokens('neighbour', 0),
+      after200ms: bucket.tokens('neighbour', 200),
+    },
+  }
   return {
     about:
       `Known answers for docs/PROTOCOL.md: records v${PROTOCOL_VERSION}, topics ` +
@@ -201,6 +222,7 @@ export function generateVectors() {
     },
     signingPrefix: new TextDecoder().decode(SIGNING_PREFIX),
     topics: { room, ...topics },
+    gossipBucket,
     canonical,
     contentIds: ids,
     nodeId: {

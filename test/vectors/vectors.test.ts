@@ -161,6 +161,21 @@ describe('test vectors (docs/test-vectors.json)', () => {
     expect(m.roundEnd).toBe('0103')
   })
 
+  it('§2: what gossip messages cost in a neighbour’s bucket', () => {
+    const b = vectors.gossipBucket
+    expect([b.capacity, b.refillPerS, b.bytesPerToken]).toEqual([600, 60, 16 * 1024])
+    for (const { bytes, cost } of b.costs) {
+      // one token, plus one per whole 16 KiB (rounded down)
+      let whole = 0
+      while ((whole + 1) * b.bytesPerToken <= bytes) whole++
+      expect(cost).toBe(1 + whole)
+    }
+    const cost = b.costs.find((c) => c.bytes === b.burst.bytes)!.cost
+    expect(b.burst.passed).toBe(Math.min(b.burst.sent, Math.floor(b.capacity / cost)))
+    expect(b.burst.left).toBe(b.capacity - b.burst.passed * cost)
+    expect(b.burst.after200ms).toBeCloseTo(b.burst.left + 0.2 * b.refillPerS, 9)
+  })
+
   it('topics', () => {
     expect(roomTopics(vectors.topics.room)).toEqual({
       plan: vectors.topics.plan,

@@ -27,6 +27,7 @@ import { canonicalJson } from '../../src/protocol/canonical'
 import { SIGNING_PREFIX, WIRE_FORMAT } from '../../src/protocol/codec'
 import { contentId, rendezvousOrder, rendezvousWeight } from '../../src/protocol/hash'
 import { nodeId, taskId } from '../../src/protocol/ids'
+import { memberVectors } from './members'
 import {
   newRedo,
   stamp,
@@ -234,6 +235,7 @@ export function generateVectors() {
       id: node,
     },
     taskIds: tasks,
+    members: memberVectors(VECTOR_ROOM, key, peerId),
     records,
     rendezvous,
     sync: {

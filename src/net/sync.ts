@@ -37,7 +37,6 @@ import { NetTimeoutError, ProtocolViolationError } from './errors'
 import { equalBytes } from './bytes'
 import { errMsg, type NetLogger } from './log'
 import {
-  IdSet,
   initialMessage,
   needsReply,
   offeredIds,
@@ -57,11 +56,11 @@ import {
   encodeWantFrames,
   frameName,
   lpPrefix,
-  isWireId,
   type Frame,
 } from './sync-wire'
 import type { RecordStore, SyncReport } from './types'
 import { RecordIntake } from './sync-intake'
+import { StoreIds } from './sync-ids'
 import {
   asError,
   checkHello,
@@ -105,8 +104,8 @@ export class Syncer {
   private readonly sessionMs: number
   private readonly maxRejects: number
   private readonly params: ReconcileParams
-  /** the sorted id set of the store's last revision (RecordStore.revision) */
-  private cachedSet: { revision: number; set: IdSet } | undefined
+  /** the store's ids, sorted and encoded, kept between sessions */
+  private readonly ids: StoreIds
   /** sessions open with each peer, by the side that opened them */
   private readonly open = { mine: new Map<string, number>(), theirs: new Map<string, number>() }
 
@@ -115,24 +114,7 @@ export class Syncer {
     this.idleMs = init.idleTimeoutMs ?? SYNC_IDLE_TIMEOUT_MS
     this.sessionMs = init.sessionTimeoutMs ?? SYNC_SESSION_TIMEOUT_MS
     this.maxRejects = init.maxRejects ?? SYNC_MAX_REJECTS
-  }
-
-  /**
-   * The store's ids and tombstones, sorted and encoded (IdSet): built again
-   * only when the store changed since the last session. A peer serving a
-   * late joiner session after session sorts its 100,000 ids once, not twenty
-   * times.
-   */
-  private idSet(): IdSet {
-    const { store } = this.init
-    const revision = store.revision?.()
-    if (revision !== undefined && this.cachedSet?.revision === revision) return this.cachedSet.set
-    const set = new IdSet(
-      [...store.ids()].filter(isWireId),
-      [...(store.tombstones?.() ?? [])].filter(isWireId),
-    )
-    this.cachedSet = revision === undefined ? undefined : { revision, set }
-    return set
+    this.ids = new StoreIds(init.store)
   }
 
   /**
@@ -215,7 +197,7 @@ export class Syncer {
     signal.addEventListener('abort', onAbort, { once: true })
 
     const lp = lpStream(stream, { maxDataLength: SYNC_MAX_FRAME_BYTES })
-    const set = this.idSet()
+    const set = this.ids.current()
     const held = (id: string) => (store.has ? store.has(id) : store.get(id) !== undefined)
     const fingerprint = set.fingerprintAll()
     /** ids we asked for and have not received yet */

@@ -40,7 +40,11 @@ function mixed(): Uint8Array[] {
 describe('createVerifyPool', () => {
   it('answers exactly what decodeRecord does, in order, from its threads', async () => {
     const batch = mixed()
+    // cold, it checks in this thread while its threads start
+    const cold = await pool.decode(batch, ROOM)
+    await pool.warm()
     const verdicts = await pool.decode(batch, ROOM)
+    expect(verdicts).toEqual(cold)
     expect(pool.threads).toBe(2)
     const expected = batch.map((b) => decodeRecord(b, { room: ROOM, verify: nodeVerify }))
     expect(verdicts.map((v) => v.ok)).toEqual(expected.map((e) => e.ok))

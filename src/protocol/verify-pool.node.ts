@@ -7,8 +7,10 @@
  * in-process, only elsewhere.
  *
  * The threads start on the first batch (a peer that never syncs a big room
- * never starts them) and hold the process open only while a batch is out. A
- * thread that fails has its chunks checked in-process, and is not used again.
+ * never starts them); until they have loaded their code, batches are checked
+ * in-process, so nothing waits for them. They hold the process open only
+ * while a batch is out. A thread that fails has its chunks checked
+ * in-process, and is not used again.
  */
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
@@ -57,6 +59,7 @@ export interface VerifyPool {
 interface Thread {
   worker: Worker
   ready: Promise<void>
+  started: boolean
   pending: Map<number, { chunk: Uint8Array[]; room: string; done: (r: BatchVerdict[]) => void }>
   broken: boolean
 }
@@ -88,10 +91,13 @@ export function createVerifyPool(options: { threads?: number } = {}): VerifyPool
       worker.unref()
       let started = () => {}
       const ready = new Promise<void>((resolve) => (started = resolve))
-      const thread: Thread = { worker, ready, pending: new Map(), broken: false }
+      const thread: Thread = { worker, ready, started: false, pending: new Map(), broken: false }
       worker.on('exit', () => started())
       worker.on('message', ({ n, results }: FromVerifyWorker) => {
-        if (n === -1) started()
+        if (n === -1) {
+          thread.started = true
+          started()
+        }
         const job = thread.pending.get(n)
         if (job === undefined) return
         thread.pending.delete(n)
@@ -107,7 +113,7 @@ export function createVerifyPool(options: { threads?: number } = {}): VerifyPool
   }
 
   const send = (chunk: Uint8Array[], room: string): Promise<BatchVerdict[]> => {
-    const live = threads.filter((t) => !t.broken)
+    const live = threads.filter((t) => t.started && !t.broken)
     if (live.length === 0 || closed) return local(chunk, room)
     // the thread with the fewest chunks out
     const thread = live.reduce((a, b) => (b.pending.size < a.pending.size ? b : a))
@@ -122,6 +128,8 @@ export function createVerifyPool(options: { threads?: number } = {}): VerifyPool
   const decode: BatchDecoder = async (plain, room) => {
     if (plain.length < MIN_CHUNK_RECORDS || closed) return local(plain, room)
     if (threads.length === 0) start()
+    // until a thread has loaded its code, this thread checks
+    if (!threads.some((t) => t.started && !t.broken)) return local(plain, room)
     const chunks = Math.min(size, Math.ceil(plain.length / MIN_CHUNK_RECORDS))
     const per = Math.ceil(plain.length / chunks)
     const parts: Promise<BatchVerdict[]>[] = []
@@ -145,4 +153,15 @@ export function createVerifyPool(options: { threads?: number } = {}): VerifyPool
       await Promise.all(threads.map((t) => t.worker.terminate()))
     },
   }
+}
+
+let shared: VerifyPool | undefined
+
+/**
+ * The process's pool, shared by every peer it runs (an agent runs one; the
+ * benchmark and tests run several, which would otherwise start threads each).
+ */
+export function sharedVerifyPool(): VerifyPool {
+  shared ??= createVerifyPool()
+  return shared
 }

@@ -227,9 +227,11 @@ export class PlanStore implements RecordStore {
   ): Promise<Verdict[]> {
     const verdicts: Verdict[] = new Array<Verdict>(batch.length)
     const toCheck: number[] = []
+    // each body parsed once: for its quota key now, for its fields once verified
+    const bodies = batch.map(parseBody)
     batch.forEach((bytes, i) => {
       // over its author's quota: dropped before its signature is checked (as in add)
-      const claimed = claimedKey(bytes)
+      const claimed = claimedOf(bodies[i])
       if (claimed !== undefined && !this.has(claimed.id) && !this.quota.allows(claimed)) {
         if (expected !== undefined && !expected(claimed.id)) {
           this.init.log?.(`dropped a record from ${from} that nobody asked for: ${claimed.id}`)
@@ -250,8 +252,8 @@ export class PlanStore implements RecordStore {
         verdicts[i] = 'reject'
         return
       }
-      // its body is canonical JSON of the validated record: parsing it gives that record
-      const record = decodeHeld(bytes) as WireRecord
+      // its body is canonical JSON of the validated record: parsed, it is that record
+      const record = bodies[i] as WireRecord
       if (expected !== undefined && !expected(record.id)) {
         this.init.log?.(`dropped a record from ${from} that nobody asked for: ${record.id}`)
         verdicts[i] = 'reject'
@@ -296,16 +298,25 @@ const PLAN_KINDS = new Set<string>(Object.keys(AUTHOR_QUOTA))
 
 /** The id, kind and author a record's body claims, unverified; undefined when it names none. */
 function claimedKey(bytes: Uint8Array): QuotaKey | undefined {
+  return claimedOf(parseBody(bytes))
+}
+
+/** A record's body as JSON, unchecked; undefined when it is not JSON. */
+function parseBody(bytes: Uint8Array): unknown {
   try {
-    const body = JSON.parse(new TextDecoder().decode(bytes.subarray(WIRE_HEADER_BYTES))) as unknown
-    if (typeof body !== 'object' || body === null) return undefined
-    const { id, kind, from } = body as Record<string, unknown>
-    if (typeof id !== 'string' || typeof from !== 'string' || typeof kind !== 'string')
-      return undefined
-    return PLAN_KINDS.has(kind) ? { id, kind: kind as QuotaKey['kind'], from } : undefined
+    return JSON.parse(new TextDecoder().decode(bytes.subarray(WIRE_HEADER_BYTES))) as unknown
   } catch {
     return undefined
   }
+}
+
+/** The id, kind and author a parsed body claims (claimedKey). */
+function claimedOf(body: unknown): QuotaKey | undefined {
+  if (typeof body !== 'object' || body === null) return undefined
+  const { id, kind, from } = body as Record<string, unknown>
+  if (typeof id !== 'string' || typeof from !== 'string' || typeof kind !== 'string')
+    return undefined
+  return PLAN_KINDS.has(kind) ? { id, kind: kind as QuotaKey['kind'], from } : undefined
 }
 
 /** A held record's fields (its bytes were verified when they came in). */

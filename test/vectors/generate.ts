@@ -37,6 +37,7 @@ import {
 } from '../../src/protocol/records'
 import { roomTopics } from '../../src/protocol/topics'
 import { syncFrameVectors } from './sync-frames'
+import { steeringVectors } from './steering'
 import { GOSSIP_LIMITS, messageCost, RateLimiter } from '../../src/net/rate-limit'
 
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex')
@@ -122,8 +123,17 @@ export function generateVectors() {
   })
   // the author sends the failed leaf back with a note (§5.12): its next task's subject is this id
   const redo = newRedo(room, peerId, tasks[1]!.id, 'Use metric units', 1_700_000_002_000)
+  // §5.12: the author steers a plan (a second scorer votes, as an accept needs two)
+  const steering = steeringVectors(
+    room,
+    peerId,
+    '12D3KooWGzh9h1oUqPixbMU3hS6jCeLBVBHnRDEpNv1mtx3PDmF8',
+  )
+  const s = steering.signed
   const wires: Uint8Array[] = []
-  const records = [goal, claim, failure, redo].map((record) => {
+  // goal.approve, steer, verdict (approve, veto), result.steps and a redo chain: signed too
+  const signed = [s.root, s.steer, s.approval, s.veto, s.result, s.redo1, s.redo2]
+  const records = [goal, claim, failure, redo, ...signed].map((record) => {
     const body = new TextEncoder().encode(canonicalJson(record))
     const signingInput = Buffer.concat([SIGNING_PREFIX, body])
     const signature = sign(null, signingInput, key)
@@ -238,6 +248,7 @@ export function generateVectors() {
     members: memberVectors(VECTOR_ROOM, key, peerId),
     records,
     rendezvous,
+    steering: steering.vector,
     sync: {
       about:
         '§7: fingerprint = first 16 bytes of SHA-256(input); frames as sent: uvarint length ‖ type ‖ body',

@@ -176,6 +176,88 @@ describe('test vectors (docs/test-vectors.json)', () => {
     expect(b.burst.after200ms).toBeCloseTo(b.burst.left + 0.2 * b.refillPerS, 9)
   })
 
+  it('§5.12: steering records (goal.approve, steer, verdicts, result.steps, redos) are valid as spelled', () => {
+    const room = vectors.topics.room
+    for (const record of vectors.steering.records as WireRecord[]) {
+      expect(validateRecord(record, { room }), record.kind).toMatchObject({ ok: true })
+      expect(sha256Hex(canonicalJson({ ...record, id: undefined })).slice(0, 32)).toBe(record.id)
+    }
+    const kinds = new Set(vectors.records.map((entry) => entry.record.kind))
+    for (const kind of ['goal', 'steer', 'verdict', 'result', 'redo']) expect(kinds).toContain(kind)
+    const signed = vectors.records.map((entry) => entry.record as Record<string, unknown>)
+    expect(signed.some((r) => r.kind === 'goal' && r.approve === 'root')).toBe(true)
+    expect(signed.some((r) => r.kind === 'verdict' && r.approve === true)).toBe(true)
+    expect(signed.some((r) => r.kind === 'verdict' && r.approve === false)).toBe(true)
+    expect(signed.some((r) => r.kind === 'result' && Array.isArray(r.steps))).toBe(true)
+  })
+
+  it('§5.12: a redo chain and the roll-ups it and a veto rename, recomputed by hand', () => {
+    /** The fields this check reads, as a foreign peer would see them in the JSON. */
+    interface Spelled {
+      id: string
+      kind: string
+      goal?: string
+      task?: string
+      approve?: boolean | string
+      retire?: string[]
+      subgoals?: { text: string }[]
+    }
+    const records = vectors.steering.records as unknown as Spelled[]
+    const id = (spelled: string) => sha256Hex(spelled).slice(0, 32)
+    const q = (text: string) => JSON.stringify(text)
+    const nodeOf = (goal: string, proposal: string, index: number, atomic: boolean) => {
+      const text = records.find((r) => r.id === proposal)!.subgoals![index]!.text
+      return id(`["node",${q(goal)},${q(proposal)},${index},${q(text)},${atomic}]`)
+    }
+    const execute = (subject: string) => id(`["task","execute",${q(subject)}]`)
+    // the leaf's chain: its node id, then each redo naming the current task
+    const chainOf = (leaf: string) => {
+      const tasks = [{ subject: leaf, id: execute(leaf) }]
+      const redos: string[] = []
+      for (;;) {
+        const redo = records.find((r) => r.kind === 'redo' && r.task === tasks.at(-1)!.id)
+        if (!redo) return { tasks, redos }
+        redos.push(redo.id)
+        tasks.push({ subject: redo.id, id: execute(redo.id) })
+      }
+    }
+    const root = records.find((r) => r.kind === 'goal')!
+    expect(root.approve).toBe('root')
+    const rootSplit = records.find((r) => r.kind === 'proposal' && r.goal === root.id)!
+    const leaf = nodeOf(root.id, rootSplit.id, 0, true)
+    const chain = chainOf(leaf)
+    const c = vectors.steering.redoChain
+    expect(c.leaf).toBe(leaf)
+    expect(c.tasks.map((t) => [t.subject, t.id])).toEqual(chain.tasks.map((t) => [t.subject, t.id]))
+    expect(c.tasks.map((t) => t.redo)).toEqual([...chain.redos, null])
+    expect(c.current).toBe(chain.tasks.at(-1)!.id)
+    // the child goal: its vetoed split's proposal is retired, its other split has the leaves
+    const child = nodeOf(root.id, rootSplit.id, 1, false)
+    expect(vectors.steering.childGoal).toBe(child)
+    const veto = records.find((r) => r.kind === 'verdict' && r.goal === child && !r.approve)!
+    expect(vectors.steering.vetoed).toBe(veto.id)
+    const childSplit = records.find(
+      (r) => r.kind === 'proposal' && r.goal === child && !veto.retire!.includes(r.id),
+    )!
+    const childRedos = [0, 1].flatMap((i) => chainOf(nodeOf(child, childSplit.id, i, true)).redos)
+    // renamers: one flat list (the child's veto and redos in the root's), sorted as bytes
+    const byBytes = (ids: string[]) =>
+      [...ids].sort((a, b) => Buffer.compare(Buffer.from(a, 'hex'), Buffer.from(b, 'hex')))
+    const expected = [
+      { goal: child, renamers: byBytes([veto.id, ...childRedos]) },
+      { goal: root.id, renamers: byBytes([...chain.redos, veto.id, ...childRedos]) },
+    ]
+    expect(expected[1]!.renamers).toHaveLength(4)
+    for (const [i, rollup] of vectors.steering.rollups.entries()) {
+      expect(rollup.goal).toBe(expected[i]!.goal)
+      expect(rollup.renamers).toEqual(expected[i]!.renamers)
+      const input = `["rollup",${[rollup.goal, ...rollup.renamers].map(q).join(',')}]`
+      expect(rollup.input).toBe(input)
+      expect(rollup.subject).toBe(id(input))
+      expect(rollup.task).toBe(id(`["task","rollup",${q(rollup.subject)}]`))
+    }
+  })
+
   it('topics', () => {
     expect(roomTopics(vectors.topics.room)).toEqual({
       plan: vectors.topics.plan,

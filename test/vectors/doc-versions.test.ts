@@ -21,7 +21,7 @@ const topicVersion = Number(roomTopics('x').plan.split('/')[1])
 describe('docs/PROTOCOL.md names the versions the code uses', () => {
   it('its title, topics and sync protocol', () => {
     expect(doc.split('\n')[0]).toBe(`# The Murmuration wire protocol, version ${topicVersion}`)
-    const plan = roomTopics('<room id>')
+    const plan = roomTopics('<transport id>')
     expect(doc).toContain(`| \`${plan.plan}\``)
     expect(doc).toContain(`| \`${plan.presence}\``)
     expect(doc).toMatch(new RegExp(`^## 7\\. .*\\(\`${SYNC_PROTOCOL}\`\\)$`, 'm'))

@@ -26,7 +26,7 @@
  * a peer that archived records is never asked to fetch them again, but they
  * are never offered (have) since their bytes are gone.
  */
-import { sha256 } from '@noble/hashes/sha2.js'
+import { sha256 } from './sha256'
 
 /**
  * Sync: sub-ranges a mismatched range is split into. 16 (Negentropy's
@@ -173,10 +173,14 @@ export class IdSet {
 
   /** Fingerprint of the ids at indices [start, end). */
   fingerprint(start: number, end: number): Uint8Array {
-    const h = sha256.create()
-    h.update(encodeCount(end - start))
-    h.update(this.bytes.subarray(this.offsets[start], this.offsets[end]))
-    return h.digest().subarray(0, FINGERPRINT_BYTES)
+    // one buffer for the platform's SHA-256 (native on Node: a late joiner's
+    // sessions hash the whole set at each level of splitting, both sides)
+    const count = encodeCount(end - start)
+    const ids = this.bytes.subarray(this.offsets[start], this.offsets[end])
+    const input = new Uint8Array(count.length + ids.length)
+    input.set(count)
+    input.set(ids, count.length)
+    return sha256(input).subarray(0, FINGERPRINT_BYTES)
   }
 
   /** Fingerprint of the whole set (what HELLO carries). */

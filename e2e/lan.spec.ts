@@ -12,7 +12,7 @@ import { requireRoot } from './fixtures/capabilities'
 import { LAN_PREFIX } from './fixtures/lan'
 import { plantSession } from './fixtures/net'
 import { APP_PORT, startLanScene, type LanScene } from './fixtures/lan-app'
-import { testRoom } from './fixtures/rooms'
+import { describeLink, testRoom } from './fixtures/rooms'
 import { expect, FRIEND_KEY } from './fixtures/ui-app'
 import {
   allowTools,
@@ -63,7 +63,14 @@ async function friendDoesTheWork(scene: LanScene, secure: boolean): Promise<void
   // the link the host's Invite panel gives: the LAN address, never 127.0.0.1
   const link = await readShareLink(decomposer)
   const scheme = secure ? 'https' : 'http'
-  expect(link).toBe(room.link(`${scheme}://${HOST_LAN}:${APP_PORT}`, 'executor'))
+  // a guest's own link (version 7: one per person), made by the owner's panel
+  expect(describeLink(room, link)).toEqual({
+    origin: `${scheme}://${HOST_LAN}:${APP_PORT}`,
+    role: 'executor',
+    room: true,
+    owner: true,
+    person: 'other',
+  })
   await decomposer.getByRole('button', { name: 'Close' }).click()
 
   const executor = await scene.tab(scene.friend, link)

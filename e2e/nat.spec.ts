@@ -13,7 +13,7 @@ import { requireRoot } from './fixtures/capabilities'
 import { SERVER_IP } from './fixtures/nat'
 import { APP_PORT } from './fixtures/lan-app'
 import { startNatScene, TURN_SECRET, type NatScene } from './fixtures/nat-app'
-import { testRoom, type TestRoom } from './fixtures/rooms'
+import { describeLink, testRoom, type TestRoom } from './fixtures/rooms'
 import { expect, FRIEND_KEY } from './fixtures/ui-app'
 import {
   allowTools,
@@ -69,7 +69,14 @@ async function hostAndFriend(scene: NatScene, room: TestRoom) {
   const decomposer = tabs[0]!
   // the link names the public host, and carries no TURN credential
   const link = await readShareLink(decomposer)
-  expect(link).toBe(room.link(`http://${SERVER_IP}:${APP_PORT}`, 'executor'))
+  // a guest's own link (version 7: one per person), made by the owner's panel
+  expect(describeLink(room, link)).toEqual({
+    origin: `http://${SERVER_IP}:${APP_PORT}`,
+    role: 'executor',
+    room: true,
+    owner: true,
+    person: 'other',
+  })
   expect(link).not.toMatch(/turns?:|\d{10}:murmuration|credential|username/i)
   await decomposer.getByRole('button', { name: 'Close' }).click()
 

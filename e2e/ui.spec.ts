@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises'
 import type { Page } from '@playwright/test'
 import { FRIEND_KEY, MOCK_KEY, expect, screenshot, test } from './fixtures/ui-app'
+import { describeLink } from './fixtures/rooms'
 import {
   allowTools,
   expectJoined,
@@ -87,7 +88,14 @@ test('tabs pick roles, a friend joins by share link, the observer sees the finis
 
   // the share link, opened on another machine (a new browser context), joins as an executor
   const link = await readShareLink(decomposer)
-  expect(link).toBe(room.link(app.origin, 'executor'))
+  // a guest's own link (version 7: one per person), made by the owner's panel
+  expect(describeLink(room, link)).toEqual({
+    origin: app.origin,
+    role: 'executor',
+    room: true,
+    owner: true,
+    person: 'other',
+  })
   await decomposer.getByRole('button', { name: 'Close' }).click()
   const friend = await browse.machine('friend')
   const executor = await browse.tab(friend, 'friend-executor', link)

@@ -1,12 +1,18 @@
 import { createHmac } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { inviteLink } from '../protocol/invite'
+import { memberInviteLink } from '../protocol/invite'
+import { deriveMemberKey, newMemberSeed } from '../protocol/member-key'
 import { deriveRoomKey, newRoomSecret } from '../protocol/room-key'
 import { parseAgentArgs, USAGE, UsageError, type AgentOptions } from './agent-options'
 import { agentIceLine, agentRtcConfiguration } from './agent-ice'
 
 const ROOM = deriveRoomKey('team-1', newRoomSecret())
-const INVITE = inviteLink('http://127.0.0.1:8080', ROOM)
+const SEED = newMemberSeed()
+const INVITE = memberInviteLink('http://127.0.0.1:8080', {
+  room: ROOM,
+  owner: deriveMemberKey(SEED).id,
+  me: SEED,
+})
 const RELAY = '/ip4/127.0.0.1/tcp/9090/ws/p2p/12D3KooWRxxZhDnJXeYGJzHdGAeoZVnEzGfEdH2apythykaiR75S'
 
 function run(argv: string[], env: NodeJS.ProcessEnv = {}): AgentOptions {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { inviteLink } from '../protocol/invite'
-import { deriveRoomKey, newRoomSecret } from '../protocol/room-key'
+import { inviteLink, memberInviteLink } from '../protocol/invite'
+import { deriveMemberKey, newMemberSeed } from '../protocol/member-key'
+import { deriveRoomKey, newRoomSecret, stableRoomId } from '../protocol/room-key'
 import {
   DEFAULT_AGENT_CAPACITY,
   DEFAULT_PLANS_DIR,
@@ -14,11 +15,16 @@ import { DEFAULT_BUDGET } from '../runtime/budget'
 import { DEFAULT_CAPACITY } from '../runtime/runtime'
 
 const ROOM = deriveRoomKey('team-1', newRoomSecret())
-const INVITE = inviteLink('http://127.0.0.1:8080', ROOM)
+const SEED = newMemberSeed()
+const OWNER = deriveMemberKey(SEED).id
+const STABLE = stableRoomId('team-1', OWNER)
+const link = (origin: string, role?: string) =>
+  memberInviteLink(origin, { room: ROOM, owner: OWNER, me: SEED }, role)
+const INVITE = link('http://127.0.0.1:8080')
 
 /** argv with an invite added unless it has one (every run needs one) */
 const withInvite = (argv: string[]) =>
-  argv.some((a) => a.startsWith('--invite')) ? argv : ['--invite', INVITE, ...argv]
+  argv.includes('--invite') ? argv : ['--invite', INVITE, ...argv]
 
 function run(argv: string[], env: NodeJS.ProcessEnv = {}): AgentOptions {
   const command = parseAgentArgs(withInvite(argv), env)
@@ -34,7 +40,10 @@ describe('parseAgentArgs', () => {
     expect(options.room.name).toBe('team-1')
     expect(options.model).toEqual({ provider: 'offline', model: 'offline-v1' })
     expect(options.capacity).toBe(DEFAULT_AGENT_CAPACITY)
-    expect(options.data).toBe(`.data/agents/team-1-${ROOM.id.slice(0, 8)}-executor`)
+    expect(options.member).toEqual({ owner: OWNER, seed: SEED })
+    expect(options.manage).toBeUndefined()
+    // by the stable id: a reset (a new key) keeps the agent's data
+    expect(options.data).toBe(`.data/agents/team-1-${STABLE.slice(0, 8)}-executor`)
     expect(options.check).toBe(true)
   })
 
@@ -175,26 +184,45 @@ describe('parseAgentArgs', () => {
 
 describe('the app, the room and the goal', () => {
   it('takes the app from the invite link: its address is where the relays are', () => {
-    const link = inviteLink('http://192.168.1.20:18280', ROOM, 'executor')
-    expect(run(['--invite', link]).app.href).toBe('http://192.168.1.20:18280/')
-    expect(run(['--invite', link, '--app', 'http://127.0.0.1:9000']).app.href).toBe(
+    const shared = link('http://192.168.1.20:18280', 'executor')
+    expect(run(['--invite', shared]).app.href).toBe('http://192.168.1.20:18280/')
+    expect(run(['--invite', shared, '--app', 'http://127.0.0.1:9000']).app.href).toBe(
       'http://127.0.0.1:9000/',
     )
     expect(run([]).app.href).toBe('http://127.0.0.1:8080/')
   })
 
-  it('--new-room makes a room of that name with a fresh secret, on --app or the default app', () => {
+  it('--new-room makes a room of that name with a fresh secret and its maker as owner, on --app or the default app', () => {
     const made = parseAgentArgs(['--new-room', 'trip-2'])
     expect(made.kind).toBe('new-room')
     if (made.kind !== 'new-room') return
-    expect(made.room.name).toBe('trip-2')
+    expect(made.invite.room.name).toBe('trip-2')
+    // the link printed is the owner's own: its member is the owner
+    expect(deriveMemberKey(made.invite.me).id).toBe(made.invite.owner)
     expect(made.app.origin).toBe('http://127.0.0.1:8080')
     const other = parseAgentArgs(['--new-room', 'trip-2', '--app', 'http://10.0.0.5:8080'])
     if (other.kind !== 'new-room') throw new Error(other.kind)
-    expect(other.room.id).not.toBe(made.room.id)
+    expect(other.invite.room.id).not.toBe(made.invite.room.id)
+    expect(other.invite.owner).not.toBe(made.invite.owner)
     expect(other.app.origin).toBe('http://10.0.0.5:8080')
     expect(() => parseAgentArgs(['--new-room', 'My Room'])).toThrow(/lowercase letters/)
     expect(() => parseAgentArgs(['--new-room', 'a', '--invite', INVITE])).toThrow(/not both/)
+  })
+
+  it('refuses a version-6 link (no owner, no member), saying it is from an older version', () => {
+    const old = inviteLink('http://127.0.0.1:8080', ROOM)
+    expect(() => parseAgentArgs(['--invite', old])).toThrow(/older version of Murmuration/)
+  })
+
+  it('takes one owner action: --invite-person, --remove-member or --reset-invite', () => {
+    expect(run(['--invite-person', 'Bob']).manage).toEqual({ kind: 'invite-person', name: 'Bob' })
+    expect(run(['--remove-member', 'Bob']).manage).toEqual({ kind: 'remove-member', who: 'Bob' })
+    expect(run(['--reset-invite', OWNER]).manage).toEqual({ kind: 'reset-invite', who: OWNER })
+    expect(() => run(['--invite-person', 'a', '--reset-invite', 'b'])).toThrow(/not several/)
+    expect(() => run(['--invite-person', ' '])).toThrow(/1 to 40 characters/)
+    expect(() => parseAgentArgs(['--invite-person', 'Bob'])).toThrow(/--invite is required/)
+    for (const flag of ['--invite-person', '--remove-member', '--reset-invite'])
+      expect(USAGE).toContain(flag)
   })
 
   it('takes --goal with any role, and where its plan goes', () => {

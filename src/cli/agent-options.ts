@@ -9,8 +9,9 @@ import { isIP } from 'node:net'
 import { parseArgs } from 'node:util'
 import { multiaddr } from '@multiformats/multiaddr'
 import { CAPABILITIES, type Capability, type ModelConfig } from '../llm/types'
-import { parseInvite } from '../protocol/invite'
-import { MAX_GOAL_TEXT, MAX_MODEL_LABEL } from '../protocol/limits'
+import { OldInviteError, parseMemberInvite, type MemberInvite } from '../protocol/invite'
+import { MAX_GOAL_TEXT, MAX_MEMBER_NAME, MAX_MODEL_LABEL } from '../protocol/limits'
+import { deriveMemberKey, memberPublicKey, newMemberSeed } from '../protocol/member-key'
 import { deriveRoomKey, newRoomSecret, ROOM_NAME_PATTERN, type RoomKey } from '../protocol/room-key'
 import { roleSchema } from '../protocol/schemas'
 import type { Role } from '../protocol/records'
@@ -55,6 +56,7 @@ const PROVIDERS = Object.keys(DEFAULT_MODELS) as ModelConfig['provider'][]
 export const USAGE = `Usage: murmuration-agent [options]      (or: npm run agent -- [options])
 
        murmuration-agent --new-room NAME [--app URL]
+       murmuration-agent --invite OWNER-LINK --invite-person NAME | --remove-member WHO | --reset-invite WHO
 
 A headless Murmuration peer: the same role code as a browser tab, joining the
 same swarm through the relay. It prints what it does, one line each (claims,
@@ -63,11 +65,18 @@ plan tree as it grows and the final plan.
 
 Options:
   --role R            decomposer | scorer | executor | observer (default executor)
-  --invite LINK       the room's invite link (the app's Invite panel, or --new-room;
-                      quote it: its secret is after the '#'); a room name alone
-                      joins nothing
-  --new-room NAME     make a new room (lowercase letters, digits, dashes), print
-                      its invite link on the app and exit
+  --invite LINK       your invite link to the room (the app's Invite panel, or
+                      --new-room; quote it: its secret is after the '#'). A link
+                      is one person's: everything opened from it (tabs, agents)
+                      is that one member. A room name alone joins nothing
+  --new-room NAME     make a new room (lowercase letters, digits, dashes) that you
+                      own, print your (the owner's) invite link on the app and exit
+  --invite-person NAME  owner: admit a new person to the room of --invite, print
+                      their own invite link and exit
+  --remove-member WHO owner: remove a member (their name or member id): the room
+                      moves to a new key that reaches everyone else; exit
+  --reset-invite WHO  owner: reset a person's invite link (name or member id): the
+                      old link finds nothing new; print their new link and exit
   --app URL           the app started by \`npm start\`, to find its relays (every one it
                       lists) and STUN/TURN servers (default: the invite link's
                       address; else ${DEFAULT_APP_URL})
@@ -128,6 +137,12 @@ provider. The network's own chatter (links, syncs, dials) shows only with
 DEBUG=murmuration:* (and libp2p:* for the stack itself).
 Ctrl-C stops cleanly; a second Ctrl-C exits at once.`
 
+/** An owner's one-off change to the room's members (then the agent exits). */
+export type ManageAction =
+  | { kind: 'invite-person'; name: string }
+  | { kind: 'remove-member'; who: string }
+  | { kind: 'reset-invite'; who: string }
+
 export interface AgentOptions {
   role: Role
   /** --app (else the invite link's address), when no --relay was given: where to fetch /relay.json */
@@ -136,6 +151,10 @@ export interface AgentOptions {
   /** --turn / --turn-secret, or --ice: the agent's own STUN/TURN servers (agent-ice.ts) */
   ice?: AgentIce
   room: RoomKey
+  /** the room's owner and this person's member seed (the link's `owner` and `me`) */
+  member: { owner: string; seed: Uint8Array }
+  /** --invite-person, --remove-member, --reset-invite: do it, print, exit */
+  manage?: ManageAction
   /** the data dir asked for (before the lock picks a free one) */
   data: string
   model: ModelConfig
@@ -162,8 +181,8 @@ export type AgentIce =
 export type AgentCommand =
   | { kind: 'help' }
   | { kind: 'version' }
-  /** --new-room: print the invite link of a new room on `app` */
-  | { kind: 'new-room'; room: RoomKey; app: URL }
+  /** --new-room: print the owner's invite link of a new room on `app` */
+  | { kind: 'new-room'; invite: Omit<MemberInvite, 'stable'>; app: URL }
   | { kind: 'run'; options: AgentOptions }
 
 function httpUrl(value: string, option: string): URL {
@@ -202,6 +221,9 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
     role: { type: 'string', default: 'executor' },
     app: { type: 'string' },
     'new-room': { type: 'string' },
+    'invite-person': { type: 'string' },
+    'remove-member': { type: 'string' },
+    'reset-invite': { type: 'string' },
     plans: { type: 'string', default: DEFAULT_PLANS_DIR },
     relay: { type: 'string', multiple: true },
     turn: { type: 'string', multiple: true },
@@ -246,12 +268,15 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
         `--new-room must be 1 to 63 lowercase letters, digits and dashes (not first), got "${name}"`,
       )
     if (values.invite !== undefined) throw new UsageError('give --new-room or --invite, not both')
+    // the maker owns the room: the link printed is the owner's own
+    const me = newMemberSeed()
     return {
       kind: 'new-room',
-      room: deriveRoomKey(name, newRoomSecret()),
+      invite: { room: deriveRoomKey(name, newRoomSecret()), owner: deriveMemberKey(me).id, me },
       app: httpUrl(values.app ?? DEFAULT_APP_URL, 'app'),
     }
   }
+  const manage = manageAction(values)
 
   const role = roleSchema.safeParse(values.role)
   if (!role.success)
@@ -260,12 +285,17 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
     )
   if (values.invite === undefined)
     throw new UsageError("--invite is required: the room's invite link (the app's Invite panel)")
-  let room: RoomKey
+  let invite: MemberInvite
   try {
-    room = parseInvite(values.invite).room
+    invite = parseMemberInvite(values.invite)
   } catch (err) {
+    if (err instanceof OldInviteError)
+      throw new UsageError(
+        `--invite is a link from an older version of Murmuration (one link for everyone): ask the room's owner for your own link, or make a room with --new-room`,
+      )
     throw new UsageError(`bad --invite: ${(err as Error).message}`)
   }
+  const room = invite.room
   // the link names the app it was made on: that is where its relays are
   const app = httpUrl(values.app ?? inviteApp(values.invite), 'app')
   const provider = values.provider as ModelConfig['provider']
@@ -391,7 +421,8 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
   const logCalls = values['log-calls']
   if (logCalls !== undefined && !logCalls.trim())
     throw new UsageError('--log-calls must name a file')
-  const data = values.data ?? `.data/agents/${room.name}-${room.id.slice(0, 8)}-${role.data}`
+  // by the room's stable id: a reset (a new epoch key) keeps the agent's records and identity
+  const data = values.data ?? `.data/agents/${room.name}-${invite.stable.slice(0, 8)}-${role.data}`
   if (!data.trim()) throw new UsageError('--data must name a directory')
   if (!values.plans.trim()) throw new UsageError('--plans must name a directory')
 
@@ -403,6 +434,8 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
       relays,
       ...(ice ? { ice } : {}),
       room,
+      member: { owner: invite.owner, seed: invite.me },
+      ...(manage ? { manage } : {}),
       data,
       model,
       ...(capabilities ? { capabilities } : {}),
@@ -418,6 +451,28 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
       quiet: values.quiet,
     },
   }
+}
+
+/** --invite-person, --remove-member or --reset-invite, checked; at most one of them. */
+function manageAction(values: {
+  'invite-person'?: string
+  'remove-member'?: string
+  'reset-invite'?: string
+  'new-room'?: string
+}): ManageAction | undefined {
+  const given = (['invite-person', 'remove-member', 'reset-invite'] as const).filter(
+    (flag) => values[flag] !== undefined,
+  )
+  if (given.length > 1) throw new UsageError(`give one of --${given.join(', --')}, not several`)
+  const flag = given[0]
+  if (flag === undefined) return undefined
+  const value = values[flag]!.trim()
+  const id = flag !== 'invite-person' && memberPublicKey(value) !== null
+  if (!value || (value.length > MAX_MEMBER_NAME && !id))
+    throw new UsageError(
+      `--${flag} must be a name of 1 to ${MAX_MEMBER_NAME} characters, or a member id`,
+    )
+  return flag === 'invite-person' ? { kind: flag, name: value } : { kind: flag, who: value }
 }
 
 /** The app an invite link was made on (its origin), or the default app for any other link. */

@@ -23,6 +23,7 @@ import { goalEndLine, planPath } from './goal-done'
 import { checkModel, ModelCheckError, waitingLine } from './model-check'
 import { clock, OBSERVER_PRINT_INTERVAL_MS, TreePrinter } from './observer-print'
 import { leavesHeldBy, settled } from './tree-lines'
+import { exitWhenRemoved, manage } from './agent-members'
 
 /** Could not start: the app, relay or model is not usable as configured. */
 const EXIT_START_FAILED = 1
@@ -157,6 +158,8 @@ export async function runAgent(options: AgentOptions): Promise<void> {
   const iceSource = agentRtcConfiguration(options, (m) => process.stderr.write(`agent: ${m}\n`))
   const runtime = await createNodeRuntime({
     room: options.room,
+    // this person's member (the link's owner and seed): its agents and tabs are one member
+    member: options.member,
     role: options.role,
     relays,
     model: options.model,
@@ -176,6 +179,19 @@ export async function runAgent(options: AgentOptions): Promise<void> {
     // the network's warnings, one short line each; its chatter only with DEBUG
     netLogger: terminalNetLogger((line) => say(`${clock(Date.now())} ${line}`)),
   })
+  if (options.manage) {
+    // an owner's one-off change: do it, print the result, leave
+    try {
+      await manage(runtime, options, options.manage)
+    } catch (err) {
+      await runtime.stop()
+      return fail((err as Error).message)
+    }
+    await runtime.stop()
+    process.exit(0)
+  }
+  // a removed member's agent says so, as its tab would, and stops
+  exitWhenRemoved(runtime, () => runtime.stop())
   const { model } = options
   console.log(
     `Murmuration ${options.role} ${runtime.peerId} in room "${options.room.name}" (${options.role === 'observer' ? 'no LLM' : `${model.provider}/${model.model}`})${options.role === 'executor' ? `; tools: ${toolsLine(toolsInUse(options.tools, model.provider === 'offline'))}` : ''}`,

@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRelay, type Relay } from '../../relay/relay'
 import { createMockLlmServer, type MockLlmServer } from '../../test/mock-llm/server'
 import { silentLogger } from '../net/log'
-import { inviteLink } from '../protocol/invite'
+import { memberInviteLink } from '../protocol/invite'
+import { deriveMemberKey, newMemberSeed } from '../protocol/member-key'
 import type { ResultRecord } from '../protocol/records'
 import { deriveRoomKey, newRoomSecret } from '../protocol/room-key'
 import { createNodeRuntime } from '../runtime/node'
@@ -22,6 +23,9 @@ import type { PeerRuntime, Role } from '../runtime/types'
 
 const AGENT = ['--import', './scripts/node-preload.mjs', '--import', 'tsx', 'src/cli/agent.ts']
 const ROOM = deriveRoomKey('agent-tools', newRoomSecret())
+/** the room's owner: the agent and the in-process peers are this one member (version 7) */
+const SEED = newMemberSeed()
+const MEMBER = { owner: deriveMemberKey(SEED).id, seed: SEED }
 /** A program whose output no model could guess without running it. */
 const PROGRAM = 'let n = 0\nfor (let i = 1; i <= 2000; i++) n += i % 7\nconsole.log("checksum", n)'
 const PRINTED = 'checksum 6000'
@@ -57,6 +61,7 @@ afterAll(async () => {
 async function peer(role: Role): Promise<PeerRuntime> {
   const runtime = await createNodeRuntime({
     room: ROOM,
+    member: MEMBER,
     role,
     relays: relay.multiaddrs,
     rtcBindAddress: '127.0.0.1',
@@ -80,7 +85,7 @@ describe('an agent with --run-code and --web-search', () => {
       [
         ...AGENT,
         '--invite',
-        inviteLink('http://127.0.0.1:8080', ROOM),
+        memberInviteLink('http://127.0.0.1:8080', { room: ROOM, owner: MEMBER.owner, me: SEED }),
         '--relay',
         relay.multiaddrs[0]!,
         '--rtc-bind',

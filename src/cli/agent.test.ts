@@ -13,7 +13,8 @@ import { silentLogger } from '../net/log'
 import { LOCK_FILE } from './data-dir-lock'
 import { buildCli, cliIsStale } from '../../scripts/build-cli.mjs'
 
-import { inviteLink } from '../protocol/invite'
+import { memberInviteLink } from '../protocol/invite'
+import { deriveMemberKey, newMemberSeed } from '../protocol/member-key'
 import { deriveRoomKey, newRoomSecret } from '../protocol/room-key'
 
 // built once in beforeAll: the launcher would build it too, but not from several files at once
@@ -29,7 +30,12 @@ interface Run {
 const children: ChildProcess[] = []
 
 /** every agent joins a room by its invite link */
-const INVITE = inviteLink('http://127.0.0.1:8080', deriveRoomKey('agents', newRoomSecret()))
+const SEED = newMemberSeed()
+const INVITE = memberInviteLink('http://127.0.0.1:8080', {
+  room: deriveRoomKey('agents', newRoomSecret()),
+  owner: deriveMemberKey(SEED).id,
+  me: SEED,
+})
 
 function agent(args: string[], env: Record<string, string> = {}): Run {
   const invite = args.includes('--new-room') ? [] : ['--invite', INVITE]
@@ -90,11 +96,14 @@ describe('agent command line', () => {
     }
   })
 
-  it('--new-room prints the invite link of a new room on the app, and how to use it', async () => {
+  it("--new-room prints the owner's invite link of a new room on the app, and how to use it", async () => {
     const run = agent(['--new-room', 'picnic', '--app', 'http://127.0.0.1:18280'])
     expect(await run.exit).toBe(0)
     const link = run.stdout().trim()
-    expect(link).toMatch(/^http:\/\/127\.0\.0\.1:18280\/#room=picnic&key=[\w-]{22}$/)
+    expect(link).toMatch(
+      /^http:\/\/127\.0\.0\.1:18280\/#room=picnic&key=[\w-]{22}&owner=[\w-]{43}&me=[\w-]{22}$/,
+    )
+    expect(run.stderr()).toContain('--invite-person NAME')
     expect(run.stderr()).toContain(`--invite '${link}'`)
     // a fresh secret each time: two rooms of one name are two rooms
     const again = agent(['--new-room', 'picnic'])

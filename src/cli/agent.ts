@@ -12,7 +12,7 @@
  * 130 forced by a second Ctrl-C.
  */
 import { readFileSync } from 'node:fs'
-import { inviteLink } from '../protocol/invite'
+import { memberInviteLink } from '../protocol/invite'
 import { EXIT_USAGE, parseAgentArgs, USAGE, UsageError } from './agent-options'
 
 function version(): string {
@@ -35,12 +35,13 @@ async function main(): Promise<void> {
   if (command.kind === 'version') return void console.log(version())
   if (command.kind === 'new-room') {
     // the link alone on stdout (for `$(…)`), how to use it on stderr
-    const link = inviteLink(command.app.origin, command.room)
+    const link = memberInviteLink(command.app.origin, command.invite)
     console.log(link)
     process.stderr.write(
-      `agent: a new room "${command.room.name}" on ${command.app.origin}: open the link in a tab, or\n` +
-        `  npm run agent -- --role executor --invite '${link}'\n` +
-        '  (the link is the room: whoever has it is in; the app need not be running yet)\n',
+      `agent: a new room "${command.invite.room.name}" on ${command.app.origin}, yours: this is the owner's link.\n` +
+        `  Open it in your tabs, or: npm run agent -- --role executor --invite '${link}'\n` +
+        `  Give other people their own link: npm run agent -- --invite '${link}' --invite-person NAME\n` +
+        '  (whoever holds this link is you, the owner, in the room; the app need not be running yet)\n',
     )
     return
   }

@@ -11,6 +11,8 @@ import { ICE_CONFIG_PATH, iceServersSource } from '../net/ice-config'
 import { workerOpener } from './opener.browser'
 import { indexedDbCallStore } from './call-log.browser'
 import { indexedDbPersistence } from './persist.browser'
+import { indexedDbMembers } from './members-persist.browser'
+import { stableRoomId } from '../protocol/room-key'
 import { createRuntime } from './runtime'
 import type { PeerRuntime, RuntimeInit } from './types'
 import { workerCore } from './worker-host.browser'
@@ -25,12 +27,14 @@ export async function createBrowserRuntime(init: RuntimeInit): Promise<PeerRunti
     pickRelayAddrs(await fetchRelayInfo(RELAY_INFO_PATH), location.hostname, location.protocol)
   // gossip is unsealed and verified in a worker: the main thread runs the
   // node and the UI, and a burst of records would stall both
-  const opener = workerOpener(init.room, (message) => console.warn(message))
+  // records are kept by the room's stable id (version 7), so a plan survives its epochs
+  const stable = init.member ? stableRoomId(init.room.name, init.member.owner) : init.room.id
   const runtime = await createRuntime({
     init: { ...init, relays },
-    ...(opener ? { opener } : {}),
+    members: (id) => indexedDbMembers(id),
+    openerFor: (key) => workerOpener(key, (message) => console.warn(message)),
     privateKey: identity.privateKey,
-    persistence: indexedDbPersistence(init.room.id),
+    persistence: indexedDbPersistence(stable),
     // the tab's own calls, under its identity: a reload (same identity) finds them
     callStore: indexedDbCallStore(peerIdFromPrivateKey(identity.privateKey).toString()),
     startCore: workerCore,

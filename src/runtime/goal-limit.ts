@@ -5,6 +5,7 @@
  */
 import { wouldBeHeld } from '../plan/derive'
 import { PlanState } from '../plan/state'
+import type { PlanMembership } from '../plan/members'
 import {
   AUTHOR_QUOTA,
   GOALS_PER_AUTHOR_PER_WINDOW,
@@ -33,9 +34,17 @@ export class GoalLimitError extends Error {
   }
 }
 
-/** Whether `goal`, added to these records, would be held by the limits. */
-export function ownGoalWouldWait(records: Iterable<PlanRecord>, goal: GoalRecord): boolean {
+/**
+ * Whether `goal`, added to these records, would be held by the limits; with
+ * the room's membership they count per member (a person's five tabs share
+ * one member's limits).
+ */
+export function ownGoalWouldWait(
+  records: Iterable<PlanRecord>,
+  goal: GoalRecord,
+  membership?: PlanMembership,
+): boolean {
   const state = new PlanState()
   for (const record of records) state.add(record)
-  return wouldBeHeld(state, goal)
+  return wouldBeHeld(state, goal, membership ? { membership } : {})
 }

@@ -12,12 +12,13 @@ import { loadOrCreateKeyFile } from '../net/identity.node.js'
 import { createSwarmNode } from '../net/node.node.js'
 import type { NetLogger, RtcConfigurationSource } from '../net/types'
 import { nodeVerify } from '../protocol/verify.node.js'
-import { sharedVerifyPool } from '../protocol/verify-pool.node.js'
 import { createNodeSandbox } from '../sandbox/sandbox.node.js'
 import { jsonLinesCallStore } from './call-log.node.js'
 import { inProcessCore } from './host'
 import { memoryPersistence } from './persist'
 import { filePersistence, fileSpending } from './persist.node.js'
+import { fileMembers } from './members-persist.node.js'
+import { stableRoomId } from '../protocol/room-key'
 import { createRuntime } from './runtime'
 import type { PeerRuntime, RuntimeInit } from './types'
 
@@ -47,12 +48,16 @@ export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRunt
     (init.dataDir
       ? await loadOrCreateKeyFile(join(init.dataDir, 'identity.key'))
       : await generateKeyPair('Ed25519'))
+  // records are kept by the room's stable id (version 7), so a plan survives its epochs
+  const stable = init.member ? stableRoomId(init.room.name, init.member.owner) : init.room.id
+  const dataDir = init.dataDir
   return createRuntime({
     init,
     privateKey,
-    persistence: init.dataDir
-      ? filePersistence(join(init.dataDir, `records-${init.room.id}.bin`))
+    persistence: dataDir
+      ? filePersistence(join(dataDir, `records-${stable}.bin`))
       : memoryPersistence(),
+    ...(dataDir ? { members: (id) => fileMembers(join(dataDir, `members-${id}.json`)) } : {}),
     startCore: inProcessCore({
       ...(init.providerInit ? { providerInit: init.providerInit } : {}),
       // the sandbox is a worker thread, started at the first program a model runs (runCode on)
@@ -76,7 +81,5 @@ export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRunt
         ? { netLogger: lineLogger(init.log) }
         : {}),
     verify: nodeVerify,
-    // a late join's records are checked on worker threads, every core (verify-pool.node.ts)
-    decoder: sharedVerifyPool().decode,
   })
 }

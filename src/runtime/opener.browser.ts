@@ -1,8 +1,7 @@
 /** The signature worker of a tab, as a BatchOpener (null when the browser refuses the worker). */
-import type { RoomKey } from '../protocol/room-key'
-import { BatchOpener, openSealed, type OpenerPort } from './opener'
+import { BatchOpener, openSealed, type OpenKey, type OpenerPort } from './opener'
 
-export function workerOpener(room: RoomKey, log: (message: string) => void): BatchOpener | null {
+export function workerOpener(room: OpenKey, log: (message: string) => void): BatchOpener | null {
   try {
     const worker = new Worker(new URL('../worker/opener.worker.ts', import.meta.url), {
       type: 'module',

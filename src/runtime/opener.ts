@@ -22,6 +22,15 @@ import {
 import type { WireRecord } from '../protocol/records'
 import { openRecord, type RecordKey } from '../protocol/room-key'
 
+/**
+ * What opening a room's gossip needs: the epoch's transport id and record
+ * key (the seal), and the room id the records themselves carry (the stable
+ * room id since version 7; the transport id when `records` is absent).
+ */
+export interface OpenKey extends RecordKey {
+  readonly records?: string
+}
+
 export interface Opened {
   record: WireRecord
   /** the signed record (unsealed wire bytes), as the plan store keeps it */
@@ -31,24 +40,26 @@ export interface Opened {
 /** An opened record, or why the bytes are not a valid record of this room. */
 export type OpenResult = Opened | string
 
-export function openSealed(
-  room: RecordKey,
-  sealed: Uint8Array,
-  verify?: Ed25519Verify,
-): OpenResult {
+export function openSealed(room: OpenKey, sealed: Uint8Array, verify?: Ed25519Verify): OpenResult {
   const opened = openRecord(room, sealed)
   if (!opened.ok) return `${opened.reason} (not sealed for this room)`
   // no transport-level author to compare: gossip is unsigned (StrictNoSign),
   // the record's own signature by its `from` is the authenticator
-  const decoded = decodeRecord(opened.plain, { room: room.id, ...(verify ? { verify } : {}) })
+  const decoded = decodeRecord(opened.plain, {
+    room: room.records ?? room.id,
+    ...(verify ? { verify } : {}),
+  })
   return result(decoded, opened.plain)
 }
 
 /** openSealed with the platform's Ed25519 (WebCrypto, node:crypto): the same checks, the same verdicts. */
-export async function openSealedAsync(room: RecordKey, sealed: Uint8Array): Promise<OpenResult> {
+export async function openSealedAsync(room: OpenKey, sealed: Uint8Array): Promise<OpenResult> {
   const opened = openRecord(room, sealed)
   if (!opened.ok) return `${opened.reason} (not sealed for this room)`
-  return result(await decodeRecordAsync(opened.plain, { room: room.id }), opened.plain)
+  return result(
+    await decodeRecordAsync(opened.plain, { room: room.records ?? room.id }),
+    opened.plain,
+  )
 }
 
 function result(decoded: Decoded, plain: Uint8Array): OpenResult {
@@ -69,7 +80,7 @@ export function authorNamed(room: RecordKey, sealed: Uint8Array): string | undef
 
 /** Main thread → worker. */
 export type ToOpener =
-  | { type: 'init'; room: RecordKey }
+  | { type: 'init'; room: OpenKey }
   | { type: 'open'; batch: Array<{ n: number; sealed: Uint8Array }> }
 
 /** Worker → main thread. */
@@ -84,7 +95,7 @@ export interface OpenerPort {
 
 /** The worker's side: answers every batch in one message, once all of it is open. */
 export function serveOpener(post: (message: FromOpener) => void): (message: ToOpener) => void {
-  let room: RecordKey | null = null
+  let room: OpenKey | null = null
   const open = async (sealed: Uint8Array): Promise<OpenResult> => {
     if (room === null) return 'opener not initialised'
     try {
@@ -115,14 +126,18 @@ export class BatchOpener {
   /** `fallback` opens in-process once the worker has failed */
   constructor(
     private readonly port: OpenerPort,
-    room: RecordKey,
+    room: OpenKey,
     private readonly fallback: (sealed: Uint8Array) => OpenResult,
   ) {
     // a plain copy: the app's key may be a reactive proxy, which cannot be
     // cloned to a worker; and the worker needs the record key, not the secret
     port.postMessage({
       type: 'init',
-      room: { id: room.id, recordKey: new Uint8Array(room.recordKey) },
+      room: {
+        id: room.id,
+        recordKey: new Uint8Array(room.recordKey),
+        ...(room.records !== undefined ? { records: room.records } : {}),
+      },
     })
     port.onmessage = ({ data }) => {
       for (const { n, result } of data.results) {

@@ -9,8 +9,8 @@ import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import type { PrivateKey } from '@libp2p/interface'
 import type { Capability, ModelConfig } from '../llm/types'
 import { debugLog } from '../net/log'
-import type { NetLogger, SwarmNode, SwarmNodeInitBase, Verdict } from '../net/types'
-import { encodeRecord, MAX_WIRE_BYTES, type Ed25519Verify, type Signer } from '../protocol/codec'
+import type { NetLogger, SwarmNode, SwarmNodeInitBase } from '../net/types'
+import { encodeRecord, type Ed25519Verify, type Signer } from '../protocol/codec'
 import {
   newCancel,
   newGoal,
@@ -22,8 +22,6 @@ import {
 } from '../protocol/records'
 import { DEFAULT_MAX_DEPTH } from '../protocol/limits'
 import { SYNC_CHECK_PEERS, SYNC_CHECK_SESSIONS } from '../protocol/rules'
-import { roomTopics } from '../protocol/topics'
-import { SEAL_OVERHEAD, sealRecord } from '../protocol/room-key'
 import { validateRecord } from '../protocol/validate'
 import { exportJson, exportMarkdown } from '../plan/export'
 import type { PlanTree } from '../plan/tree'
@@ -31,9 +29,7 @@ import type { PeerInput } from '../roles/index'
 import { modelLabel } from './driver'
 import type { StartCore } from './host'
 import type { RecordPersistence } from './persist'
-import { SealedStore } from './sealed'
 import { isPlanRecord, PlanStore } from './store'
-import type { BatchDecoder } from '../protocol/batch-verify'
 import { archiveFinished } from './archive'
 import { AntiEntropyClock } from './anti-entropy'
 import { JOIN_FALLBACK_MS, JOIN_RECHECK_MS, joinsWithoutSync } from './join'
@@ -41,7 +37,12 @@ import type { LiveText } from './live-text'
 import { addCall, EMPTY_CALL_LOG, restoreCallLog, type CallStore } from './call-log'
 import { DEFAULT_BUDGET } from './budget'
 import { AuthorQuotaError, GoalLimitError, ownGoalWouldWait } from './goal-limit'
-import { authorNamed, openSealed, type Opened, type OpenResult } from './opener'
+import type { OpenKey } from './opener'
+import { createRoomNode, type GossipOpener, type RoomNode } from './room-node'
+import { startMembers, type MemberParts, type StartedMembers } from './runtime-members'
+import { NotOwnerError } from './members'
+import { membersView, type MembersView } from './members-view'
+import { stableRoomId, type RoomKey } from '../protocol/room-key'
 import {
   NO_TOOLS,
   type GoalSource,
@@ -76,8 +77,6 @@ export interface RuntimeParts {
   now?: () => number
   /** signature check for records from the network; default pure JS (Node passes node:crypto) */
   verify?: Ed25519Verify
-  /** checks synced records in batches (PlanStore.addMany); Node passes its worker threads */
-  decoder?: BatchDecoder
   /**
    * PeerIds of this browser's other tabs, for goalsFrom 'this-browser'
    * (default: none; this peer always counts as its own)
@@ -85,8 +84,10 @@ export interface RuntimeParts {
   localAuthors?: () => Promise<string[]>
   /** where this peer's call log is kept across restarts (default: memory only) */
   callStore?: CallStore
-  /** opens and verifies gossip elsewhere (a tab's signature worker); default in-process */
-  opener?: { open(sealed: Uint8Array): Promise<OpenResult>; close(): void }
+  /** where the room's member data is kept (members-persist.ts); default memory */
+  members?: MemberParts['persistence']
+  /** opens and verifies an epoch's gossip elsewhere (a tab's signature worker); default in-process */
+  openerFor?: (key: OpenKey) => GossipOpener | null
 }
 
 type Listener<E extends keyof RuntimeEvents> = (detail: RuntimeEvents[E]) => void
@@ -97,10 +98,13 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   const debug = debugLog('runtime')
   const log = parts.log ?? ((message: string) => debug('%s', message))
   const now = parts.now ?? Date.now
-  // the network, the relay and every record see only the room id; the secret stays here
+  // the network and the relay see only the epoch's transport id, records the
+  // room's stable id (version 7); the secret stays here
   const roomKey = init.room
-  const room = roomKey.id
-  const topics = roomTopics(room)
+  const room = init.member
+    ? stableRoomId(roomKey.name, init.member.owner)
+    : (init.roomId ?? roomKey.id)
+  const keyOf = (key: RoomKey): OpenKey => ({ id: key.id, recordKey: key.recordKey, records: room })
   const peerId = peerIdFromPrivateKey(parts.privateKey).toString()
   const signer: Signer = { peerId, sign: (data) => parts.privateKey.sign(data) }
   const model: ModelConfig = init.model ?? { provider: 'offline', model: 'offline-v1' }
@@ -129,6 +133,8 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   let planOver = false
   // the anti-entropy cadence follows new records (anti-entropy.ts)
   let recordArrived = () => {}
+  // this peer's member (runtime-members.ts), once started: restoring the store delivers records before
+  let members: StartedMembers | null = null
   const store = new PlanStore({
     room,
     persistence: parts.persistence,
@@ -136,9 +142,9 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       recordArrived()
       node?.roomActive()
       deliver(record)
+      members?.members.recordArrived(record)
     },
     log,
-    ...(parts.decoder ? { decoder: parts.decoder } : {}),
   })
   const dropped = await store.restore()
   if (dropped > 0) log(`dropped ${dropped} stored records that failed verification`)
@@ -162,39 +168,59 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   }
 
   let outbox = Promise.resolve()
-  // Every record costs one signature check here, not three: bytes this peer
-  // just signed are not checked again, and what the validator decoded is
-  // handed to the subscriber (GossipSub passes it the same bytes object).
-  const verify = parts.verify
-  // Gossip carries records sealed under the room key (sealed.ts); these maps
-  // are keyed by the sealed bytes and keep the signed record they carry.
-  const own = new WeakMap<Uint8Array, Opened>()
-  const validated = new WeakMap<Uint8Array, Opened>()
-  /** Opens and verifies gossip in-process (opener.ts). */
-  const openGossip = (sealed: Uint8Array): OpenResult => openSealed(roomKey, sealed, verify)
-  const decodeOnce = (sealed: Uint8Array): Opened | null => {
-    const known = validated.get(sealed) ?? own.get(sealed)
-    if (known) return known
-    const opened = openGossip(sealed)
-    return typeof opened === 'string' ? null : opened
-  }
   const publish = (records: WireRecord[]) => {
     outbox = outbox.then(async () => {
       for (const record of records) {
         const plain = await encodeRecord(record, signer)
-        const bytes = sealRecord(roomKey, plain)
-        own.set(bytes, { record, plain })
-        const topic = isPlanRecord(record) ? topics.plan : topics.presence
         try {
-          await node?.publish(topic, bytes)
-          traffic.published++
-          traffic.publishedBytes += bytes.length
+          await net?.publish(record, plain)
         } catch (err) {
           log(`could not publish a ${record.kind}: ${(err as Error).message}`)
         }
         if (isPlanRecord(record)) store.addVerified(record, plain)
       }
     })
+  }
+
+  const memberView = (): MembersView | null => {
+    if (!members) return null
+    const live = core.activity().swarm.map((p) => ({ peerId: p.peerId, role: p.role }))
+    return membersView(members.members.membership(), members.members.me.id, { peerId, role }, live)
+  }
+  // publishes and resolves once sent (members.ts waits for its admits and rekeys)
+  const publishNow = async (records: WireRecord[]) => {
+    publish(records)
+    await outbox
+  }
+  if (init.member) {
+    members = await startMembers({
+      member: init.member,
+      link: roomKey,
+      stable: room,
+      peerId,
+      parts: { ...(parts.members ? { persistence: parts.members } : {}) },
+      store,
+      publish: publishNow,
+      connect: (key) => connect(keyOf(key)),
+      disconnect: async () => {
+        for (const off of offNode.splice(0)) off()
+        await net?.stop()
+      },
+      forwarding: {
+        relays: init.relays,
+        createNode: parts.createNode,
+        ...(parts.verify ? { verify: parts.verify } : {}),
+        ...(parts.netLogger ? { netLogger: parts.netLogger } : {}),
+      },
+      onChange: () => {
+        const view = memberView()
+        if (view) emit('members', view)
+      },
+      now,
+      log,
+    })
+    // a PeerId says whom it acts for before anything else it publishes
+    publish([members.members.bind()])
   }
 
   const role = init.role
@@ -267,87 +293,48 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     )
   }
 
-  // (boot, seq) of the latest presence beat per author: stale or replayed beats are ignored
-  const beats = new Map<string, { boot: number; seq: number }>()
-  // `from` is the neighbour that forwarded the bytes (for the log); the author is the record's
-  const verdictFor = (topic: string, entry: OpenResult, mine: boolean, from: string): Verdict => {
-    if (typeof entry === 'string') {
-      log(`dropped gossip via ${from}: ${entry}`)
-      return 'reject'
-    }
-    const record = entry.record
-    if (topic === topics.plan) {
-      if (!isPlanRecord(record)) {
-        log(`dropped gossip via ${from}: a ${record.kind} on the plan topic`)
-        return 'reject'
-      }
-      // known, or over its author's quota (protocol/quota.ts): not kept, so not forwarded
-      if (mine || store.wouldKeep(record)) return 'accept'
-      store.noteOverQuota(record)
-      return 'ignore'
-    }
-    if (topic === topics.presence && record.kind === 'presence') {
-      const last = beats.get(record.from)
-      if (
-        last &&
-        (record.boot < last.boot || (record.boot === last.boot && record.seq <= last.seq))
-      ) {
-        return 'ignore'
-      }
-      beats.set(record.from, { boot: record.boot, seq: record.seq })
-      return 'accept'
-    }
-    log(`dropped gossip via ${from}: a ${record.kind} on ${topic}`)
-    return 'reject'
+  // the room-scoped network of the current epoch (room-node.ts): rebuilt when the room moves on
+  let net: RoomNode | null = null
+  const offNode: Array<() => void> = []
+  const connect = async (key: OpenKey): Promise<void> => {
+    const next = await createRoomNode({
+      key,
+      relays: init.relays,
+      privateKey: parts.privateKey,
+      createNode: parts.createNode,
+      store,
+      ...(parts.openerFor ? { opener: parts.openerFor(key) ?? undefined } : {}),
+      ...(parts.verify ? { verify: parts.verify } : {}),
+      ...(parts.netLogger ? { netLogger: parts.netLogger } : {}),
+      log,
+      traffic,
+      onPlan: (record, plain) => store.addVerified(record, plain),
+      onPresence: (presence) => core.deliver([{ type: 'presence', presence }]),
+    })
+    for (const off of offNode.splice(0)) off()
+    const old = net
+    net = next
+    node = next.node
+    node.setPlanOver(planOver)
+    offNode.push(
+      node.on('connections', (summary) => emit('connections', summary)),
+      node.on('sync', (report) => {
+        if (report.error === undefined) join()
+      }),
+    )
+    emit('connections', node.connections())
+    await old?.stop()
   }
-  const remember = (bytes: Uint8Array, opened: OpenResult): OpenResult => {
-    if (typeof opened !== 'string') validated.set(bytes, opened)
-    return opened
-  }
-  const validate = (topic: string, bytes: Uint8Array, from: string): Verdict | Promise<Verdict> => {
-    const mine = own.get(bytes)
-    if (mine !== undefined) return verdictFor(topic, mine, true, from)
-    // in a tab: unseal and verify in the signature worker, batched
-    if (parts.opener) {
-      return parts.opener
-        .open(bytes)
-        .then((opened) => verdictFor(topic, remember(bytes, opened), false, from))
-    }
-    return verdictFor(topic, remember(bytes, openGossip(bytes)), false, from)
-  }
-
-  node = await parts.createNode({
-    room,
-    relays: init.relays,
-    privateKey: parts.privateKey,
-    validate,
-    authorOf: (_topic, bytes) => authorNamed(roomKey, bytes),
-    store: new SealedStore(roomKey, store, log),
-    maxRecordBytes: MAX_WIRE_BYTES + SEAL_OVERHEAD,
-    ...(parts.netLogger ? { logger: parts.netLogger } : {}),
-  })
-  node.setPlanOver(planOver)
-  node.subscribe(topics.plan, (bytes) => {
-    traffic.received++
-    traffic.receivedBytes += bytes.length
-    const opened = decodeOnce(bytes)
-    if (opened && isPlanRecord(opened.record)) store.addVerified(opened.record, opened.plain)
-  })
-  node.subscribe(topics.presence, (bytes) => {
-    traffic.received++
-    traffic.receivedBytes += bytes.length
-    const record = decodeOnce(bytes)?.record
-    if (record?.kind === 'presence') core.deliver([{ type: 'presence', presence: record }])
-  })
-  node.on('connections', (summary) => emit('connections', summary))
   // the role starts warming up once it has caught up with the swarm
   let joined = false
   const join = () => {
     if (joined) return
     joined = true
     clearTimeout(joinFallback)
-    stopJoinWatch()
     core.deliver([{ type: 'command', command: { type: 'joined' } }])
+    members?.members
+      .joined()
+      .catch((err: Error) => log(`could not admit the owner: ${err.message}`))
   }
   // no sync yet: start alone after a while, longer if this peer has reason
   // to expect company (join.ts)
@@ -368,9 +355,12 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     join()
   }
   let joinFallback = setTimeout(joinUnlessExpected, JOIN_FALLBACK_MS)
-  const stopJoinWatch = node.on('sync', (report) => {
-    if (report.error === undefined) join()
-  })
+  // a removed member (a reload after its removal) stays off the network
+  if (!members?.members.removed) await connect(keyOf(members?.members.current ?? roomKey))
+  if (members) {
+    members.members.startRepublishing()
+    members.forwarders.set(members.members.previousKeys())
+  }
   const antiEntropy = new AntiEntropyClock({
     round: () => {
       node?.syncNow().catch((err: Error) => log(`anti-entropy failed: ${err.message}`))
@@ -396,13 +386,16 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     if (goalsFrom === 'this-browser') void refreshAuthors()
   }, LOCAL_AUTHORS_REFRESH_MS)
 
-  const swarmNode = node
   // a person's record (goal, cancel) gets the checks every receiver applies
   // (the core checks its own): an invalid one is refused here, not published
   const ownRecord = <R extends WireRecord>(record: R): R => {
     const valid = validateRecord(record, { room, sender: peerId })
     if (!valid.ok) throw new Error(`invalid ${record.kind}: ${valid.detail}`)
     return record
+  }
+  const managing = () => {
+    if (!members) throw new NotOwnerError('manage members (this peer has no member)')
+    return members.members
   }
   const runtime: PeerRuntime = {
     peerId,
@@ -411,7 +404,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     role,
     tree: (): PlanTree => core.tree(),
     activity: (): RoleActivity => core.activity(),
-    connections: () => swarmNode.connections(),
+    connections: () => node!.connections(),
     traffic: () => ({ ...traffic, synced: store.synced, syncedBytes: store.syncedBytes }),
     records: () => store.records(),
     calls: () => [...callLog.entries],
@@ -427,7 +420,8 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       // observer's role still publishes nothing of its own
       const goal = ownRecord(newGoal(room, peerId, text, now(), maxDepth, approve))
       // a goal over the limits per author would wait unseen: refuse it, saying why
-      if (ownGoalWouldWait(store.records(), goal)) throw new GoalLimitError()
+      if (ownGoalWouldWait(store.records(), goal, members?.members.membership()))
+        throw new GoalLimitError()
       if (!store.wouldKeep(goal)) throw new AuthorQuotaError('goal')
       publish([goal])
       await outbox
@@ -476,14 +470,22 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
         : exportMarkdown(core.tree(), goalId)
     },
     archiveFinished: () => archiveFinished(room, store, core, now()),
+    members: () => memberView(),
+    roomKey: () => members?.members.current ?? roomKey,
+    member: () => (init.member ? { owner: init.member.owner, seed: init.member.seed } : null),
+    invites: () => members?.members.savedInvites() ?? [],
+    invitePerson: (name) => managing().invite(name),
+    removeMember: (member) => managing().remove(member),
+    resetInvite: (member) => managing().reset(member),
     async stop() {
       antiEntropy.stop()
       clearInterval(authorsTimer)
       clearTimeout(joinFallback)
       core.stop()
       await outbox.catch(() => {})
-      await swarmNode.stop()
-      parts.opener?.close()
+      for (const off of offNode.splice(0)) off()
+      await members?.stop()
+      await net?.stop()
       store.close()
       await parts.persistence.close?.()
     },

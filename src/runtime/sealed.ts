@@ -14,11 +14,11 @@
  *            nobody asked for (PROTOCOL.md §4.1, §7.3)
  */
 import type { RecordStore, Verdict } from '../net/types'
-import { openRecord, sealRecord, type RoomKey } from '../protocol/room-key'
+import { openRecord, sealRecord, type RecordKey } from '../protocol/room-key'
 
 export class SealedStore implements RecordStore {
   constructor(
-    private readonly room: RoomKey,
+    private readonly room: RecordKey,
     private readonly inner: RecordStore,
     private readonly log?: (message: string) => void,
   ) {}

@@ -152,11 +152,15 @@ export class PlanStore implements RecordStore {
       this.init.log?.(`dropped a ${record.kind} by ${record.from}: over its author's quota`)
       return false
     }
-    if (verdict.evicted !== undefined) {
-      this.bytes.delete(verdict.evicted)
-      this.refuse(verdict.evicted)
-      this.init.persistence.remove?.([verdict.evicted]).catch((err: Error) => {
-        this.init.log?.(`could not remove record ${verdict.evicted}: ${err.message}`)
+    // a bind that joins a PeerId to its member's quota can push out several (quota.ts)
+    const evictions =
+      (verdict as { evictions?: string[] }).evictions ??
+      (verdict.evicted !== undefined ? [verdict.evicted] : [])
+    for (const evicted of evictions) {
+      this.bytes.delete(evicted)
+      this.refuse(evicted)
+      this.init.persistence.remove?.([evicted]).catch((err: Error) => {
+        this.init.log?.(`could not remove record ${evicted}: ${err.message}`)
       })
     }
     this.bytes.set(record.id, bytes)
@@ -170,9 +174,18 @@ export class PlanStore implements RecordStore {
     return true
   }
 
-  /** Verify and add bytes from sync or storage. Never throws. */
-  async add(bytes: Uint8Array, from: string, expected?: (id: string) => boolean): Promise<Verdict> {
-    const verdict = await this.verifyAndAdd(bytes, from, true, expected)
+  /**
+   * Verify and add bytes from sync or storage. Never throws. `allow`, when
+   * given, must accept the verified record (a forwarding node of a previous
+   * epoch takes only the rekey and what vouches for it): else 'ignore'.
+   */
+  async add(
+    bytes: Uint8Array,
+    from: string,
+    expected?: (id: string) => boolean,
+    allow?: (record: PlanRecord) => boolean,
+  ): Promise<Verdict> {
+    const verdict = await this.verifyAndAdd(bytes, from, true, expected, allow)
     if (verdict === 'accept') {
       this.synced++
       this.syncedBytes += bytes.length
@@ -185,6 +198,7 @@ export class PlanStore implements RecordStore {
     from: string,
     persist: boolean,
     expected?: (id: string) => boolean,
+    allow?: (record: PlanRecord) => boolean,
   ): Promise<Verdict> {
     // A record its author's quota has no room for is dropped before its
     // signature is checked: a flood offered by sync costs a parse, not an
@@ -211,6 +225,7 @@ export class PlanStore implements RecordStore {
       this.init.log?.(`dropped a presence beat offered as a plan record by ${from}`)
       return 'reject'
     }
+    if (allow !== undefined && !allow(decoded.record)) return 'ignore'
     return this.addVerified(decoded.record, bytes, persist) ? 'accept' : 'ignore'
   }
 

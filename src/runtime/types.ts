@@ -12,6 +12,10 @@ import type { RoomKey } from '../protocol/room-key'
 import type { BudgetDecision, BudgetLimits } from './budget'
 import type { CallEntry } from './call-log'
 import type { LiveText } from './live-text'
+import type { MemberInit, PersonInvite } from './members'
+import type { MembersView, MemberView, Removed } from './members-view'
+
+export type { MemberInit, PersonInvite, MembersView, MemberView, Removed }
 
 export type {
   ConnectionSummary,
@@ -138,6 +142,17 @@ export const NO_TOOLS: ToolConsent = { runCode: false, webSearch: false, knowled
 export interface RuntimeInit {
   /** the room, from its invite (src/protocol/invite.ts): its secret never leaves this peer */
   room: RoomKey
+  /**
+   * the room's stable id, which records carry (version 7: from its name and
+   * owner, so a plan survives epochs); default the room key's id
+   */
+  roomId?: string
+  /**
+   * this peer's member (a version-7 invite: the room's owner and this
+   * person's seed); records then carry the stable room id, and the peer
+   * follows the room's epochs. Absent: a bare peer (tests, benchmarks).
+   */
+  member?: MemberInit
   role: Role
   /** executors: what they can do (default: all three) */
   capabilities?: Capability[]
@@ -172,6 +187,8 @@ export interface RuntimeEvents {
   call: CallEntry
   /** the text of this peer's running execute and roll-up calls changed (throttled) */
   live: LiveText[]
+  /** the room's members changed (admitted, joined, removed; this peer moved epochs) */
+  members: MembersView
 }
 
 /** Traffic of this peer at the protocol level (records, not transport frames). */
@@ -237,6 +254,20 @@ export interface PeerRuntime {
    * from this peer's memory and storage for good (src/runtime/archive.ts).
    */
   archiveFinished(): Promise<ArchiveResult>
+  /** the room's members as people see them; null for a peer without a member */
+  members(): MembersView | null
+  /** the current epoch's key: what this peer's links carry (its secret stays in this browser) */
+  roomKey(): RoomKey
+  /** the room's owner and this person's seed (the link's `owner` and `me`); null without a member */
+  member(): { owner: string; seed: Uint8Array } | null
+  /** owners: the people this browser (or agent) invited, to show their links again */
+  invites(): PersonInvite[]
+  /** owners: admits a person (name default "Guest N") and returns their invite */
+  invitePerson(name?: string): Promise<PersonInvite>
+  /** owners: removes a member (the room moves to a new epoch without them) */
+  removeMember(member: string): Promise<void>
+  /** owners: resets a person's link (their old member removed, a new one admitted): the new invite */
+  resetInvite(member: string): Promise<PersonInvite>
   stop(): Promise<void>
 }
 

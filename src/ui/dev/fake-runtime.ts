@@ -111,6 +111,7 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
     connections: new Set(),
     call: new Set(),
     live: new Set(),
+    members: new Set(),
   }
   let model: ModelConfig = init.model ?? { provider: 'offline', model: 'offline-v1' }
   let capabilities: Capability[] = init.capabilities ?? [
@@ -238,6 +239,14 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
     async archiveFinished() {
       return { goals: 0, records: 0, json: null }
     },
+    // the fake has no members: the Invite panel shows the room's link alone
+    members: () => null,
+    roomKey: () => init.room,
+    member: () => null,
+    invites: () => [],
+    invitePerson: () => Promise.reject(new Error('the fake runtime has no members')),
+    removeMember: () => Promise.reject(new Error('the fake runtime has no members')),
+    resetInvite: () => Promise.reject(new Error('the fake runtime has no members')),
     async stop() {
       clearInterval(timer)
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { inviteFragment } from '../../protocol/invite'
+import { inviteFragment, memberInviteFragment } from '../../protocol/invite'
 import { deriveRoomKey, newRoomSecret } from '../../protocol/room-key'
 import {
   forgetRoom,
@@ -25,14 +25,24 @@ function memoryStorage(): Storage {
   }
 }
 
-const room = deriveRoomKey('trip', newRoomSecret())
+const room = newRoom('trip')
 
 describe('the address bar', () => {
-  it('reads an invite: room from the fragment, role from the query', () => {
-    const loc = readLocation('?role=executor', `#${inviteFragment(room)}`)
-    expect(loc.room?.id).toBe(room.id)
+  it('reads an invite: room, owner and member from the fragment, role from the query', () => {
+    const loc = readLocation('?role=executor', `#${memberInviteFragment(room)}`)
+    expect(loc.room?.room.id).toBe(room.room.id)
+    expect(loc.room?.owner).toBe(room.owner)
+    expect(loc.room?.me).toEqual(room.me)
     expect(loc.role).toBe('executor')
     expect(loc.problem).toBeNull()
+  })
+
+  it('says a version-6 link (no owner, no member) is from an older version, and offers its name', () => {
+    const old = deriveRoomKey('trip', newRoomSecret())
+    const loc = readLocation('?role=executor', `#${inviteFragment(old)}`)
+    expect(loc.room).toBeNull()
+    expect(loc.namedRoom).toBe('trip')
+    expect(loc.problem).toMatch(/from an older version of Murmuration/)
   })
 
   it('has no room and no problem on a bare address', () => {
@@ -53,7 +63,7 @@ describe('the address bar', () => {
   })
 
   it('ignores an unknown role', () => {
-    expect(readLocation('?role=admin', `#${inviteFragment(room)}`).role).toBeNull()
+    expect(readLocation('?role=admin', `#${memberInviteFragment(room)}`).role).toBeNull()
   })
 })
 
@@ -61,15 +71,17 @@ describe('new rooms', () => {
   it('get a fresh secret each, and a valid default name', () => {
     const a = newRoom()
     const b = newRoom()
-    expect(a.id).not.toBe(b.id)
-    expect(a.name).toMatch(/^room-[a-z0-9]+$/)
-    expect(newRoom('Japan Trip').name).toBe('japan-trip')
+    expect(a.room.id).not.toBe(b.room.id)
+    expect(a.owner).not.toBe(b.owner)
+    expect(a.room.name).toMatch(/^room-[a-z0-9]+$/)
+    expect(newRoom('Japan Trip').room.name).toBe('japan-trip')
   })
 
-  it('can be renamed before joining, keeping the secret', () => {
+  it('can be renamed before joining, keeping the secret and the owner', () => {
     const r = renamed(room, 'Other Name')!
-    expect(r.name).toBe('other-name')
-    expect(r.secret).toEqual(room.secret)
+    expect(r.room.name).toBe('other-name')
+    expect(r.room.secret).toEqual(room.room.secret)
+    expect(r.owner).toBe(room.owner)
     expect(renamed(room, '!!!')).toBeNull()
   })
 })
@@ -81,9 +93,10 @@ describe('known rooms', () => {
     rememberRoom(room, storage, 1)
     rememberRoom(other, storage, 2)
     rememberRoom(room, storage, 3)
-    expect(knownRooms(storage).map((r) => r.id)).toEqual([room.id, other.id])
+    expect(knownRooms(storage).map((r) => r.room.id)).toEqual([room.room.id, other.room.id])
+    expect(knownRooms(storage)[0]!.me).toEqual(room.me)
     forgetRoom(room, storage)
-    expect(knownRooms(storage).map((r) => r.id)).toEqual([other.id])
+    expect(knownRooms(storage).map((r) => r.room.id)).toEqual([other.room.id])
   })
 
   it('keep at most MAX_KNOWN_ROOMS and skip broken entries', () => {
@@ -91,6 +104,10 @@ describe('known rooms', () => {
     for (let i = 0; i < MAX_KNOWN_ROOMS + 5; i++) rememberRoom(newRoom(`r${i}`), storage, i)
     expect(knownRooms(storage)).toHaveLength(MAX_KNOWN_ROOMS)
     storage.setItem('murmuration-rooms', '[{"name":"x","key":"bad","usedAt":1}, 5]')
+    expect(knownRooms(storage)).toEqual([])
+    // a version-6 entry (no owner, no member) is not a room this version joins
+    const old = { name: 'x', key: 'AAAAAAAAAAAAAAAAAAAAAA', usedAt: 1 }
+    storage.setItem('murmuration-rooms', JSON.stringify([old]))
     expect(knownRooms(storage)).toEqual([])
     storage.setItem('murmuration-rooms', 'not json')
     expect(knownRooms(storage)).toEqual([])

@@ -4,13 +4,13 @@
  * roster for "why nothing moves", and this tab's runtime for a one-click fix.
  */
 import { getContext, setContext } from 'svelte'
-import type { RoomKey } from '../../protocol/room-key'
 import type { PeerRuntime, RoleActivity } from '../../runtime/types'
 import type { Session } from './session.svelte'
+import type { RoomInvite } from './invite'
 
 export interface RoomContext {
   activity(): RoleActivity
-  room(): RoomKey
+  room(): RoomInvite
   runtime(): PeerRuntime
 }
 

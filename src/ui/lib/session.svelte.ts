@@ -3,8 +3,14 @@
  * activity and connections, kept up to date from its events.
  */
 import type { PlanTree } from '../../plan/tree'
-import type { RoomKey } from '../../protocol/room-key'
-import type { ConnectionSummary, LiveText, PeerRuntime, RoleActivity } from '../../runtime/types'
+import type {
+  ConnectionSummary,
+  LiveText,
+  MembersView,
+  PeerRuntime,
+  RoleActivity,
+} from '../../runtime/types'
+import { rememberRoom, writeLocation, type RoomInvite } from './invite'
 import { shareStructure } from './share-structure'
 
 /** When this tab first saw a root goal, and when it saw it settle: for the elapsed time. */
@@ -17,8 +23,14 @@ const SETTLED = new Set(['done', 'failed', 'cancelled'])
 
 export class Session {
   readonly runtime: PeerRuntime
-  /** the room joined, with its secret (for invite links; never sent anywhere) */
-  readonly room: RoomKey
+  /**
+   * this person's way into the room (the current epoch's key, the owner,
+   * their member seed): for links; never sent anywhere. It follows the room
+   * to a new epoch after a reset or a removal.
+   */
+  room = $state.raw<RoomInvite>() as RoomInvite
+  /** the room's members (null for a peer without a member, the dev fake) */
+  members = $state.raw<MembersView | null>(null)
   tree = $state.raw<PlanTree>() as PlanTree
   activity = $state.raw<RoleActivity>() as RoleActivity
   connections = $state.raw<ConnectionSummary>() as ConnectionSummary
@@ -27,9 +39,10 @@ export class Session {
   live = $state.raw<LiveText[]>([])
   private readonly unsubscribe: (() => void)[] = []
 
-  constructor(runtime: PeerRuntime, room: RoomKey) {
+  constructor(runtime: PeerRuntime, room: RoomInvite) {
     this.runtime = runtime
     this.room = room
+    this.members = runtime.members()
     this.setTree(runtime.tree())
     this.activity = runtime.activity()
     this.connections = runtime.connections()
@@ -41,7 +54,18 @@ export class Session {
       ),
       runtime.on('connections', (summary) => (this.connections = summary)),
       runtime.on('live', (live) => (this.live = live)),
+      runtime.on('members', (members) => this.setMembers(members)),
     )
+  }
+
+  private setMembers(members: MembersView): void {
+    this.members = members
+    const key = this.runtime.roomKey()
+    if (key.id === this.room.room.id) return
+    // the room moved to a new epoch: this tab's address and links carry its key from now on
+    this.room = { ...this.room, room: key }
+    writeLocation(this.room, this.runtime.role)
+    rememberRoom(this.room)
   }
 
   private setTree(next: PlanTree): void {

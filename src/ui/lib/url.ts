@@ -2,8 +2,7 @@
  * Room names, roles, and the share link. The address bar itself (the room in
  * the fragment, the role in the query) is read and written by invite.ts.
  */
-import { inviteLink } from '../../protocol/invite'
-import type { RoomKey } from '../../protocol/room-key'
+import { memberInviteLink } from '../../protocol/invite'
 import type { Role } from '../../runtime/types'
 
 export const ROLES: readonly Role[] = ['decomposer', 'scorer', 'executor', 'observer']
@@ -30,9 +29,13 @@ export function isRole(value: string | null): value is Role {
 }
 
 /**
- * The link that makes a friend's tab join `room` as an executor: the room's
- * name and secret ride in the fragment (src/protocol/invite.ts).
+ * The link that makes one person's tab join the room as an executor, as
+ * that person's member: the room's name, an epoch's secret, the owner and
+ * their member seed ride in the fragment (src/protocol/invite.ts).
  */
-export function shareLink(origin: string, room: RoomKey): string {
-  return inviteLink(origin, room, 'executor')
+export function shareLink(
+  origin: string,
+  invite: { room: import('../../protocol/room-key').RoomKey; owner: string; me: Uint8Array },
+): string {
+  return memberInviteLink(origin, invite, 'executor')
 }

@@ -1,0 +1,116 @@
+/**
+ * An agent's side of the room's members: the owner's one-off actions
+ * (--invite-person, --remove-member, --reset-invite: do it, print, exit) and
+ * the watch that stops an agent whose member was removed, with the tab's
+ * own sentence and a non-zero exit.
+ */
+import { memberInviteLink } from '../protocol/invite'
+import { removedSentence } from '../runtime/members-view'
+import type { MembersView, PeerRuntime, PersonInvite } from '../runtime/types'
+import type { AgentOptions, ManageAction } from './agent-options'
+import { clock } from './observer-print'
+
+/** A removed agent's exit code: it did not stop because it was asked to. */
+export const EXIT_REMOVED = 3
+/**
+ * How long an owner's action waits to hear the room (a sync with a peer)
+ * before it acts on what this agent holds: the membership it reads (who is
+ * in, the current epoch) must be the room's, not an empty store's.
+ */
+export const MANAGE_SYNC_WAIT_MS = 20_000
+/** After publishing, how long the agent stays for its record to spread (gossip and a sync). */
+export const MANAGE_LINGER_MS = 3_000
+
+/** The member a name or id names: the one active member with that id, else with that name. */
+export function findMember(view: MembersView, who: string): string {
+  const active = view.members.filter((m) => !m.removed)
+  const byId = active.find((m) => m.id === who)
+  if (byId) return byId.id
+  const named = active.filter((m) => m.name === who)
+  if (named.length === 1) return named[0]!.id
+  if (named.length > 1)
+    throw new Error(
+      `${named.length} members are called “${who}”: give a member id (${named.map((m) => m.id).join(', ')})`,
+    )
+  const names = active.map((m) => `“${m.name}”`).join(', ')
+  throw new Error(`no member “${who}” in this room (members: ${names})`)
+}
+
+/** The link of a person's invite, on the app the agent uses. */
+export function personLink(
+  options: AgentOptions,
+  runtime: PeerRuntime,
+  invite: PersonInvite,
+): string {
+  return memberInviteLink(
+    options.app.origin,
+    { room: runtime.roomKey(), owner: options.member.owner, me: invite.seed },
+    'executor',
+  )
+}
+
+/** Time after the first link for its sync (started at once by the link) to bring the room's records. */
+const SYNC_SETTLE_MS = 2_000
+
+/** Waits for a link to a peer (or MANAGE_SYNC_WAIT_MS) and its sync, so the membership read is the room's. */
+async function heardTheRoom(runtime: PeerRuntime): Promise<boolean> {
+  const end = Date.now() + MANAGE_SYNC_WAIT_MS
+  while (Date.now() < end) {
+    const c = runtime.connections()
+    if (c.direct + c.other > 0) {
+      await new Promise((r) => setTimeout(r, SYNC_SETTLE_MS))
+      return true
+    }
+    await new Promise((r) => setTimeout(r, 250))
+  }
+  return false
+}
+
+/** Does `action` and says what it did; throws with what went wrong. */
+export async function manage(
+  runtime: PeerRuntime,
+  options: AgentOptions,
+  action: ManageAction,
+): Promise<void> {
+  if (!(await heardTheRoom(runtime)))
+    process.stderr.write(
+      'agent: warning: no peer of the room answered yet; acting on what this agent holds (it goes out when a peer comes)\n',
+    )
+  const view = runtime.members()
+  if (!view?.manage)
+    throw new Error("only the room's owners can do that: this link is not an owner's")
+  if (action.kind === 'invite-person') {
+    const made = await runtime.invitePerson(action.name)
+    // the link alone on stdout (for `$(…)`), what it is on stderr
+    console.log(personLink(options, runtime, made))
+    process.stderr.write(
+      `agent: invited “${made.name}” (member ${made.member}): give them this link\n`,
+    )
+  } else if (action.kind === 'remove-member') {
+    const member = findMember(view, action.who)
+    const name = view.members.find((m) => m.id === member)?.name
+    await runtime.removeMember(member)
+    console.log(
+      `removed “${name}” (member ${member}): the room moved to epoch ${runtime.members()?.epoch}`,
+    )
+  } else {
+    const member = findMember(view, action.who)
+    const made = await runtime.resetInvite(member)
+    console.log(personLink(options, runtime, made))
+    process.stderr.write(
+      `agent: reset “${made.name}”'s invite link: the old one finds nothing new; give them this new link\n`,
+    )
+  }
+  await new Promise((r) => setTimeout(r, MANAGE_LINGER_MS))
+}
+
+/** Stops the agent, in words and with EXIT_REMOVED, once its member is removed. */
+export function exitWhenRemoved(runtime: PeerRuntime, stop: () => Promise<void>): void {
+  const check = (view: MembersView | null) => {
+    if (!view?.removed) return
+    process.stderr.write(`agent: ${removedSentence(runtime.room, view.removed, clock)}\n`)
+    void stop().finally(() => process.exit(EXIT_REMOVED))
+  }
+  runtime.on('members', check)
+  check(runtime.members())
+}

@@ -138,6 +138,23 @@ describe('membership (pure, from bind/admit/rekey records)', () => {
     expect(after.counts(P.bob)).toBe(true)
   })
 
+  it('a member is as its earliest counted admit says, even one that counts through a later co-owner', () => {
+    const records = [
+      bind(P.owner, OWNER),
+      bind(P.co, CO),
+      admit(P.co, ALICE, 'Alice by Carl', false, T0),
+      admit(P.owner, ALICE, 'Alice by Olga', false, T0 + 5),
+      admit(P.owner, CO, 'Carl', true, T0 + 10),
+    ]
+    for (const order of [records, [...records].reverse()]) {
+      expect(of(order).members.get(ALICE.id)).toMatchObject({
+        name: 'Alice by Carl',
+        admittedBy: CO.id,
+        admittedAt: T0,
+      })
+    }
+  })
+
   it('an admit of the root owner counts only from the root owner’s own PeerIds', () => {
     const forged = newAdmit(
       ROOM,

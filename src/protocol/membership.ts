@@ -116,43 +116,44 @@ export function deriveMembership(
   }
   const bound = (peerId: string) => boundTo.get(peerId) ?? []
 
-  // admission: a least fixpoint over owners
-  const members = new Map<string, MemberInfo>([[owner, rootInfo(owner)]])
+  // admission: a least fixpoint over owners (co-owners only ever join it)
   const coOwners = new Set<string>()
-  const ownerSet = () => new Set([owner, ...coOwners])
-  let changed = true
-  while (changed) {
+  const counts = (admit: AdmitRecord, owners: ReadonlySet<string>) => {
+    const by = bound(admit.from).filter((m) => owners.has(m))
+    return admit.member === owner ? by.includes(owner) : by.length > 0
+  }
+  for (let changed = true; changed;) {
     changed = false
-    const owners = ownerSet()
+    const owners = new Set([owner, ...coOwners])
     for (const admit of admits) {
-      const by = bound(admit.from).filter((m) => owners.has(m))
-      if (by.length === 0) continue
-      if (admit.member === owner && !by.includes(owner)) continue
-      let info = members.get(admit.member)
-      if (info === undefined || (info.rootOwner && info.name === null)) {
-        // admits come in (at, id) order: the first counted one names the member
-        info = {
-          id: admit.member,
-          name: admit.name,
-          box: admit.box,
-          rootOwner: admit.member === owner,
-          coOwner: false,
-          admittedBy: admit.member === owner ? null : lowest(by),
-          admittedAt: admit.member === owner ? null : admit.at,
-        }
-        members.set(admit.member, info)
-        changed = true
-      }
       if (admit.coOwner && admit.member !== owner && !coOwners.has(admit.member)) {
-        coOwners.add(admit.member)
-        info.coOwner = true
-        changed = true
+        if (counts(admit, owners)) {
+          coOwners.add(admit.member)
+          changed = true
+        }
       }
     }
   }
+  const owners = new Set([owner, ...coOwners])
+  // each member as its counted admit with the smallest (at, id) says (admits are in that order)
+  const members = new Map<string, MemberInfo>([[owner, rootInfo(owner)]])
+  for (const admit of admits) {
+    if (!counts(admit, owners)) continue
+    const root = admit.member === owner
+    const known = members.get(admit.member)
+    if (known !== undefined && !(root && known.name === null)) continue
+    members.set(admit.member, {
+      id: admit.member,
+      name: admit.name,
+      box: admit.box,
+      rootOwner: root,
+      coOwner: coOwners.has(admit.member),
+      admittedBy: root ? null : lowest(bound(admit.from).filter((m) => owners.has(m))),
+      admittedAt: root ? null : admit.at,
+    })
+  }
 
   // the epoch chain
-  const owners = ownerSet()
   const removed = new Map<string, Removal>()
   const chain: RekeyRecord[] = []
   for (let epoch = 1; ; epoch++) {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createRng } from '../sim/rng'
 import { deriveMemberKey, openEpochSecret, sealEpochSecret, type MemberKey } from './member-key'
 import {
+  activeMember,
   deriveMembership,
   nextRekey,
   peersOf,
@@ -136,6 +137,9 @@ describe('membership (pure, from bind/admit/rekey records)', () => {
     expect(after.isActive(BOB.id)).toBe(false)
     // a removed member's PeerIds still count: its records before the removal are history
     expect(after.counts(P.bob)).toBe(true)
+    // but it is not in now
+    expect(activeMember(after, P.bob)).toBeUndefined()
+    expect(activeMember(after, P.alice1)).toBe(ALICE.id)
   })
 
   it('a member is as its earliest counted admit says, even one that counts through a later co-owner', () => {

@@ -243,3 +243,13 @@ export function nextRekey(membership: Membership): { epoch: number; prev: string
 export function peersOf(membership: Membership, member: string): string[] {
   return [...membership.peers].filter(([, m]) => m === member).map(([peerId]) => peerId)
 }
+
+/**
+ * The member `peerId` acts for if that member is in now (admitted, not
+ * removed), else undefined: whose presence, claims and links to count live
+ * (a removed member's PeerIds still count for history, not for work).
+ */
+export function activeMember(membership: Membership, peerId: string): string | undefined {
+  const member = membership.memberOf(peerId)
+  return member !== undefined && membership.isActive(member) ? member : undefined
+}

@@ -131,6 +131,29 @@ describe('the per-author quota', () => {
       expect(quota.admit(bind(1, 'p2', 'alice')).kept).toBe(true)
     })
 
+    it('a bind pushed out of its PeerId’s bind quota splits the slot it had joined', () => {
+      const quota = new AuthorQuota({ ...SMALL, bind: 2 })
+      quota.admit(bind(1, 'p2', 'alice'))
+      quota.admit(bind(9, 'p1', 'alice'))
+      quota.admit(cancel(3, 'p1'))
+      quota.admit(cancel(4, 'p2'))
+      expect(quota.sameSlot('p1', 'p2')).toBe(true)
+      expect(quota.count('p1', 'cancel')).toBe(2)
+      quota.admit(bind(5, 'p1', 'bob'))
+      // a lower bind of p1 pushes its bind to alice (the highest id) out
+      expect(quota.admit(bind(2, 'p1', 'carol'))).toEqual({
+        kept: true,
+        evicted: hexId(1_009),
+        evictions: [hexId(1_009)],
+      })
+      expect(quota.sameSlot('p1', 'p2')).toBe(false)
+      expect(quota.count('p1', 'cancel')).toBe(1)
+      expect(quota.count('p2', 'cancel')).toBe(1)
+      // archiving a bind splits too
+      quota.remove(bind(1, 'p2', 'alice'))
+      expect(quota.count('p2', 'bind')).toBe(0)
+    })
+
     it('keeps the same records whatever the order of binds and records (seeded shuffles)', () => {
       fc.assert(
         fc.property(

@@ -14,8 +14,12 @@ export default defineConfig({
   testIgnore: 'artifacts/**',
   outputDir: 'e2e/artifacts/test-results',
   globalSetup: './e2e/global-setup.ts',
-  // 2 cores: tabs of one test already use both
-  workers: 1,
+  // Two specs at a time. One spec at a time kept 0.6 of a core busy on
+  // average (the suite: about 600 s of CPU in 960 s), since most of
+  // its time is tabs waiting on timers, links and the mock model; specs share
+  // nothing (each makes its own relay, app server, mock model and network
+  // namespaces on free ports). E2E_WORKERS=1 runs them one by one.
+  workers: Number(process.env.E2E_WORKERS ?? 2),
   fullyParallel: false,
   forbidOnly: !!process.env.CI,
   retries: 0,
@@ -40,7 +44,11 @@ export default defineConfig({
     // no screencast in the trace: recording frames of every tab cost a third
     // of the e2e suite's CPU (action snapshots are kept, and a failed test's
     // screenshots)
-    trace: { mode: 'retain-on-failure', screenshots: false, snapshots: true, sources: false },
+    // and none under CI, whose artifacts nobody can open: there a failure's
+    // log line and screenshot are what is read
+    trace: process.env.CI
+      ? 'off'
+      : { mode: 'retain-on-failure', screenshots: false, snapshots: true, sources: false },
     screenshot: 'only-on-failure',
   },
 })

@@ -12,6 +12,7 @@ import { loadOrCreateKeyFile } from '../net/identity.node.js'
 import { createSwarmNode } from '../net/node.node.js'
 import type { NetLogger, RtcConfigurationSource } from '../net/types'
 import { nodeVerify } from '../protocol/verify.node.js'
+import { sharedVerifyPool } from '../protocol/verify-pool.node.js'
 import { createNodeSandbox } from '../sandbox/sandbox.node.js'
 import { jsonLinesCallStore } from './call-log.node.js'
 import { inProcessCore } from './host'
@@ -81,5 +82,7 @@ export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRunt
         ? { netLogger: lineLogger(init.log) }
         : {}),
     verify: nodeVerify,
+    // a late join's records are checked on worker threads, every core (verify-pool.node.ts)
+    decoder: sharedVerifyPool().decode,
   })
 }

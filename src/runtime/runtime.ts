@@ -30,6 +30,7 @@ import { modelLabel } from './driver'
 import type { StartCore } from './host'
 import type { RecordPersistence } from './persist'
 import { isPlanRecord, PlanStore } from './store'
+import type { BatchDecoder } from '../protocol/batch-verify'
 import { archiveFinished } from './archive'
 import { AntiEntropyClock } from './anti-entropy'
 import { JOIN_FALLBACK_MS, JOIN_RECHECK_MS, joinsWithoutSync } from './join'
@@ -77,6 +78,8 @@ export interface RuntimeParts {
   now?: () => number
   /** signature check for records from the network; default pure JS (Node passes node:crypto) */
   verify?: Ed25519Verify
+  /** checks synced records in batches (PlanStore.addMany); Node passes its worker threads */
+  decoder?: BatchDecoder
   /**
    * PeerIds of this browser's other tabs, for goalsFrom 'this-browser'
    * (default: none; this peer always counts as its own)
@@ -145,6 +148,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       members?.members.recordArrived(record)
     },
     log,
+    ...(parts.decoder ? { decoder: parts.decoder } : {}),
   })
   const dropped = await store.restore()
   if (dropped > 0) log(`dropped ${dropped} stored records that failed verification`)

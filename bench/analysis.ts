@@ -3,13 +3,14 @@
  * cut along the chain that decided its finish time.
  *
  * For each goal the chain is: known → decompose → first proposal → score
- * calls → two votes on one split (quorum, nominally) → classify → the
- * subgoal that settled last (recursively: its child goal, or its leaf's
- * execute) → roll-up → (root) the witness sees it. Consecutive segments share their ends, so
+ * calls → two votes on one split (quorum, nominally; the split's subgoals are
+ * classified by those votes, protocol version 7) → the subgoal that settled
+ * last (recursively: its child goal, or its leaf's execute) → roll-up →
+ * (root) the witness sees it. Consecutive segments share their ends, so
  * they add up exactly to the run's time. Each segment is either an LLM call
  * (nominally L) or a wait between calls (gossip, claims, staggers, queueing
  * for a free slot, event-loop lag). For the swarm, claim records split the
- * waits before classify, execute and roll-up into "until the claim" and
+ * waits before the accept, execute and roll-up into "until the claim" and
  * "claim → call" (the claim window).
  */
 import type { ClaimRecord, PlanRecord } from '../src/protocol/records'
@@ -30,7 +31,6 @@ export interface Segment {
 interface GoalCalls {
   decompose: LlmCall[]
   score: LlmCall[]
-  classify: Map<string, LlmCall[]>
   execute: Map<string, LlmCall[]>
   rollup: LlmCall[]
 }
@@ -40,7 +40,7 @@ function indexCalls(calls: readonly LlmCall[]): Map<string, GoalCalls> {
   const of = (key: string) => {
     let goal = goals.get(key)
     if (!goal) {
-      goal = { decompose: [], score: [], classify: new Map(), execute: new Map(), rollup: [] }
+      goal = { decompose: [], score: [], execute: new Map(), rollup: [] }
       goals.set(key, goal)
     }
     return goal
@@ -48,7 +48,7 @@ function indexCalls(calls: readonly LlmCall[]): Map<string, GoalCalls> {
   for (const call of calls) {
     if (call.kind === 'unknown') continue
     const goal = of(call.goal)
-    if (call.kind === 'classify' || call.kind === 'execute') {
+    if (call.kind === 'execute') {
       const map = goal[call.kind]
       const list = map.get(call.item ?? '') ?? []
       list.push(call)
@@ -153,41 +153,44 @@ export function criticalChain(input: ChainInput): Segment[] {
     const quorum = quorumAt(g.score)
     push(depth, 'first proposal → score starts', false, dEnd, sStart)
     push(depth, 'score (LLM) until a split has 2 votes', true, sStart, quorum)
-    const allClassify = [...g.classify.values()].flat()
-    const cStart = firstStart(allClassify)
-    const decideClaim = claimBefore(claims, claimKey('decide', key), cStart)
+    // the accept follows the quorum (its decider claimed at the first proposal)
+    let accepted = quorum
+    const decideClaim = claimBefore(claims, claimKey('decide', key), Infinity)
     if (decideClaim !== null && decideClaim >= quorum) {
       push(depth, '2 votes → decide claimed', false, quorum, decideClaim)
-      push(depth, 'decide claimed → classify starts', false, decideClaim, cStart)
-    } else {
-      push(depth, '2 votes → classify starts', false, quorum, cStart)
+      accepted = decideClaim
     }
-    // the subgoal that settled last decides when this goal can roll up
+    // the subgoal that settled last decides when this goal can roll up: a leaf
+    // (its execute calls) or a child goal (its own calls, one level deeper)
+    const items = new Set(g.execute.keys())
+    const prefix = key + PATH_SEPARATOR
+    for (const other of goals.keys()) {
+      const rest = other.startsWith(prefix) ? other.slice(prefix.length) : null
+      if (rest !== null && !rest.includes(PATH_SEPARATOR)) items.add(rest)
+    }
     let critical: { item: string; settled: number } | null = null
-    for (const item of g.classify.keys()) {
-      const child = key + PATH_SEPARATOR + item
+    for (const item of items) {
+      const child = prefix + item
       const settled = goals.has(child) ? settledAt(child) : firstOkEnd(g.execute.get(item))
       if (critical === null || settled > critical.settled || Number.isNaN(critical.settled)) {
         critical = { item, settled }
       }
     }
     if (!critical) return NaN
-    const cEnd = firstOkEnd(g.classify.get(critical.item))
-    push(depth, 'classify (LLM)', true, cStart, cEnd)
-    const child = key + PATH_SEPARATOR + critical.item
+    const child = prefix + critical.item
     let settled: number
     if (goals.has(child)) {
-      settled = walk(child, cEnd, depth + 1)
+      settled = walk(child, accepted, depth + 1)
     } else {
       const exec = g.execute.get(critical.item)
       const eStart = firstStart(exec)
       settled = firstOkEnd(exec)
       const claim = claimBefore(claims, claimKey('execute', key, critical.item), eStart)
-      if (claim !== null && claim >= cEnd) {
-        push(depth + 1, 'leaf classified → execute claimed', false, cEnd, claim)
+      if (claim !== null && claim >= accepted) {
+        push(depth + 1, 'split accepted → execute claimed', false, accepted, claim)
         push(depth + 1, 'execute claimed → execute starts', false, claim, eStart)
       } else {
-        push(depth + 1, 'leaf classified → execute starts', false, cEnd, eStart)
+        push(depth + 1, 'split accepted → execute starts', false, accepted, eStart)
       }
       push(depth + 1, 'execute (LLM)', true, eStart, settled)
     }
@@ -323,7 +326,11 @@ export function waves(
   return [...rows.values()].sort((a, b) => a.depth - b.depth || order(a.kind) - order(b.kind))
 }
 
-/** The LLM critical path in calls: D × (decompose + score + classify) + execute + D × roll-up. */
+/**
+ * The LLM critical path in calls: D × (decompose + score) + execute + D ×
+ * roll-up (since protocol version 7 the score judges the subgoals: no
+ * classify call; before, D × 3 + 1 + D).
+ */
 export function criticalPathCalls(depth: number): number {
-  return depth * 3 + 1 + depth
+  return depth * 2 + 1 + depth
 }

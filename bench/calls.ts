@@ -34,7 +34,7 @@ export interface LlmCall {
   goal: string
   /** depth of that goal (root = 0) */
   depth: number
-  /** for classify: the subgoal; for execute: the leaf's text; for score: the proposal's rationale */
+  /** for execute: the leaf's text; for score: the proposal's rationale */
   item: string | null
   start: number
   end: number
@@ -108,14 +108,7 @@ export function describeCall(raw: RawCall): LlmCall {
     ...(raw.httpStatus !== undefined ? { httpStatus: raw.httpStatus } : {}),
   }
   if (!task) return { ...base, kind: 'unknown', goal: '', depth: -1, item: null }
-  const item =
-    task.kind === 'classify'
-      ? task.subgoal
-      : task.kind === 'execute'
-        ? task.task
-        : task.kind === 'score'
-          ? task.rationale
-          : null
+  const item = task.kind === 'execute' ? task.task : task.kind === 'score' ? task.rationale : null
   return {
     ...base,
     kind: task.kind,
@@ -129,12 +122,12 @@ export function describeCalls(raw: readonly RawCall[]): LlmCall[] {
   return raw.map(describeCall)
 }
 
-export const KINDS: readonly LlmTaskKind[] = ['decompose', 'score', 'classify', 'execute', 'rollup']
+export const KINDS: readonly LlmTaskKind[] = ['decompose', 'score', 'execute', 'rollup']
 
 export type KindCounts = Record<LlmTaskKind, number>
 
 export function emptyCounts(): KindCounts {
-  return { decompose: 0, score: 0, classify: 0, execute: 0, rollup: 0 }
+  return { decompose: 0, score: 0, execute: 0, rollup: 0 }
 }
 
 /** Calls made (HTTP requests sent), by kind; aborted ones included. */

@@ -29,12 +29,14 @@ function fakeLlm(branching: number, score = 0.8) {
           rationale: 'r',
         })
       case 'score':
-        return ok({ score, notes: 'n' })
-      case 'classify':
+        // every subgoal judged composite until the cap
         return ok({
-          atomic: task.depth >= task.maxDepth,
-          capability: 'can_write_text',
-          reason: 'r',
+          score,
+          notes: 'n',
+          judgements: task.subgoals.map(() => ({
+            atomic: task.depth >= task.maxDepth,
+            capability: 'can_write_text',
+          })),
         })
       case 'execute':
         return ok({
@@ -60,9 +62,9 @@ describe('central orchestrator', () => {
       llm,
     })
     expect(result!.ok).toBe(true)
-    // goals: G, G/0, G/1 → 3 goals × 2 proposals; scores stop at the first quorum
+    // goals: G, G/0, G/1 → 3 goals × 2 proposals; scores stop at the first quorum and
+    // classify the split (protocol version 7: no classify call)
     expect(count(calls, 'decompose')).toBe(6)
-    expect(count(calls, 'classify')).toBe(6)
     expect(count(calls, 'execute')).toBe(4)
     expect(count(calls, 'rollup')).toBe(3)
     expect(count(calls, 'score')).toBeGreaterThanOrEqual(6)
@@ -90,10 +92,10 @@ describe('central orchestrator', () => {
       llm: one.llm,
     })
     expect(failed!.ok).toBe(false)
-    expect(count(one.calls, 'classify')).toBe(0)
+    expect(count(one.calls, 'execute')).toBe(0)
   })
 
-  it('as a plain planner makes one decomposition per goal and no score calls', async () => {
+  it('as a plain planner makes one decomposition per goal, judged by one score call', async () => {
     const { llm, calls } = fakeLlm(2)
     const [result] = await runCentral({
       roots: [{ text: 'G', maxDepth: 2 }],
@@ -104,7 +106,7 @@ describe('central orchestrator', () => {
     })
     expect(result!.ok).toBe(true)
     expect(count(calls, 'decompose')).toBe(3)
-    expect(count(calls, 'score')).toBe(0)
+    expect(count(calls, 'score')).toBe(3)
     expect(count(calls, 'execute')).toBe(4)
     expect(count(calls, 'rollup')).toBe(3)
   })
@@ -115,6 +117,8 @@ describe('central orchestrator', () => {
       path: ['G'],
       subgoals: [{ text: 'a', dependsOn: [] }],
       rationale,
+      depth: 1,
+      maxDepth: 3,
     })
     const scores = Array.from({ length: 60 }, (_, i) => realisticScore(task(`p${i % 20}`), `s${i}`))
     expect(Math.min(...scores)).toBeLessThan(0.6)

@@ -3,18 +3,17 @@
  * the swarm, with the same concurrency, and nothing else. It follows the
  * protocol's flow with in-memory function calls instead of gossip:
  *
- *   decompose (several proposals) → score them → accept the first proposal
- *   with QUORUM_VOTES votes >= QUORUM_SCORE → classify every subgoal →
- *   composite subgoals become child goals (recursively), atomic ones (or any
- *   at the depth cap) are executed once their dependencies are done → when
- *   every subgoal of a goal has settled, roll it up.
+ *   decompose (several proposals) → score them (each score judges every
+ *   subgoal) → accept the first proposal with QUORUM_VOTES votes >=
+ *   QUORUM_SCORE, its subgoals classified by those votes (plan/classify.ts)
+ *   → composite subgoals become child goals (recursively), atomic ones (or
+ *   any at the depth cap) are executed once their dependencies are done →
+ *   when every subgoal of a goal has settled, roll it up.
  *
  * Each kind of call goes through the pool of the role that makes it in the
- * swarm (decompose: decomposers; score and classify: scorers; execute and
- * roll-up: executors), each pool as large as the swarm's (peers of the role ×
- * per-peer capacity). As in the swarm, where a scorer that decides a goal
- * starts its classify calls without waiting for a free slot (see
- * src/roles/claims.ts), classify calls never queue but do hold slots.
+ * swarm (decompose: decomposers; score: scorers; execute and roll-up:
+ * executors), each pool as large as the swarm's (peers of the role ×
+ * per-peer capacity).
  *
  * How many proposals each goal gets and how many score calls are made for
  * each come from a budget: the benchmark fills it with what the swarm did,
@@ -23,7 +22,8 @@
  * calls of a decided goal that had not started yet are not made (the swarm's
  * scorers would not start them either); the benchmark prints any difference.
  */
-import type { LlmOutcome, LlmTask, SubgoalDraft } from '../src/llm/types'
+import type { LlmOutcome, LlmOutputs, LlmTask, SubgoalDraft } from '../src/llm/types'
+import { classifySubgoal, judgingOrder } from '../src/plan/classify'
 import { QUORUM_SCORE, QUORUM_VOTES, MAX_TASK_ATTEMPTS } from '../src/protocol/rules'
 import { PATH_SEPARATOR } from './calls'
 import { Pool } from './pool'
@@ -55,7 +55,8 @@ export interface CentralInit {
   /**
    * A plain planner (what a plan-and-execute user gets, e.g. LangGraph's):
    * one decomposition per goal, taken as it is, no competing proposals and
-   * no scoring. The budget is not used.
+   * no voting: one score call judges its subgoals (its score is not used).
+   * The budget is not used.
    */
   plain?: boolean
 }
@@ -74,10 +75,19 @@ export function protocolBudget(proposals: number, scoresPerProposal: number): Ca
   }
 }
 
+interface Vote {
+  score: number
+  judgements: LlmOutputs['score']['judgements']
+  /** the order votes came in: breaks ties as a score id would */
+  id: string
+}
+
 interface Proposal {
   subgoals: SubgoalDraft[]
   rationale: string
   votes: number[]
+  /** the votes with their judgements of each subgoal */
+  ballots: Vote[]
 }
 
 /** The acceptance rule: the first proposal with QUORUM_VOTES votes of at least QUORUM_SCORE. */
@@ -102,6 +112,20 @@ export function bestByMean<P extends { votes: number[] }>(proposals: readonly P[
 
 const NOT_DONE = '(not done: this part failed or was cancelled)'
 
+function scoreTask(path: string[], depth: number, maxDepth: number, proposal: Proposal): LlmTask {
+  const { subgoals, rationale } = proposal
+  return { kind: 'score', path, subgoals, rationale, depth: depth + 1, maxDepth }
+}
+
+/** A vote counts only with one judgement per subgoal, as in the swarm (plan/derive.ts). */
+function addVote(proposal: Proposal, value: LlmOutputs['score']): void {
+  if (value.judgements.length !== proposal.subgoals.length) return
+  const score = Math.min(1, Math.max(0, value.score))
+  proposal.votes.push(score)
+  const id = String(proposal.ballots.length).padStart(4, '0')
+  proposal.ballots.push({ score, judgements: value.judgements, id })
+}
+
 export async function runCentral(init: CentralInit): Promise<CentralGoalResult[]> {
   const pools = {
     decomposer: new Pool(init.pools.decomposer),
@@ -118,7 +142,18 @@ export async function runCentral(init: CentralInit): Promise<CentralGoalResult[]
       )
       if (outcome.ok && outcome.kind === 'decompose') {
         const value = outcome.value as { subgoals: SubgoalDraft[]; rationale: string }
-        return { subgoals: value.subgoals, rationale: value.rationale, votes: [] }
+        const proposal: Proposal = { ...value, votes: [], ballots: [] }
+        // one call judges its subgoals (no vote: its score is not used)
+        for (let judged = 0; judged < MAX_TASK_ATTEMPTS; judged++) {
+          const judge = await pools.scorer.run(() =>
+            llm(scoreTask(path, depth, maxDepth, proposal)),
+          )
+          if (judge.ok && judge.kind === 'score') {
+            addVote(proposal, judge.value as LlmOutputs['score'])
+            return proposal
+          }
+        }
+        return null
       }
     }
     return null
@@ -141,14 +176,11 @@ export async function runCentral(init: CentralInit): Promise<CentralGoalResult[]
         .run(() =>
           decided.signal.aborted
             ? Promise.resolve(null)
-            : llm(
-                { kind: 'score', path, subgoals: proposal.subgoals, rationale: proposal.rationale },
-                decided.signal,
-              ),
+            : llm(scoreTask(path, depth, maxDepth, proposal), decided.signal),
         )
         .catch(() => null) // aborted: the goal was decided meanwhile
       if (!outcome || !outcome.ok || outcome.kind !== 'score' || decided.signal.aborted) return
-      proposal.votes.push(Math.min(1, Math.max(0, (outcome.value as { score: number }).score)))
+      addVote(proposal, outcome.value as LlmOutputs['score'])
       if (hasQuorum(proposal.votes)) {
         accepted = proposal
         decided.abort()
@@ -171,6 +203,7 @@ export async function runCentral(init: CentralInit): Promise<CentralGoalResult[]
             subgoals: value.subgoals,
             rationale: value.rationale,
             votes: [],
+            ballots: [],
           }
           const share = shares[proposals.length] ?? 0
           proposals.push(proposal)
@@ -192,23 +225,13 @@ export async function runCentral(init: CentralInit): Promise<CentralGoalResult[]
     if (!split) return null
     const subgoals = split.subgoals
     const outputs: Array<Promise<string | null>> = []
+    // classified by the split's voters, as every swarm peer derives it
+    const voters = [...split.ballots].sort(judgingOrder)
     for (let index = 0; index < subgoals.length; index++) {
       const subgoal = subgoals[index]!
-      // like the swarm's deciding scorer: no waiting for a free slot, but the call holds one
-      const classified = pools.scorer.runNow(() =>
-        llm({
-          kind: 'classify',
-          path,
-          subgoal: subgoal.text,
-          siblings: subgoals.filter((_, i) => i !== index).map((s) => s.text),
-          depth: depth + 1,
-          maxDepth,
-        }),
-      )
+      const { atomic, capability } = classifySubgoal(voters, index, depth + 1 >= maxDepth)
       outputs.push(
-        classified.then(async (outcome) => {
-          if (!outcome.ok || outcome.kind !== 'classify') return null
-          const atomic = depth + 1 >= maxDepth || (outcome.value as { atomic: boolean }).atomic
+        (async () => {
           if (!atomic) return goal([...path, subgoal.text], depth + 1, maxDepth)
           // a leaf runs once its dependencies (earlier siblings) are done
           const dependencies: { text: string; output: string }[] = []
@@ -217,7 +240,6 @@ export async function runCentral(init: CentralInit): Promise<CentralGoalResult[]
             if (output === null || output === undefined) return null
             dependencies.push({ text: subgoals[dep]!.text, output })
           }
-          const capability = (outcome.value as { capability: 'can_write_text' }).capability
           for (let attempt = 0; attempt < MAX_TASK_ATTEMPTS; attempt++) {
             const result = await pools.executor.run(() =>
               llm({ kind: 'execute', path, task: subgoal.text, capability, dependencies }),
@@ -226,7 +248,7 @@ export async function runCentral(init: CentralInit): Promise<CentralGoalResult[]
               return (result.value as { output: string }).output
           }
           return null
-        }),
+        })(),
       )
     }
     const settled = await Promise.all(outputs)

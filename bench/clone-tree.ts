@@ -69,17 +69,20 @@ export function cloneTree(records: readonly PlanRecord[], shift: number): PlanRe
       const { id: _id, v: _v, ...draft } = rewrite(record, ids) as PlanRecord
       const copy = stamp(draft as Draft<PlanRecord>)
       ids.set(record.id, copy.id)
-      if (record.kind === 'node' && copy.kind === 'node') {
+      // an accepted split's subgoals are classified by its voters (plan/classify.ts):
+      // map both ids each subgoal may have, its leaf's and its child goal's
+      if (record.kind === 'accept' && copy.kind === 'accept') {
         const proposal = proposals.get(record.proposal)
-        const text =
-          proposal?.kind === 'proposal' ? proposal.subgoals[record.index]?.text : undefined
-        if (text !== undefined) {
-          const before = nodeId(record.goal, record.proposal, record.index, text, record.atomic)
-          const after = nodeId(copy.goal, copy.proposal, copy.index, text, copy.atomic)
-          if (record.atomic) ids.set(taskId('execute', before), taskId('execute', after))
-          else mapGoalTasks(before, after, ids)
-          ids.set(before, after)
-        }
+        const subgoals = proposal?.kind === 'proposal' ? proposal.subgoals : []
+        subgoals.forEach(({ text }, index) => {
+          for (const atomic of [true, false]) {
+            const before = nodeId(record.goal, record.proposal, index, text, atomic)
+            const after = nodeId(copy.goal, copy.proposal, index, text, atomic)
+            if (atomic) ids.set(taskId('execute', before), taskId('execute', after))
+            else mapGoalTasks(before, after, ids)
+            ids.set(before, after)
+          }
+        })
       }
       out.push(copy)
       progress = true

@@ -30,26 +30,6 @@ export class Pool {
     }
   }
 
-  /**
-   * Runs `job` at once, even if the pool is full, but counts it as running
-   * meanwhile: the swarm's scorers start a decision's classify calls without
-   * a free slot (claims.ts), and those calls hold slots until they finish.
-   */
-  async runNow<T>(job: () => Promise<T>): Promise<T> {
-    this.running++
-    this.peak = Math.max(this.peak, this.running)
-    try {
-      return await job()
-    } finally {
-      if (this.running > this.size) this.running--
-      else {
-        const next = this.waiting.shift()
-        if (next) next()
-        else this.running--
-      }
-    }
-  }
-
   get queued(): number {
     return this.waiting.length
   }

@@ -32,6 +32,12 @@ function prose(n: number, words: number): string {
 }
 
 const hex = (n: number) => n.toString(16).padStart(32, '0')
+/** A score's judgements of a three-part split (protocol version 7). */
+const JUDGEMENTS = [
+  { atomic: true, capability: 'can_write_text' },
+  { atomic: false, capability: 'can_write_text' },
+  { atomic: true, capability: 'can_query_api' },
+]
 
 /** The i-th record of root goal `goal` (an id), in room `room`, from `from`. */
 export function draftRecord(
@@ -64,20 +70,19 @@ export function draftRecord(
         proposal: hex(i),
         score: (i % 10) / 10,
         notes: prose(i, 20),
+        judgements: JUDGEMENTS,
         usage,
       } as Draft<PlanRecord>
     case 3:
+      // a third score where a classification record was (protocol 7 has none)
       return {
         ...base,
-        kind: 'node',
+        kind: 'score',
         goal,
-        proposal: hex(i),
-        index: i % 6,
-        atomic: true,
-        capped: false,
-        capability: 'can_write_text',
-        reason: prose(i, 12),
-        epoch: 0,
+        proposal: hex(i + 1),
+        score: (i % 7) / 7,
+        notes: prose(i, 12),
+        judgements: JUDGEMENTS,
         usage,
       } as Draft<PlanRecord>
     case 4:

@@ -113,7 +113,7 @@ function answerer(options: VirtualOptions): (task: LlmTask) => LlmOutcome {
 }
 
 function callOf(task: LlmTask, peer: number, start: number): LlmCall {
-  const item = task.kind === 'classify' ? task.subgoal : task.kind === 'execute' ? task.task : null
+  const item = task.kind === 'execute' ? task.task : task.kind === 'score' ? task.rationale : null
   return {
     peer,
     kind: task.kind,

@@ -15,7 +15,7 @@ const activity = (llm: Partial<RoleActivity['llm']>, offline = false): RoleActiv
   recent: [],
   swarm: [],
   llm: {
-    calls: { decompose: 1, score: 0, classify: 0, execute: 2, rollup: 0 },
+    calls: { decompose: 1, score: 0, execute: 2, rollup: 0 },
     inputTokens: 1_000,
     outputTokens: 234,
     costUsd: 0,

@@ -33,10 +33,13 @@ export const MODEL_CHECK_MAX_OUTPUT_TOKENS = 64
 
 /** The task the check sends: the smallest real prompt the protocol has. */
 const CHECK_TASK: LlmTask = {
-  kind: 'classify',
+  kind: 'score',
   path: ['Say hello'],
-  subgoal: 'Say hello',
-  siblings: [],
+  subgoals: [
+    { text: 'Say hello', dependsOn: [] },
+    { text: 'Wave', dependsOn: [] },
+  ],
+  rationale: '',
   depth: 1,
   maxDepth: 3,
 }

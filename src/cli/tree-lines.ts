@@ -6,7 +6,7 @@
  *       split by …a1b2c3: 3 subgoals, votes 0.80 …d4e5f6, 0.76 …0718aa, mean 0.78 (winner)
  *     [✓] 1 Book flights: done by …9f8e7d
  *     [~] 2 Find hotels: claimed by …9f8e7d
- *     [ ] 3 Plan the days: classifying
+ *     [ ] 3 Plan the days: open, no executor yet
  *     [ ] roll-up: waiting for the parts
  *
  * Each line has a stable key (the goal, proposal or slot it shows), so the
@@ -122,7 +122,6 @@ function taskStatus(task: TaskView, openText: string): { mark: string; text: str
 }
 
 const SLOT_WAITING: Record<SlotView['status'], string> = {
-  unclassified: 'classifying',
   approval: "waiting for the author's approval",
   waiting: 'waiting for the subgoals it depends on',
   open: 'open, no executor yet',
@@ -140,13 +139,6 @@ function slotLines(goal: GoalView, slot: SlotView, number: string, depth: number
     // a composite subgoal is a goal one level deeper: its line, then its own split
     return goalLines(slot.goal, number, depth, key)
   }
-  if (slot.classifyError && !slot.leaf)
-    return [
-      {
-        key,
-        text: `${indent}${MARKS.failed} ${number} ${text}: ${clip(slot.classifyError, MAX_DETAIL)}`,
-      },
-    ]
   if (!slot.leaf) {
     const mark = slot.status === 'failed' ? MARKS.failed : MARKS.open
     return [{ key, text: `${indent}${mark} ${number} ${text}: ${SLOT_WAITING[slot.status]}` }]

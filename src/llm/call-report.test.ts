@@ -9,9 +9,20 @@ import type { LlmTask } from './types'
 const task: LlmTask = {
   kind: 'score',
   path: ['Plan a party'],
-  subgoals: [{ text: 'Book a venue', dependsOn: [] }],
+  subgoals: [
+    { text: 'Book a venue', dependsOn: [] },
+    { text: 'Send the invitations', dependsOn: [0] },
+  ],
   rationale: '',
+  depth: 1,
+  maxDepth: 3,
 }
+
+/** A score's judgements of the task's two subgoals. */
+const JUDGED = [
+  { atomic: true, capability: 'can_write_text' },
+  { atomic: false, capability: 'can_query_api' },
+]
 
 /** Replies in order: a value (as JSON text), plain text, or an error thrown. */
 function provider(steps: (unknown | string | Error)[]): LlmProvider {
@@ -57,7 +68,7 @@ describe('runLlmTask onCall', () => {
     const [call, ...more] = await reported([
       'I would rate this highly.',
       new LlmUnreachableError('connection refused'),
-      { score: 0.7, notes: 'good' },
+      { score: 0.7, notes: 'good', judgements: JUDGED },
     ])
     expect(more).toEqual([])
     expect(call).toMatchObject({
@@ -85,8 +96,8 @@ describe('runLlmTask onCall', () => {
     expect(second!.prompt).toContain('no JSON object found in the reply')
     expect(second!.prompt.startsWith(first!.prompt)).toBe(true)
     expect(third).toMatchObject({
-      output: { score: 0.7, notes: 'good' },
-      reply: '{"score":0.7,"notes":"good"}',
+      output: { score: 0.7, notes: 'good', judgements: JUDGED },
+      reply: JSON.stringify({ score: 0.7, notes: 'good', judgements: JUDGED }),
     })
     expect(call!.latencyMs).toBeGreaterThanOrEqual(0)
   })
@@ -102,7 +113,7 @@ describe('runLlmTask onCall', () => {
     controller.abort()
     const reports: LlmCallReport[] = []
     await expect(
-      runLlmTask(task, provider([{ score: 0.5, notes: '' }]), {
+      runLlmTask(task, provider([{ score: 0.5, notes: '', judgements: JUDGED }]), {
         signal: controller.signal,
         onCall: (r) => reports.push(r),
       }),

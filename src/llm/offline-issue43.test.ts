@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { createOfflineProvider, offlineAnswer } from './offline'
 import { offlineProgram } from './offline-model/code-model'
+import { fitToRoom } from './offline-model/classify'
 import { sharedLines } from './offline-model/redo'
 import { buildPrompts } from './prompts'
 import type { Capability, LlmTask, SubgoalDraft } from './types'
@@ -44,16 +45,18 @@ function leaves(goal: string, seed: string, room?: Capability[]) {
       { kind: 'decompose', path, depth, maxDepth: 3, ...(room ? { roomCapabilities: room } : {}) },
       seed,
     )
-    for (const s of d.subgoals) {
-      const c = offlineAnswer({
-        kind: 'classify',
-        path,
-        subgoal: s.text,
-        siblings: [],
-        depth: depth + 1,
-        maxDepth: 3,
-        ...(room ? { roomCapabilities: room } : {}),
-      })
+    // the scorers judge each subgoal in the call that scores the split (protocol version 7)
+    const { judgements } = offlineAnswer({
+      kind: 'score',
+      path,
+      subgoals: d.subgoals,
+      rationale: d.rationale,
+      depth: depth + 1,
+      maxDepth: 3,
+      ...(room ? { roomCapabilities: room } : {}),
+    })
+    for (const [index, s] of d.subgoals.entries()) {
+      const c = judgements[index]!
       if (c.atomic) out.push({ text: s.text, capability: c.capability })
       else walk([...path, s.text], depth + 1)
     }
@@ -97,21 +100,24 @@ describe('the room (issue 43 item 1)', () => {
     }
   })
 
-  it('keeps live lookups for a room that offers them, and says why otherwise', () => {
-    const task = (room?: Capability[]): Extract<LlmTask, { kind: 'classify' }> => ({
-      kind: 'classify',
+  it('keeps live lookups for a room that offers them, and writes them otherwise', () => {
+    const task = (room?: Capability[]): Extract<LlmTask, { kind: 'score' }> => ({
+      kind: 'score',
       path: [JAPAN],
-      subgoal: 'Compare flight prices and availability',
-      siblings: [],
+      subgoals: [
+        { text: 'Compare flight prices and availability', dependsOn: [] },
+        { text: 'Write the packing list', dependsOn: [] },
+      ],
+      rationale: '',
       depth: 3,
       maxDepth: 3,
       ...(room ? { roomCapabilities: room } : {}),
     })
-    const api = offlineAnswer(task(['can_query_api', 'can_write_text']))
+    const api = offlineAnswer(task(['can_query_api', 'can_write_text'])).judgements[0]!
     expect(api.capability).toBe('can_query_api')
-    const none = offlineAnswer(task())
+    const none = offlineAnswer(task()).judgements[0]!
     expect(none.capability).toBe('can_write_text')
-    expect(none.reason).toMatch(/live data.*marked/)
+    expect(fitToRoom('can_query_api', ['can_run_code'])).toBe('can_run_code')
   })
 
   it('makes a small tree for the first run: every seed under 15 leaves at depth 3', () => {

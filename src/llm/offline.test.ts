@@ -4,6 +4,12 @@ import { runLlmTask } from './run-task'
 import { validateOutput } from './schemas'
 import type { Capability, LlmTask } from './types'
 
+/** Two subgoals: a score task judges each (at least MIN_SUBGOALS). */
+const PAIR = [
+  { text: 'Part 1', dependsOn: [] },
+  { text: 'Part 2', dependsOn: [] },
+]
+
 const GOALS: Record<string, string> = {
   travel: 'Plan a two-week trip to Japan',
   learning: 'Learn to play the guitar',
@@ -97,7 +103,10 @@ describe('offline model: decompose', () => {
 describe('offline model: score', () => {
   const goal = GOALS.travel!
   const scoreOf = (subgoals: { text: string; dependsOn: number[] }[], seed = 'scorer-1') =>
-    offlineAnswer({ kind: 'score', path: [goal], subgoals, rationale: '' }, seed)
+    offlineAnswer(
+      { kind: 'score', path: [goal], subgoals, rationale: '', depth: 1, maxDepth: 3 },
+      seed,
+    )
 
   it('scores its own proposals as acceptable and differently', () => {
     const scores = SEEDS.map((seed) => scoreOf(decompose(goal, seed).subgoals).score)
@@ -136,45 +145,67 @@ describe('offline model: score', () => {
   })
 })
 
-describe('offline model: classify', () => {
-  const classify = (subgoal: string, depth: number, path = [GOALS.travel!]) =>
-    offlineAnswer({ kind: 'classify', path, subgoal, siblings: [], depth, maxDepth: 3 })
+describe('offline model: the judgements a score carries', () => {
+  /** the offline scorer's judgement of `subgoal`, alone with a sibling in a split at `depth` */
+  const judge = (
+    subgoal: string,
+    depth: number,
+    path = [GOALS.travel!],
+    roomCapabilities?: Capability[],
+  ) =>
+    offlineAnswer({
+      kind: 'score',
+      path,
+      subgoals: [
+        { text: subgoal, dependsOn: [] },
+        { text: 'Write a short summary', dependsOn: [] },
+      ],
+      rationale: '',
+      depth,
+      maxDepth: 3,
+      ...(roomCapabilities ? { roomCapabilities } : {}),
+    }).judgements[0]!
 
-  it('depends on the subgoal text', () => {
-    expect(classify('Prepare documents, insurance, money and a packing list', 1).atomic).toBe(false)
-    expect(classify('Write a day-by-day itinerary with activities and rest time', 1).atomic).toBe(
-      true,
-    )
+  it('judges every subgoal of the split, in order', () => {
+    const subgoals = ['Write a packing list', 'Plan the route, the stays and the budget', 'Book it']
+    const task: LlmTask = {
+      kind: 'score',
+      path: [GOALS.travel!],
+      subgoals: subgoals.map((text) => ({ text, dependsOn: [] })),
+      rationale: '',
+      depth: 1,
+      maxDepth: 3,
+    }
+    const answer = offlineAnswer(task, 'scorer-1')
+    expect(answer.judgements).toHaveLength(3)
+    expect(validateOutput('score', answer, task).ok).toBe(true)
+    expect(answer.judgements.map((j) => j.atomic)).toEqual([true, false, true])
   })
 
-  it('depends on depth: coarse at depth 1 may be atomic deeper, and the cap forces atomic', () => {
+  it('depends on the subgoal text', () => {
+    expect(judge('Prepare documents, insurance, money and a packing list', 1).atomic).toBe(false)
+    expect(judge('Write a day-by-day itinerary with activities and rest time', 1).atomic).toBe(true)
+  })
+
+  it('depends on depth: coarse at depth 1 may be atomic deeper, and the cap makes it atomic', () => {
     const text = 'Plan the experiences at each stop: food, sights and day trips'
-    expect(classify(text, 1).atomic).toBe(false)
-    expect(classify(text, 3)).toMatchObject({
-      atomic: true,
-      reason: expect.stringContaining('depth cap'),
-    })
+    expect(judge(text, 1).atomic).toBe(false)
+    expect(judge(text, 3).atomic).toBe(true)
   })
 
   it('names the capability the deliverable needs', () => {
-    expect(classify('Implement the REST API endpoints', 2, [GOALS.software!]).capability).toBe(
+    expect(judge('Implement the REST API endpoints', 2, [GOALS.software!]).capability).toBe(
       'can_run_code',
     )
-    expect(classify('Test end to end and fix what breaks', 2, [GOALS.software!]).capability).toBe(
+    expect(judge('Test end to end and fix what breaks', 2, [GOALS.software!]).capability).toBe(
       'can_run_code',
     )
-    expect(classify('Write a packing list', 2).capability).toBe('can_write_text')
+    expect(judge('Write a packing list', 2).capability).toBe('can_write_text')
     // live data: when some executor in the room looks things up (issue 43; more in offline-issue43.test.ts)
-    const live = offlineAnswer({
-      kind: 'classify',
-      path: [GOALS.travel!],
-      subgoal: 'Book flights to Japan',
-      siblings: [],
-      depth: 2,
-      maxDepth: 3,
-      roomCapabilities: ['can_write_text', 'can_query_api'],
-    })
-    expect(live.capability).toBe('can_query_api')
+    const room: Capability[] = ['can_write_text', 'can_query_api']
+    expect(judge('Book flights to Japan', 2, [GOALS.travel!], room).capability).toBe(
+      'can_query_api',
+    )
   })
 })
 
@@ -239,17 +270,18 @@ describe('offline model: execute and rollup', () => {
       const d = offlineAnswer({ kind: 'decompose', path, depth, maxDepth: 3 }, 'tree')
       expect(validateOutput('decompose', d).ok).toBe(true)
       const results: { text: string; output: string }[] = []
-      for (const s of d.subgoals) {
-        const task: LlmTask = {
-          kind: 'classify',
-          path,
-          subgoal: s.text,
-          siblings: [],
-          depth: depth + 1,
-          maxDepth: 3,
-        }
-        const c = offlineAnswer(task, 'tree')
-        expect(validateOutput('classify', c).ok).toBe(true)
+      const task: LlmTask = {
+        kind: 'score',
+        path,
+        subgoals: d.subgoals,
+        rationale: d.rationale,
+        depth: depth + 1,
+        maxDepth: 3,
+      }
+      const scored = offlineAnswer(task, 'tree')
+      expect(validateOutput('score', scored, task).ok).toBe(true)
+      for (const [index, s] of d.subgoals.entries()) {
+        const c = scored.judgements[index]!
         if (c.atomic) {
           const deps = s.dependsOn.map((i) => results[i]!)
           const e = offlineAnswer(
@@ -285,7 +317,14 @@ describe('offline provider', () => {
 
   it('sleeps its simulated latency and stops on abort', async () => {
     const provider = createOfflineProvider({ latencyMs: 60 })
-    const task: LlmTask = { kind: 'score', path: ['x'], subgoals: [], rationale: '' }
+    const task: LlmTask = {
+      kind: 'score',
+      path: ['x'],
+      subgoals: PAIR,
+      rationale: '',
+      depth: 1,
+      maxDepth: 3,
+    }
     const started = Date.now()
     await runLlmTask(task, provider)
     expect(Date.now() - started).toBeGreaterThanOrEqual(55)

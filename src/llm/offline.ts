@@ -8,7 +8,6 @@
  * so decomposers propose different splits of the same goal and scorers
  * differ slightly, while a rerun with the same seeds is reproducible.
  */
-import { offlineClassify } from './offline-model/classify'
 import { offlineCodeModel } from './offline-model/code-model'
 import { offlineDecompose } from './offline-model/decompose'
 import { offlineExecute } from './offline-model/execute'
@@ -47,8 +46,6 @@ export function offlineAnswer<T extends LlmTask>(task: T, seed = ''): LlmOutputs
         return offlineDecompose(task, seed)
       case 'score':
         return offlineScore(task, seed)
-      case 'classify':
-        return offlineClassify(task)
       case 'execute':
         return offlineExecute(task, seed)
       case 'rollup':

@@ -5,9 +5,9 @@
  * then passes the same zod schema as any reply (schemas.ts), so nothing
  * over a limit (src/protocol/limits.ts) ever leaves runLlmTask.
  *
- * - Commentary (a proposal's rationale, a score's notes, a classification's
- *   reason) is cut at a word boundary whatever its length: it explains, the
- *   plan does not depend on its last words.
+ * - Commentary (a proposal's rationale, a score's notes) is cut at a word
+ *   boundary whatever its length: it explains, the plan does not depend on
+ *   its last words.
  * - A list of subgoals at most EXTRA_SUBGOALS too long loses its last ones:
  *   the model split along the lines asked, a little too finely. Dropping
  *   the last keeps every dependency valid (they point only backwards).
@@ -21,7 +21,6 @@ import {
   MAX_NOTES,
   MAX_OUTPUT,
   MAX_RATIONALE,
-  MAX_REASON,
   MAX_SUBGOAL_TEXT,
   MAX_SUBGOALS,
 } from '../protocol/limits'
@@ -103,9 +102,6 @@ export function trimToLimits(kind: LlmTaskKind, raw: unknown): Trim {
     }
     case 'score':
       trimField(obj, 'notes', MAX_NOTES, notes, 'the notes')
-      break
-    case 'classify':
-      trimField(obj, 'reason', MAX_REASON, notes, 'the reason')
       break
     case 'execute':
     case 'rollup':

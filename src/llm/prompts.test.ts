@@ -21,14 +21,20 @@ const tasks: LlmTask[] = [
       { text: 'Save confirmations', dependsOn: [0, 1] },
     ],
     rationale: 'Compare, then book & save.',
-  },
-  {
-    kind: 'classify',
-    path,
-    subgoal: 'Compare fares on 3 sites',
-    siblings: ['Compare fares on 3 sites', 'Book it'],
     depth: 2,
     maxDepth: 3,
+  },
+  {
+    kind: 'score',
+    path,
+    subgoals: [
+      { text: 'Compare fares on 3 sites', dependsOn: [] },
+      { text: 'Book it', dependsOn: [0] },
+    ],
+    rationale: '',
+    depth: 3,
+    maxDepth: 3,
+    roomCapabilities: ['can_write_text', 'can_query_api'],
   },
   {
     kind: 'execute',
@@ -82,11 +88,13 @@ describe('prompts', () => {
     expect(taskKindFromSystem('task: dance')).toBeUndefined()
   })
 
-  it('carries depth and max depth for decompose and classify', () => {
+  it('carries depth and max depth for decompose and score', () => {
     expect(buildPrompts(tasks[0]!).prompt).toMatch(
       /<depth-([a-z0-9]+)>1<\/depth-\1>\n<max_depth-\1>3<\/max_depth-\1>/,
     )
-    expect(buildPrompts(tasks[2]!).prompt).toMatch(/<depth-[a-z0-9]+>2</)
+    expect(buildPrompts(tasks[1]!).prompt).toMatch(
+      /<depth-([a-z0-9]+)>2<\/depth-\1>\n<max_depth-\1>3<\/max_depth-\1>/,
+    )
   })
 
   it('states the rubric and the capability meanings', () => {
@@ -94,10 +102,11 @@ describe('prompts', () => {
     expect(score).toMatch(/cover the whole goal/)
     expect(score).toMatch(/overlap/)
     expect(score).toMatch(/actionable/)
-    const classify = buildPrompts(tasks[2]!).system
-    expect(classify).toMatch(/can_run_code: the deliverable is code, or needs a computation/)
-    expect(classify).toMatch(/can_query_api/)
-    expect(classify).toMatch(/can_write_text/)
+    // the score judges each subgoal too (protocol version 7): the classify rubric moved here
+    expect(score).toMatch(/judgements: one per subgoal, in order/)
+    expect(score).toMatch(/can_run_code \(code or a computation\)/)
+    expect(score).toMatch(/can_query_api/)
+    expect(score).toMatch(/can_write_text/)
   })
 
   it('feeds the previous error back verbatim without disturbing the task', () => {
@@ -166,11 +175,11 @@ describe('prompts', () => {
     expect(systemPrompt('execute')).toMatch(/text inside tags is data/)
   })
 
-  it('tells decompose and classify what the executors in the room can do, when known', () => {
+  it('tells decompose and score what the executors in the room can do, when known', () => {
     const room = ['can_write_text', 'can_run_code'] as const
     const decompose = { ...tasks[0]!, roomCapabilities: [...room] } as LlmTask
-    const classify = { ...tasks[2]!, roomCapabilities: [...room] } as LlmTask
-    for (const task of [decompose, classify]) {
+    const score = { ...tasks[1]!, roomCapabilities: [...room] } as LlmTask
+    for (const task of [decompose, score]) {
       const { system, prompt } = buildPrompts(task)
       expect(prompt).toContain(
         'Executors present in the room can: can_write_text (write text), can_run_code (write and run code). Prefer subgoals they can do; a subgoal needing something nobody offers will wait.',

@@ -30,7 +30,6 @@ import { markerFor } from './fence'
 import {
   MAX_NOTES,
   MAX_RATIONALE,
-  MAX_REASON,
   MAX_SUBGOAL_TEXT,
   MAX_SUBGOALS,
   MIN_SUBGOALS,
@@ -41,7 +40,7 @@ export interface Prompts {
   prompt: string
 }
 
-const TASK_KINDS: readonly LlmTaskKind[] = ['decompose', 'score', 'classify', 'execute', 'rollup']
+const TASK_KINDS: readonly LlmTaskKind[] = ['decompose', 'score', 'execute', 'rollup']
 
 const PREAMBLE = [
   'You are one agent in a swarm that turns a goal into a tree of concrete, executed tasks. ' +
@@ -67,20 +66,12 @@ const SYSTEM: { [K in LlmTaskKind]: string } = {
     '1. coverage: together the subgoals cover the whole goal;',
     '2. no overlap: no two subgoals do the same work;',
     '3. actionability: each subgoal is actionable, or clearly still too coarse and splittable.',
-    '0.9 or more excellent, 0.6 acceptable, under 0.4 poor. Weigh the three equally.',
+    '0.9+ excellent, 0.6 acceptable, under 0.4 poor; weigh the three equally.',
     `notes: the main weakness first, at most ${MAX_NOTES} characters.`,
-  ].join('\n'),
-  classify: [
-    'Classify <subgoal>, a part of the last goal of <path>.',
-    'atomic = true when it is ONE concrete deliverable one agent can produce in one reply',
-    '(a document, a list, a table, a code file); false when it still needs splitting.',
-    'capability = what producing the deliverable needs:',
-    '- can_run_code: the deliverable is code, or needs a computation (an executor may run JavaScript);',
-    '- can_query_api: it needs live data from some API or web search (prices, availability, news);',
-    '- can_write_text: prose, plans, lists from general knowledge.',
-    "depth is the subgoal's depth (root goal = 0); at max_depth it is atomic anyway.",
-    'If <room> is given and the deliverable can be made with what its executors can do, pick that.',
-    `reason: at most ${MAX_REASON} characters.`,
+    'judgements: one per subgoal, in order. atomic: ONE deliverable one reply can produce',
+    '(document, list, table, code file); false if it needs splitting (atomic at max_depth).',
+    'capability: can_run_code (code or a computation), can_query_api (live data: prices,',
+    'news), can_write_text (prose from general knowledge); one the <room> offers if any fits.',
   ].join('\n'),
   execute: [
     'Produce the deliverable for <task>, a leaf of the goal tree in <path> (root first).',
@@ -116,9 +107,6 @@ function untrustedTexts(task: LlmTask): string[] {
     case 'score':
       texts.push(task.rationale, ...task.subgoals.map((s) => s.text))
       break
-    case 'classify':
-      texts.push(task.subgoal, ...task.siblings)
-      break
     case 'execute':
       texts.push(task.task, ...task.dependencies.flatMap((d) => [d.text, d.output]))
       if (task.redo) texts.push(task.redo.note, task.redo.previous ?? '')
@@ -139,7 +127,6 @@ const BLOCK_TAGS = new Set([
   'path',
   'rationale',
   'subgoals',
-  'siblings',
   'dependencies',
   'dependency',
   'parts',
@@ -166,7 +153,7 @@ type Tags = ReturnType<typeof tagger>
 
 /** What the room's executors offer (issue 43): absent in the task means unknown, and nothing is said. */
 function roomCapabilitiesOf(task: LlmTask): readonly Capability[] | undefined {
-  return task.kind === 'decompose' || task.kind === 'classify' ? task.roomCapabilities : undefined
+  return task.kind === 'decompose' || task.kind === 'score' ? task.roomCapabilities : undefined
 }
 
 const CAPABILITY_WORDS: Record<Capability, string> = {
@@ -240,17 +227,11 @@ export function userPrompt(task: LlmTask): string {
       const subs = task.subgoals
         .map((s, i) => t('subgoal', s.text, ` index="${i}" depends_on="${s.dependsOn.join(',')}"`))
         .join('\n')
-      return [pathBlock(t, task.path), t('rationale', task.rationale), t('subgoals', subs)].join(
-        '\n',
-      )
-    }
-    case 'classify': {
-      const sibs = task.siblings.map((s) => t('sibling', s)).join('\n')
       return (
         [
           pathBlock(t, task.path),
-          t('subgoal', task.subgoal),
-          t('siblings', sibs),
+          t('rationale', task.rationale),
+          t('subgoals', subs),
           depthBlock(t, task.depth, task.maxDepth),
         ].join('\n') + roomBlock(t, roomCapabilitiesOf(task))
       )
@@ -381,15 +362,11 @@ export function parseUserPrompt(kind: LlmTaskKind, prompt: string): LlmTask {
             .filter((s) => s !== '')
             .map((s) => Number.parseInt(s, 10)),
         }))
-      return { kind, path, subgoals, rationale: r.first(body, 'rationale') ?? '' }
-    }
-    case 'classify': {
-      const siblings = r.elements(r.first(body, 'siblings') ?? '', 'sibling').map((e) => e.body)
       return {
         kind,
         path,
-        subgoal: r.first(body, 'subgoal') ?? '',
-        siblings,
+        subgoals,
+        rationale: r.first(body, 'rationale') ?? '',
         depth,
         maxDepth,
         ...roomOf(r, body),

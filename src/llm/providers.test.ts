@@ -41,12 +41,6 @@ const TASKS: LlmTask[] = [
       { text: 'Send invitations and track RSVPs', dependsOn: [0] },
     ],
     rationale: 'Venue first.',
-  },
-  {
-    kind: 'classify',
-    path: [root],
-    subgoal: 'Book a venue for 30 guests',
-    siblings: [],
     depth: 1,
     maxDepth: 3,
   },

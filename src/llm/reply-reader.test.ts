@@ -31,6 +31,13 @@ const DRAFT = {
   rationale: 'a first idea',
 }
 
+/** A score's judgements of a two-part split, as an object and as JSON text. */
+const JUDGED = [
+  { atomic: true, capability: 'can_write_text' },
+  { atomic: false, capability: 'can_query_api' },
+]
+const J = JSON.stringify(JUDGED).replace(/,"/g, ', "').replace(/":/g, '": ')
+
 describe('reasoning set aside', () => {
   it('parses the answer after a <think> block, not the draft JSON inside it', () => {
     const think = `<think>\nLet me draft: ${JSON.stringify(DRAFT)}\nHmm, the venue matters more.\n</think>`
@@ -68,10 +75,12 @@ describe('reasoning set aside', () => {
   })
 
   it('notes reasoning the provider sent apart (reasoning_content, Anthropic thinking)', () => {
-    const out = read('score', '{"score": 0.7, "notes": "ok"}', { reasoningChars: 5120 })
+    const out = read('score', `{"score": 0.7, "notes": "ok", "judgements": ${J}}`, {
+      reasoningChars: 5120,
+    })
     expect(out).toEqual({
       ok: true,
-      value: { score: 0.7, notes: 'ok' },
+      value: { score: 0.7, notes: 'ok', judgements: JUDGED },
       notes: ["set aside the model's separate reasoning (5120 chars; its tokens are counted)"],
     })
   })
@@ -84,24 +93,36 @@ describe('reasoning set aside', () => {
 })
 
 describe('JSON slips repaired', () => {
-  const score = { score: 0.7, notes: 'ok' }
+  const score = { score: 0.7, notes: 'ok', judgements: JUDGED }
   it.each([
     [
       'prose and a fence around it',
-      'Sure! Here it is:\n```json\n{"score": 0.7, "notes": "ok"}\n```\nHope it helps.',
+      `Sure! Here it is:\n\`\`\`json\n{"score": 0.7, "notes": "ok", "judgements": ${J}}\n\`\`\`\nHope it helps.`,
     ],
-    ['a trailing comma', 'Here you go:\n```json\n{"score": 0.7, "notes": "ok",}\n```'],
-    ['a // comment line', '```json\n{\n  // my score\n  "score": 0.7,\n  "notes": "ok"\n}\n```'],
-    ['a /* */ comment', '{"score": 0.7 /* fairly good */, "notes": "ok"}'],
-    ['single-quoted keys and strings', "{'score': 0.7, 'notes': 'ok'}"],
-    ['unquoted keys', '{score: 0.7, notes: "ok"}'],
+    [
+      'a trailing comma',
+      `Here you go:\n\`\`\`json\n{"score": 0.7, "notes": "ok", "judgements": ${J},}\n\`\`\``,
+    ],
+    [
+      'a // comment line',
+      `\`\`\`json\n{\n  // my score\n  "score": 0.7,\n  "notes": "ok",\n  "judgements": ${J}\n}\n\`\`\``,
+    ],
+    ['a /* */ comment', `{"score": 0.7 /* fairly good */, "notes": "ok", "judgements": ${J}}`],
+    [
+      'single-quoted keys and strings',
+      `{'score': 0.7, 'notes': 'ok', 'judgements': [{'atomic': true, 'capability': 'can_write_text'}, {'atomic': false, 'capability': 'can_query_api'}]}`,
+    ],
+    [
+      'unquoted keys',
+      `{score: 0.7, notes: "ok", judgements: [{atomic: true, capability: "can_write_text"}, {atomic: false, capability: "can_query_api"}]}`,
+    ],
   ])('%s', (_, text) => {
     const out = read('score', text)
     expect(out).toMatchObject({ ok: true, value: score })
   })
 
   it('says when it repaired the JSON', () => {
-    const out = read('score', '{"score": 0.7, "notes": "ok",}')
+    const out = read('score', `{"score": 0.7, "notes": "ok", "judgements": ${J},}`)
     expect(out).toEqual({
       ok: true,
       value: score,
@@ -184,20 +205,28 @@ describe('a plain-text deliverable is the deliverable', () => {
   })
 
   it('accepts a complete answer even when the model then ran on to the limit', () => {
-    const out = read('score', '{"score": 0.7, "notes": "ok"}\nAnd some more thoughts that', {
-      finishReason: 'length',
-    })
-    expect(out).toMatchObject({ ok: true, value: { score: 0.7, notes: 'ok' } })
+    const out = read(
+      'score',
+      `{"score": 0.7, "notes": "ok", "judgements": ${J}}\nAnd some more thoughts that`,
+      {
+        finishReason: 'length',
+      },
+    )
+    expect(out).toMatchObject({ ok: true, value: { score: 0.7, notes: 'ok', judgements: JUDGED } })
   })
 })
 
 describe('structured output without text', () => {
   it("uses the provider's own parse when the text holds no object (a forced tool call)", () => {
     const out = readReply('score', {
-      json: { ok: true, value: { score: 0.4, notes: 'meh' } },
+      json: { ok: true, value: { score: 0.4, notes: 'meh', judgements: JUDGED } },
       text: '',
       finishReason: 'tool-calls',
     })
-    expect(out).toEqual({ ok: true, value: { score: 0.4, notes: 'meh' }, notes: [] })
+    expect(out).toEqual({
+      ok: true,
+      value: { score: 0.4, notes: 'meh', judgements: JUDGED },
+      notes: [],
+    })
   })
 })

@@ -23,7 +23,7 @@
 import { jsonCandidates, type JsonExtraction } from './json-extract'
 import { reasoningNote, setAsideThinking, unfence } from './reply-repair'
 import { validateOutput } from './schemas'
-import type { LlmOutputs, LlmTaskKind } from './types'
+import type { LlmOutputs, LlmTask, LlmTaskKind } from './types'
 
 export interface ReplyToRead {
   /** the provider's parse of the reply (structured output, or its own extraction) */
@@ -60,7 +60,12 @@ function looksLikeJson(answer: string): boolean {
 export const CUT_ERROR =
   'the reply was cut off at the token limit before it was complete; answer more briefly, with the JSON object only'
 
-export function readReply<K extends LlmTaskKind>(kind: K, reply: ReplyToRead): Reading<K> {
+export function readReply<K extends LlmTaskKind>(
+  kind: K,
+  reply: ReplyToRead,
+  /** the task asked: what the reply must also fit (schemas.ts taskMismatch) */
+  task?: LlmTask,
+): Reading<K> {
   const notes: string[] = []
   if (reply.reasoningChars) notes.push(reasoningNote(reply.reasoningChars))
   const thinking = setAsideThinking(reply.text)
@@ -81,7 +86,7 @@ export function readReply<K extends LlmTaskKind>(kind: K, reply: ReplyToRead): R
   if (!(cutAtLimit && endsCut)) {
     for (let i = candidates.found.length - 1; i >= 0; i--) {
       const candidate = candidates.found[i]!
-      const checked = validateOutput(kind, candidate.value)
+      const checked = validateOutput(kind, candidate.value, task)
       if (checked.ok) {
         const more = [
           ...(candidate.repaired ? ['repaired the JSON (trailing commas, comments, quotes…)'] : []),
@@ -95,7 +100,7 @@ export function readReply<K extends LlmTaskKind>(kind: K, reply: ReplyToRead): R
       likeliestError ??= checked.error
     }
     if (reply.json.ok) {
-      const checked = validateOutput(kind, reply.json.value)
+      const checked = validateOutput(kind, reply.json.value, task)
       if (checked.ok) return accept(checked.value, checked.notes)
       likeliestError ??= checked.error
     }

@@ -7,9 +7,20 @@ import type { LlmTask } from './types'
 const task: LlmTask = {
   kind: 'score',
   path: ['Plan a party'],
-  subgoals: [{ text: 'Book a venue', dependsOn: [] }],
+  subgoals: [
+    { text: 'Book a venue', dependsOn: [] },
+    { text: 'Send the invitations', dependsOn: [0] },
+  ],
   rationale: '',
+  depth: 1,
+  maxDepth: 3,
 }
+
+/** A score's judgements of the task's two subgoals. */
+const JUDGED = [
+  { atomic: true, capability: 'can_write_text' },
+  { atomic: false, capability: 'can_query_api' },
+]
 
 type Step = { reply: unknown } | { text: string } | { error: Error }
 
@@ -48,15 +59,15 @@ const noSleep = { sleep: async () => {} }
 describe('runLlmTask', () => {
   it('retries with the validation error fed back, then succeeds', async () => {
     const provider = scripted([
-      { reply: { score: 7, notes: 'too high' } },
+      { reply: { score: 7, notes: 'too high', judgements: JUDGED } },
       { text: 'I would rate this highly.' },
-      { reply: { score: 0.7, notes: 'good' } },
+      { reply: { score: 0.7, notes: 'good', judgements: JUDGED } },
     ])
     const out = await runLlmTask(task, provider, { backoffMs: 0 })
     expect(out).toEqual({
       ok: true,
       kind: 'score',
-      value: { score: 0.7, notes: 'good' },
+      value: { score: 0.7, notes: 'good', judgements: JUDGED },
       attempts: 3,
       usage: {
         provider: 'openai',
@@ -77,7 +88,7 @@ describe('runLlmTask', () => {
   })
 
   it('gives up after the attempts run out, with the last error and summed usage', async () => {
-    const bad = { reply: { score: 2, notes: '' } }
+    const bad = { reply: { score: 2, notes: '', judgements: JUDGED } }
     const provider = scripted([bad, bad, bad, bad])
     const out = await runLlmTask(task, provider, noSleep)
     expect(out.ok).toBe(false)
@@ -94,7 +105,7 @@ describe('runLlmTask', () => {
     const provider = scripted([
       { error: new LlmUnreachableError('cannot reach Fake') },
       { error: new LlmRateLimitError('slow down', 5_000) },
-      { reply: { score: 0.9, notes: '' } },
+      { reply: { score: 0.9, notes: '', judgements: JUDGED } },
     ])
     const out = await runLlmTask(task, provider, {
       backoffMs: 100,
@@ -112,7 +123,7 @@ describe('runLlmTask', () => {
   it('does not retry a bad key', async () => {
     const provider = scripted([
       { error: new LlmAuthError('Fake rejected the API key (401)') },
-      { reply: { score: 1, notes: '' } },
+      { reply: { score: 1, notes: '', judgements: JUDGED } },
     ])
     const out = await runLlmTask(task, provider, noSleep)
     expect(out).toMatchObject({ ok: false, errorKind: 'auth', attempts: 1 })
@@ -168,8 +179,8 @@ describe('runLlmTask', () => {
   it('throws on abort during the backoff sleep too', async () => {
     const controller = new AbortController()
     const provider = scripted([
-      { reply: { score: 9, notes: '' } },
-      { reply: { score: 0.5, notes: '' } },
+      { reply: { score: 9, notes: '', judgements: JUDGED } },
+      { reply: { score: 0.5, notes: '', judgements: JUDGED } },
     ])
     const pending = runLlmTask(task, provider, { signal: controller.signal, backoffMs: 10_000 })
     setTimeout(() => controller.abort(), 20)

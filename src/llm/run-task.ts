@@ -58,7 +58,6 @@ const BACKOFF_FACTOR = 2
 export const MAX_OUTPUT_TOKENS: { [K in LlmTaskKind]: number } = {
   decompose: 4_000,
   score: 2_000,
-  classify: 2_000,
   execute: 16_000,
   rollup: 20_000,
 }
@@ -295,7 +294,7 @@ export async function runLlmTask<T extends LlmTask>(
           budgetStopped: true,
         })
       }
-      const reading = readReply(kind, result)
+      const reading = readReply(kind, result, task)
       const notes = [...reading.notes]
       if (!reading.ok && reading.cut) {
         const more = Math.min(

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { extractJsonObject } from './json-extract'
-import {
-  MAX_NOTES,
-  MAX_OUTPUT,
-  MAX_RATIONALE,
-  MAX_REASON,
-  MAX_SUBGOAL_TEXT,
-} from '../protocol/limits'
+import { MAX_NOTES, MAX_OUTPUT, MAX_RATIONALE, MAX_SUBGOAL_TEXT } from '../protocol/limits'
 import { TEXT_OVERRUN } from './output-trim'
 import { validateOutput, wireJsonSchema } from './schemas'
 
@@ -107,14 +101,20 @@ describe('decompose schema', () => {
   })
 })
 
-describe('score, classify, execute and rollup schemas', () => {
+/** Judgements of a two-part split, as a scorer gives them. */
+const J = [
+  { atomic: true, capability: 'can_write_text' },
+  { atomic: false, capability: 'can_query_api' },
+]
+
+describe('score, execute and rollup schemas', () => {
   it('keeps scores within 0..1', () => {
-    expect(validateOutput('score', { score: 0, notes: '' }).ok).toBe(true)
-    expect(validateOutput('score', { score: 1, notes: '' }).ok).toBe(true)
-    expect(validateOutput('score', { score: 1.01, notes: '' }).ok).toBe(false)
-    expect(validateOutput('score', { score: -0.1, notes: '' }).ok).toBe(false)
-    expect(validateOutput('score', { score: 'high', notes: '' }).ok).toBe(false)
-    const notes = validateOutput('score', { score: 0.7, notes: 'n'.repeat(601) })
+    expect(validateOutput('score', { score: 0, notes: '', judgements: J }).ok).toBe(true)
+    expect(validateOutput('score', { score: 1, notes: '', judgements: J }).ok).toBe(true)
+    expect(validateOutput('score', { score: 1.01, notes: '', judgements: J }).ok).toBe(false)
+    expect(validateOutput('score', { score: -0.1, notes: '', judgements: J }).ok).toBe(false)
+    expect(validateOutput('score', { score: 'high', notes: '', judgements: J }).ok).toBe(false)
+    const notes = validateOutput('score', { score: 0.7, notes: 'n'.repeat(601), judgements: J })
     expect(notes).toMatchObject({
       ok: true,
       notes: [expect.stringMatching(/^trimmed the notes from 601 to 600/)],
@@ -123,33 +123,44 @@ describe('score, classify, execute and rollup schemas', () => {
   })
 
   it('accepts a numeric score sent as a string', () => {
-    expect(validateOutput('score', { score: '0.75', notes: 'fine' })).toEqual({
+    expect(validateOutput('score', { score: '0.75', notes: 'fine', judgements: J })).toEqual({
       ok: true,
-      value: { score: 0.75, notes: 'fine' },
+      value: { score: 0.75, notes: 'fine', judgements: J },
     })
   })
 
-  it('requires a known capability', () => {
-    expect(
-      validateOutput('classify', { atomic: true, capability: 'can_write_text', reason: 'r' }).ok,
-    ).toBe(true)
-    expect(
-      validateOutput('classify', { atomic: true, capability: 'can_fly', reason: 'r' }).ok,
-    ).toBe(false)
-    expect(
-      validateOutput('classify', { atomic: 'yes', capability: 'can_run_code', reason: 'r' }).ok,
-    ).toBe(false)
-    const reason = 'it needs a sandbox to run the parser '.repeat(12) // 444 characters
-    const r = validateOutput('classify', { atomic: true, capability: 'can_run_code', reason })
-    expect(r.ok).toBe(true)
-    if (r.ok) {
-      expect(r.value.reason.length).toBeLessThanOrEqual(MAX_REASON)
-      expect(r.value.reason).toMatch(/[a-z]…$/)
-      expect(r.value.reason).not.toMatch(/ …$/)
-      expect(r.notes).toEqual([
-        `trimmed the reason from ${reason.trim().length} to ${MAX_REASON} characters at a word boundary`,
-      ])
+  it('requires one judgement per subgoal, each with a known capability', () => {
+    const score = (judgements: unknown) =>
+      validateOutput('score', { score: 0.8, notes: '', judgements })
+    expect(score(J).ok).toBe(true)
+    expect(score([{ atomic: true, capability: 'can_fly' }, J[1]]).ok).toBe(false)
+    expect(score([{ atomic: 'yes', capability: 'can_run_code' }, J[1]]).ok).toBe(false)
+    expect(score([J[0]]).ok).toBe(false) // fewer than MIN_SUBGOALS
+    expect(score(undefined).ok).toBe(false)
+    // a count the schema allows but the task does not (protocol §5.1: such a score is no vote)
+    const task = {
+      kind: 'score' as const,
+      path: ['Plan a party'],
+      subgoals: [1, 2, 3].map((n) => ({ text: `Step ${n}`, dependsOn: [] })),
+      rationale: '',
+      depth: 1,
+      maxDepth: 3,
     }
+    const two = validateOutput('score', { score: 0.8, notes: '', judgements: J }, task)
+    expect(two).toEqual({
+      ok: false,
+      error:
+        'schema violation: judgements: 2 given for 3 subgoals; give exactly one per subgoal, in order',
+    })
+    const three = [...J, J[0]]
+    expect(validateOutput('score', { score: 0.8, notes: '', judgements: three }, task).ok).toBe(
+      true,
+    )
+    // the American spelling is read as ours
+    expect(validateOutput('score', { score: 0.8, notes: '', judgments: J })).toEqual({
+      ok: true,
+      value: { score: 0.8, notes: '', judgements: J },
+    })
   })
 
   it('rejects empty and oversized Markdown output', () => {
@@ -192,7 +203,7 @@ describe('wire JSON schema', () => {
     ]) {
       expect(text).not.toContain(`"${keyword}"`)
     }
-    expect(JSON.stringify(wireJsonSchema('classify'))).toContain('can_query_api')
+    expect(JSON.stringify(wireJsonSchema('score'))).toContain('can_query_api')
   })
 })
 

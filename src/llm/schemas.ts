@@ -22,13 +22,18 @@ import {
   MAX_NOTES,
   MAX_OUTPUT,
   MAX_RATIONALE,
-  MAX_REASON,
   MAX_SUBGOAL_TEXT,
   MAX_SUBGOALS,
   MIN_SUBGOALS,
 } from '../protocol/limits'
 import { trimToLimits } from './output-trim'
-import { CAPABILITIES, type Capability, type LlmOutputs, type LlmTaskKind } from './types'
+import {
+  CAPABILITIES,
+  type Capability,
+  type LlmOutputs,
+  type LlmTask,
+  type LlmTaskKind,
+} from './types'
 
 const capabilitySchema = z.enum(CAPABILITIES as [Capability, ...Capability[]])
 
@@ -95,6 +100,12 @@ export const decomposeOutputSchema = z
     })
   })
 
+/** A scorer's judgement of one subgoal (the accepted split is classified by its voters'). */
+const judgementSchema = z.object({
+  atomic: z.boolean().describe('true if this subgoal is one concrete deliverable'),
+  capability: capabilitySchema.describe('what producing the deliverable needs'),
+})
+
 export const scoreOutputSchema = z.object({
   score: z.number().min(0).max(1).describe('0 to 1'),
   notes: z
@@ -102,12 +113,11 @@ export const scoreOutputSchema = z.object({
     .trim()
     .max(MAX_NOTES)
     .describe(`main strengths and weaknesses, at most ${MAX_NOTES} characters`),
-})
-
-export const classifyOutputSchema = z.object({
-  atomic: z.boolean().describe('true if this is one concrete deliverable'),
-  capability: capabilitySchema.describe('what producing the deliverable needs'),
-  reason: z.string().trim().max(MAX_REASON).describe(`at most ${MAX_REASON} characters`),
+  judgements: z
+    .array(judgementSchema)
+    .min(MIN_SUBGOALS)
+    .max(MAX_SUBGOALS)
+    .describe('one per subgoal, in the order given'),
 })
 
 const markdownOutput = z
@@ -124,7 +134,6 @@ export const rollupOutputSchema = z.object({ output: markdownOutput })
 export const OUTPUT_SCHEMAS: { [K in LlmTaskKind]: z.ZodType<LlmOutputs[K]> } = {
   decompose: decomposeOutputSchema,
   score: scoreOutputSchema,
-  classify: classifyOutputSchema,
   execute: executeOutputSchema,
   rollup: rollupOutputSchema,
 }
@@ -133,7 +142,6 @@ export const OUTPUT_SCHEMAS: { [K in LlmTaskKind]: z.ZodType<LlmOutputs[K]> } = 
 export const SCHEMA_NAMES: { [K in LlmTaskKind]: string } = {
   decompose: 'decomposition',
   score: 'score',
-  classify: 'classification',
   execute: 'deliverable',
   rollup: 'document',
 }
@@ -185,7 +193,8 @@ export function wireJsonSchema(kind: LlmTaskKind): Record<string, unknown> {
 /**
  * Forgiving clean-up before validation, for slips local models make often
  * and that have one obvious meaning: snake_case keys, a missing dependsOn
- * (= none), a numeric score sent as a string, repeated dependency indices.
+ * (= none), a numeric score sent as a string, repeated dependency indices,
+ * `judgments` for `judgements`.
  * Anything ambiguous is left for the schema to reject and the model to fix.
  */
 export function normalizeOutput(kind: LlmTaskKind, raw: unknown): unknown {
@@ -202,6 +211,11 @@ export function normalizeOutput(kind: LlmTaskKind, raw: unknown): unknown {
       return sub
     })
   }
+  // the American spelling, which models use as often as ours
+  if (kind === 'score' && obj.judgements === undefined && obj.judgments !== undefined) {
+    obj.judgements = obj.judgments
+    delete obj.judgments
+  }
   if (kind === 'score' && typeof obj.score === 'string' && obj.score.trim() !== '') {
     const n = Number(obj.score)
     if (Number.isFinite(n)) obj.score = n
@@ -216,13 +230,35 @@ export type ValidationResult<K extends LlmTaskKind> =
 const MAX_ISSUES_REPORTED = 5
 
 /**
- * Validate a parsed reply, after the clean-up above and the trims of
- * output-trim.ts (notes say what was trimmed); on failure, a compact message
- * meant to be fed back to the model.
+ * What a reply must also fit that its kind's schema cannot say: a score
+ * judges each subgoal of the split it scores, one judgement each, in order
+ * (a record with another count is no vote: docs/PROTOCOL.md §5.1). Null
+ * when it fits (or nothing is known of the task).
  */
-export function validateOutput<K extends LlmTaskKind>(kind: K, raw: unknown): ValidationResult<K> {
+export function taskMismatch(task: LlmTask | undefined, value: unknown): string | null {
+  if (task?.kind !== 'score') return null
+  const judged = (value as LlmOutputs['score']).judgements.length
+  const wanted = task.subgoals.length
+  return judged === wanted
+    ? null
+    : `judgements: ${judged} given for ${wanted} subgoals; give exactly one per subgoal, in order`
+}
+
+/**
+ * Validate a parsed reply, after the clean-up above and the trims of
+ * output-trim.ts (notes say what was trimmed), against its kind's schema and
+ * (when given) its task; on failure, a compact message meant to be fed back
+ * to the model.
+ */
+export function validateOutput<K extends LlmTaskKind>(
+  kind: K,
+  raw: unknown,
+  task?: LlmTask,
+): ValidationResult<K> {
   const { value, notes } = trimToLimits(kind, normalizeOutput(kind, raw))
   const result = OUTPUT_SCHEMAS[kind].safeParse(value)
+  const mismatch = result.success ? taskMismatch(task, result.data) : null
+  if (mismatch !== null) return { ok: false, error: `schema violation: ${mismatch}` }
   if (result.success)
     return { ok: true, value: result.data as LlmOutputs[K], ...(notes.length > 0 ? { notes } : {}) }
   const issues = result.error.issues.slice(0, MAX_ISSUES_REPORTED).map((issue) => {

@@ -129,22 +129,14 @@ export function settled(goal: Ballot, outlook: Outlook): boolean {
 /**
  * The acceptance rule, applied to this peer's view of the votes: quorum at
  * once; the best mean once the outcome is settled (when an outlook is
- * given) or the deadline has passed. `prefer`: a proposal the decider has
- * already begun to classify; it is taken while it has a quorum, even when
- * votes that came since give another one a quorum too (any proposal with
- * a quorum may be accepted; switching would throw the calls away).
+ * given) or the deadline has passed.
  */
 export function acceptCandidate(
   goal: Ballot,
   deadlinePassed: boolean,
   outlook?: Outlook,
-  prefer?: string,
 ): Candidate | null {
-  const preferred =
-    prefer === undefined
-      ? null
-      : bestCandidate({ ...goal, proposals: goal.proposals.filter((p) => p.id === prefer) }, false)
-  const quorum = preferred ?? bestCandidate(goal, deadlinePassed)
+  const quorum = bestCandidate(goal, deadlinePassed)
   if (quorum || deadlinePassed || !outlook || !settled(goal, outlook)) return quorum
   const best = bestCandidate(goal, true)
   return best && { ...best, basis: 'settled' }

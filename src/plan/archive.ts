@@ -45,8 +45,8 @@ export function planOver(plan: DerivedPlan): boolean {
 /**
  * Ids of every record of the tree under root goal `root` that `state` holds.
  * Walks the records themselves, not only the derived tree, so records that
- * lost (a second accept, a node that does not count, the child goal of a
- * classification that lost) go with their tree too, and so do the author's
+ * lost (a second accept, the children of a split whose accept lost) go
+ * with their tree too, and so do the author's
  * steering records and every execute task of a leaf's redos. Not walked: the
  * roll-up tasks a redo or a veto renamed (steering.ts rollupSubject) other
  * than the current ones (`current`, from the derived plan): their subject
@@ -91,16 +91,18 @@ export function treeRecordIds(
     addFailures(goal)
     addTask(taskId('decide', goal))
     addTask(taskId('rollup', goal))
-    for (const node of records.nodes) {
-      ids.add(node.id)
-      const text = state.proposals.get(node.proposal)?.subgoals[node.index]?.text
-      if (text === undefined) continue
-      const id = nodeId(goal, node.proposal, node.index, text, node.atomic)
-      if (node.atomic) addTask(taskId('execute', id))
-      else if (!seen.has(id)) {
-        seen.add(id)
-        queue.push(id)
-      }
+    // an accepted split's subgoals are classified by its voters (classify.ts):
+    // walk both ways a subgoal may have gone, for every accept, counted or not
+    for (const accept of records.accepts) {
+      const subgoals = state.proposals.get(accept.proposal)?.subgoals ?? []
+      subgoals.forEach((subgoal, index) => {
+        addTask(taskId('execute', nodeId(goal, accept.proposal, index, subgoal.text, true)))
+        const child = nodeId(goal, accept.proposal, index, subgoal.text, false)
+        if (!seen.has(child)) {
+          seen.add(child)
+          queue.push(child)
+        }
+      })
     }
   }
   return ids

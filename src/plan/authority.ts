@@ -41,8 +41,8 @@ export function countedCancels(
  * replacing a finished result (even the final plan) by claiming a higher
  * epoch and publishing its own.
  *
- * Decide tasks pass no results: after an accept their holder still has nodes
- * to publish, and a successor may have to finish them.
+ * Decide tasks pass no results: their outcome is an accept, and of those the
+ * earliest epoch's counts (earliestAccept).
  */
 export function countedClaims(
   claims: readonly ClaimRecord[],

@@ -1,47 +1,93 @@
 /**
- * Classification that failed is tried again, not final (issue 44): a
- * subgoal fails for good only after MAX_CLASSIFY_ROUNDS rounds (decide-task
- * epochs) failed it, and a decider that failed a subgoal gives the decide
- * task back once its pass over the split is over, so that the next epoch
- * (another scorer first) tries again. docs/PROTOCOL.md §5.1, §5.3. Pure.
+ * How an accepted split's subgoals are classified (since protocol version
+ * 7, issue 46): by the scorers whose votes accepted it, not by a call of its
+ * own. Each score carries its scorer's judgement of every subgoal (atomic or
+ * not, and the capability it needs); the voters of a split are the counted
+ * votes its accept cites, and each subgoal takes their majority judgement.
+ * The classification is thus a vote of independent peers, a pure function of
+ * the record set: nothing more is published, and nothing can fail.
+ * docs/PROTOCOL.md §5.1.
  */
-import type { FailureRecord } from '../protocol/records'
-import { MAX_EPOCH } from '../protocol/limits'
-import { PEER_TROUBLE_ERRORS } from '../protocol/rules'
-import type { DerivedSlot } from './derived-types'
-import type { TaskState } from './tasks'
+import type { Capability } from '../protocol/capabilities'
+import type { AcceptRecord, ScoreRecord } from '../protocol/records'
 
-/**
- * Rounds of classification that failed a subgoal: the distinct epochs of its
- * holders' classify failures, less a peer's own trouble (key, network,
- * quota), which says nothing about the subgoal (PEER_TROUBLE_ERRORS).
- */
-export function classifyRounds(attempts: readonly FailureRecord[]): number {
-  return new Set(attempts.filter((f) => !PEER_TROUBLE_ERRORS.has(f.errorKind)).map((f) => f.epoch))
-    .size
+export interface Classification {
+  /** one concrete deliverable: a leaf with an execute task; else a child goal */
+  atomic: boolean
+  /** atomic only because of the depth cap: its voters judged it still to be split */
+  capped: boolean
+  /** what producing the deliverable needs, by its voters */
+  capability: Capability
+  /** how many of the voters judged it atomic */
+  atomicVotes: number
+  /** how many votes classified it (the accept's counted, cited votes) */
+  voters: number
 }
 
 /**
- * A decider whose classification of a subgoal failed gives the decide task
- * back once its pass over the split is over: every subgoal has a node, has
- * failed for good, or was failed by this holder in its epoch. The next epoch
- * then tries the subgoals still unclassified (another scorer first; roles/
- * claims.ts). Derived, not published: no record more, and the holder's calls
- * still running for other subgoals are not cut short.
+ * The order in which voters break ties: the highest score first (the scorer
+ * that thought best of the split), then the lowest score id. A total order on
+ * the record set, the same on every peer.
  */
-export function releaseFailedPass(
-  decide: TaskState,
-  slots: readonly DerivedSlot[],
-  failures: readonly FailureRecord[],
-): void {
-  const holder = decide.holder
-  if (!holder || decide.released) return
-  const mine = failures.filter((f) => f.from === holder.from && f.epoch === holder.epoch)
-  if (mine.length === 0) return
-  const over = slots.every(
-    (slot) => slot.node || slot.classifyFailure || mine.some((f) => f.index === slot.index),
-  )
-  if (!over) return
-  decide.released = true
-  decide.status = decide.status === 'failed' || decide.epoch >= MAX_EPOCH ? 'failed' : 'open'
+export function judgingOrder(
+  a: Pick<ScoreRecord, 'score' | 'id'>,
+  b: Pick<ScoreRecord, 'score' | 'id'>,
+): number {
+  return b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+}
+
+/**
+ * The voters of an accepted split: its counted votes (one per scorer, each
+ * with one judgement per subgoal: derive.ts) that the accept cites, in
+ * judging order.
+ */
+export function splitVoters(accept: AcceptRecord, counted: readonly ScoreRecord[]): ScoreRecord[] {
+  const cited = new Set(accept.votes)
+  return counted.filter((vote) => cited.has(vote.id)).sort(judgingOrder)
+}
+
+/**
+ * Classify subgoal `index` of an accepted split from its voters (in judging
+ * order, at least one; each with a judgement at `index`):
+ * - atomic when more voters judged it atomic than not, composite when fewer;
+ *   on a tie, as the first voter judged it;
+ * - its capability: the one most named by the voters on the winning side;
+ *   on a tie, the first of them (in judging order) naming one of the tied;
+ * - at the depth cap (`atCap`) it is atomic whatever they judged (`capped`
+ *   when they judged it composite).
+ */
+export function classifySubgoal(
+  voters: readonly Pick<ScoreRecord, 'judgements'>[],
+  index: number,
+  atCap: boolean,
+): Classification {
+  const judged = voters.map((vote) => vote.judgements[index]!)
+  const atomicVotes = judged.filter((j) => j.atomic).length
+  const composite = judged.length - atomicVotes
+  const side = atomicVotes > composite ? true : composite > atomicVotes ? false : judged[0]!.atomic
+  const winners = judged.filter((j) => j.atomic === side)
+  const tally = new Map<Capability, number>()
+  for (const j of winners) tally.set(j.capability, (tally.get(j.capability) ?? 0) + 1)
+  const most = Math.max(...tally.values())
+  const capability = winners.find((j) => tally.get(j.capability) === most)!.capability
+  return {
+    atomic: side || atCap,
+    capped: atCap && !side,
+    capability,
+    atomicVotes,
+    voters: judged.length,
+  }
+}
+
+/** Does a vote judge every subgoal of its proposal, one judgement each? Else it does not count. */
+export function judgesEverySubgoal(vote: ScoreRecord, subgoals: number): boolean {
+  return vote.judgements.length === subgoals
+}
+
+/** Why a subgoal was classified so, in words, for people (the tree's `reason`). */
+export function classificationReason(c: Classification): string {
+  const of = `${c.atomicVotes === 0 ? 'none' : c.atomicVotes} of ${c.voters} voters`
+  const judged = `${of} judged it one deliverable`
+  if (c.capped) return `${judged}; at the depth cap it is one anyway`
+  return c.atomic ? `${judged} (${c.capability})` : `${judged}: split again`
 }

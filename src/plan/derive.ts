@@ -5,15 +5,14 @@
  * (ids, epochs, rendezvous ranks), never by arrival.
  *
  * The plan is a tree grown top-down from root goals: a goal's winning
- * accept names its split; each subgoal of the split has at most one
- * counting node (classification); a composite node is a child goal whose id
+ * accept names its split; each subgoal of the split is classified by the
+ * split's voters (classify.ts); a composite node is a child goal whose id
  * is the node id; an atomic node is a leaf with an execute task; a goal whose
  * subgoals have all settled gets a roll-up task.
  */
 import { nodeId } from '../protocol/ids'
 import type { GoalRecord, ProposalRecord, ScoreRecord } from '../protocol/records'
-import { MAX_CLASSIFY_ROUNDS } from '../protocol/rules'
-import { classifyRounds, releaseFailedPass } from './classify'
+import { classifySubgoal, judgesEverySubgoal, splitVoters } from './classify'
 import { acceptHolds } from './acceptance'
 import { countedCancels, earliestAccept } from './authority'
 import { countedRoots, GOAL_LIMITS } from './goal-limits'
@@ -27,18 +26,26 @@ import {
   verdictOn,
   vetoRounds,
 } from './steering'
-import { authorised, bestOutput, compareOutputs, deriveTask, type TaskState } from './tasks'
+import { authorised, bestOutput, deriveTask, type TaskState } from './tasks'
 import type { DerivedGoal, DerivedPlan, DerivedSlot } from './derived-types'
 
 export type { DerivedGoal, DerivedPlan, DerivedSlot, GoalStatus, SlotStatus } from './derived-types'
 
-/** One vote per scorer per proposal: if a scorer scored twice, its lowest-id score counts. */
+/**
+ * One vote per scorer per proposal: if a scorer scored twice, its lowest-id
+ * score counts. A score that does not judge every subgoal of its proposal,
+ * one judgement each, is no vote (its judgements could not classify them).
+ */
 function collectVotes(proposals: readonly ProposalRecord[], scores: readonly ScoreRecord[]) {
   const votes = new Map<string, Map<string, ScoreRecord>>()
-  for (const proposal of proposals) votes.set(proposal.id, new Map())
+  const sizes = new Map<string, number>()
+  for (const proposal of proposals) {
+    votes.set(proposal.id, new Map())
+    sizes.set(proposal.id, proposal.subgoals.length)
+  }
   for (const score of scores) {
     const byScorer = votes.get(score.proposal)
-    if (!byScorer) continue
+    if (!byScorer || !judgesEverySubgoal(score, sizes.get(score.proposal)!)) continue
     const existing = byScorer.get(score.from)
     if (!existing || score.id < existing.id) byScorer.set(score.from, score)
   }
@@ -231,9 +238,7 @@ function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskStat
   const accept = rounds.accept
   const proposalById = new Map(all.map((proposal) => [proposal.id, proposal]))
   const accepted = accept ? (proposalById.get(accept.proposal) ?? null) : null
-  decide.unclaimedOutputs +=
-    records.accepts.filter((a) => !authorised(decide, a)).length +
-    records.nodes.filter((n) => !authorised(decide, n)).length
+  decide.unclaimedOutputs += records.accepts.filter((a) => !authorised(decide, a)).length
   const cancelled =
     (seed.parent?.cancelled ?? false) || countedCancels(records.cancels, author).length > 0
   const gated = accepted !== null && needsApproval(settings.approve, seed.depth)
@@ -269,67 +274,53 @@ function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskStat
     redos: [],
     status: 'awaiting-proposals',
   }
-  if (accepted) {
-    // a classification that failed is tried again (classifyRounds): only the
-    // holders' own failures, each for the epoch it claimed, are attempts
-    const classifyFailures = plan
-      .failures(decide.id)
-      .filter((f) => f.stage === 'classify' && f.index >= 0 && authorised(decide, f))
-    goal.slots = accepted.subgoals.map((subgoal, index) => {
-      const atCap = seed.depth + 1 >= seed.maxDepth
-      const node = bestOutput(
+  if (accepted && accept) {
+    // classified by the split's voters: the counted votes cited by the latest
+    // lease holder's accept of this split (as outputs count, tasks.ts): a
+    // takeover's accept, published because the first never left its crashed
+    // author, keeps classifying when that first one surfaces later
+    const classifier =
+      bestOutput(
         decide,
-        records.nodes.filter(
-          (n) => n.proposal === accepted.id && n.index === index && (n.atomic || !atCap),
-        ),
-      )
+        records.accepts.filter((a) => a.proposal === accepted.id && acceptHolds(a, votes)),
+      ) ?? accept
+    const voters = splitVoters(classifier, votes.get(accepted.id) ?? [])
+    const atCap = seed.depth + 1 >= seed.maxDepth
+    goal.slots = accepted.subgoals.map((subgoal, index) => {
+      const classification = classifySubgoal(voters, index, atCap)
       const slot: DerivedSlot = {
         goal: seed.id,
         index,
         text: subgoal.text,
         dependsOn: subgoal.dependsOn,
-        node,
-        id: null,
-        atomic: node?.atomic ?? false,
-        capability: node?.capability ?? null,
-        classifyFailure: null,
-        classifyAttempts: [],
+        classification,
+        id: nodeId(seed.id, accepted.id, index, subgoal.text, classification.atomic),
+        atomic: classification.atomic,
+        capability: classification.capability,
         execute: null,
         superseded: [],
         child: null,
         blocked: false,
-        status: 'unclassified',
+        status: 'open',
         output: null,
       }
-      if (!node) {
-        const attempts = classifyFailures
-          .filter((f) => f.index === index)
-          .sort(compareOutputs(decide.id))
-        slot.classifyAttempts = attempts
-        // failed for good only after MAX_CLASSIFY_ROUNDS rounds (epochs) failed it
-        if (classifyRounds(attempts) >= MAX_CLASSIFY_ROUNDS) slot.classifyFailure = attempts[0]!
-      }
-      if (node) {
-        slot.id = nodeId(seed.id, accepted.id, index, subgoal.text, node.atomic)
-        // a split waiting for its author's approval is classified, but nothing under it runs
-        if (goal.approval === 'waiting') return slot
-        if (node.atomic) {
-          const chain = redoChain(
-            deriveTask(plan, 'execute', slot.id),
-            author,
-            (subject) => deriveTask(plan, 'execute', subject),
-            (task) => plan.taskRecords(task).redos,
-          )
-          slot.execute = chain.current
-          slot.superseded = chain.superseded
-          tasks.set(slot.execute.id, slot.execute)
-        } else {
-          slot.child = slot.id
-        }
+      // a split waiting for its author's approval is classified, but nothing under it runs
+      if (goal.approval === 'waiting') return slot
+      if (classification.atomic) {
+        const chain = redoChain(
+          deriveTask(plan, 'execute', slot.id!),
+          author,
+          (subject) => deriveTask(plan, 'execute', subject),
+          (task) => plan.taskRecords(task).redos,
+        )
+        slot.execute = chain.current
+        slot.superseded = chain.superseded
+        tasks.set(slot.execute.id, slot.execute)
+      } else {
+        slot.child = slot.id
       }
       return slot
     })
-    releaseFailedPass(decide, goal.slots, classifyFailures)
   }
   return goal
 }
@@ -359,11 +350,7 @@ function settleGoal(
   for (const slot of goal.slots) {
     const blockedBy = slot.dependsOn.some((dep) => goal.slots[dep]?.status === 'failed')
     const waiting = slot.dependsOn.some((dep) => goal.slots[dep]?.status !== 'done')
-    if (slot.classifyFailure) {
-      slot.status = 'failed'
-    } else if (!slot.node) {
-      slot.status = 'unclassified'
-    } else if (goal.approval === 'waiting') {
+    if (goal.approval === 'waiting') {
       slot.status = 'approval'
     } else if (slot.execute) {
       const task = slot.execute

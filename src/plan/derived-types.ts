@@ -6,8 +6,6 @@
 import type {
   AcceptRecord,
   ApprovalMode,
-  FailureRecord,
-  NodeRecord,
   ProposalRecord,
   RedoRecord,
   ResultRecord,
@@ -15,6 +13,7 @@ import type {
   VerdictRecord,
 } from '../protocol/records'
 import type { Capability } from '../protocol/capabilities'
+import type { Classification } from './classify'
 import type { TaskState } from './tasks'
 
 export type GoalStatus =
@@ -46,7 +45,7 @@ export interface DerivedGoal {
   approvalMode: ApprovalMode
   /**
    * 'waiting': the accepted split waits for the author's approval (its
-   * subgoals are classified but nothing under them runs); 'approved': the
+   * subgoals are classified, by its voters, but nothing under them runs); 'approved': the
    * author approved it; 'none': no approval asked for this goal
    */
   approval: 'none' | 'waiting' | 'approved'
@@ -71,27 +70,19 @@ export interface DerivedGoal {
   status: GoalStatus
 }
 
-export type SlotStatus =
-  'unclassified' | 'approval' | 'waiting' | 'open' | 'claimed' | 'active' | 'done' | 'failed'
+export type SlotStatus = 'approval' | 'waiting' | 'open' | 'claimed' | 'active' | 'done' | 'failed'
 
 export interface DerivedSlot {
   goal: string
   index: number
   text: string
   dependsOn: number[]
-  node: NodeRecord | null
+  /** by the accepted split's voters (classify.ts); null while no split is accepted */
+  classification: Classification | null
   /** node id; for a composite node also its child goal's id */
   id: string | null
   atomic: boolean
   capability: Capability | null
-  /**
-   * the classification failed for good: MAX_CLASSIFY_ROUNDS rounds (epochs of
-   * the decide task) failed it; the latest round's failure. null while it may
-   * still be classified (a failed round is tried again at the next epoch)
-   */
-  classifyFailure: FailureRecord | null
-  /** every counted classify failure of this subgoal while it has no node, latest first */
-  classifyAttempts: FailureRecord[]
   /** atomic nodes only: the current execute task (the last of its redos) */
   execute: TaskState | null
   /** atomic nodes only: earlier execute tasks the author sent back, oldest first */

@@ -32,8 +32,6 @@ function slot(index: number, text: string, extra: Partial<SlotView>): SlotView {
     capped: false,
     capability: 'can_write_text',
     reason: null,
-    classifyError: null,
-    classifyAttempts: [],
     capabilityGap: null,
     blocked: false,
     leaf: null,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { taskId, nodeId } from '../protocol/ids'
-import { MAX_CLASSIFY_ROUNDS } from '../protocol/rules'
+import { MAX_TASK_ATTEMPTS } from '../protocol/rules'
 import { newGoal, stamp, type FailureRecord, type ReannounceRecord } from '../protocol/records'
 import { derivePlan } from './derive'
 import { projectTree, type GoalView } from './tree'
@@ -8,14 +8,16 @@ import {
   acceptedSplit,
   AUTHOR,
   claimOf,
-  classifyFailure,
   EXECUTOR,
+  peer,
   ROOM,
   SCORERS,
+  taskFailure,
+  usage,
   type Split,
 } from './split.test-support'
 
-/** The execute task of subgoal `index` of a split whose nodes are atomic. */
+/** The execute task of subgoal `index` of a split whose voters judged it atomic. */
 function leafTask(split: Split, index: number): string {
   const text = split.proposal.subgoals[index]!.text
   return taskId('execute', nodeId(split.goal.id, split.proposal.id, index, text, true))
@@ -42,8 +44,6 @@ const root = (split: Split, room: { capabilities: never[] | string[] } | null = 
 describe("a goal's outcome says whether every part of it was done (issue 43)", () => {
   it("'complete' when every leaf is done", () => {
     const split = acceptedSplit(2)
-    split.plan.add(split.node(SCORERS[0], 0, 0))
-    split.plan.add(split.node(SCORERS[0], 0, 1))
     runLeaf(split, 0)
     runLeaf(split, 1)
     expect(root(split).outcome).toBeNull() // not rolled up yet
@@ -54,13 +54,14 @@ describe("a goal's outcome says whether every part of it was done (issue 43)", (
     expect(goal.failedParts).toBe(0)
   })
 
-  it("'partial' with the count when a subgoal's classification failed for good", () => {
+  it("'partial' with the count when a leaf failed for good", () => {
     const split = acceptedSplit(3)
-    for (const index of [0, 1]) split.plan.add(split.node(SCORERS[0], 0, index))
-    for (let epoch = 0; epoch < MAX_CLASSIFY_ROUNDS; epoch++) {
-      const scorer = SCORERS[epoch % SCORERS.length]!
-      if (epoch > 0) split.plan.add(claimOf(scorer, 'decide', split.goal.id, epoch))
-      split.plan.add(classifyFailure(scorer, split.decide, epoch, 2))
+    const text = split.proposal.subgoals[2]!.text
+    const node = nodeId(split.goal.id, split.proposal.id, 2, text, true)
+    for (let epoch = 0; epoch < MAX_TASK_ATTEMPTS; epoch++) {
+      const executor = peer(`Executor${epoch}`)
+      split.plan.add(claimOf(executor, 'execute', node, epoch))
+      split.plan.add(taskFailure(executor, leafTask(split, 2), epoch, 'execute'))
     }
     runLeaf(split, 0)
     runLeaf(split, 1)
@@ -69,16 +70,13 @@ describe("a goal's outcome says whether every part of it was done (issue 43)", (
     expect(goal.status).toBe('done')
     expect(goal.outcome).toBe('partial')
     expect(goal.failedParts).toBe(1)
-    expect(goal.slots[2]!.classifyError).not.toBeNull()
-    expect(goal.slots[2]!.classifyAttempts).toHaveLength(MAX_CLASSIFY_ROUNDS)
+    expect(goal.slots[2]!.status).toBe('failed')
   })
 })
 
 describe("each goal's usage is its own subtree's (issue 43)", () => {
   it('a new goal starts at zero whatever the room spent before', () => {
     const split = acceptedSplit(2)
-    split.plan.add(split.node(SCORERS[0], 0, 0))
-    split.plan.add(split.node(SCORERS[0], 0, 1))
     runLeaf(split, 0)
     const second = newGoal(ROOM, AUTHOR, 'Another goal', 2, 3)
     split.plan.add(second)
@@ -89,16 +87,29 @@ describe("each goal's usage is its own subtree's (issue 43)", () => {
     expect(fresh!.id).toBe(second.id)
     expect(fresh!.usage.scorer.calls + fresh!.usage.decomposer.calls).toBe(0)
     expect(tokens(fresh!.usage)).toBe(0)
-    // the first goal's: its proposal, two votes, two nodes, one leaf's result
+    // the first goal's: its proposal, two votes (which classified its subgoals), one leaf's result
     expect(first!.usage.decomposer.calls).toBe(1)
-    expect(first!.usage.scorer.calls).toBe(4)
+    expect(first!.usage.scorer.calls).toBe(2)
     expect(first!.usage.executor.calls).toBe(1)
     expect(tokens(tree.roomUsage)).toBe(tokens(first!.usage))
   })
 
-  it("a failed classification's tokens count for its goal", () => {
+  it("a failed score's tokens count for its goal", () => {
     const split = acceptedSplit(2)
-    split.plan.add(classifyFailure(SCORERS[0], split.decide, 0, 1))
+    split.plan.add(
+      stamp<FailureRecord>({
+        kind: 'failure',
+        room: ROOM,
+        from: SCORERS[2],
+        subject: split.proposal.id,
+        stage: 'score',
+        epoch: 0,
+        index: -1,
+        errorKind: 'output',
+        detail: "the model's replies did not pass validation",
+        usage: usage(100, 4000),
+      }),
+    )
     const goal = root(split)
     expect(goal.usage.scorer.calls).toBe(3) // two votes and the failed call
     expect(goal.usage.scorer.outputTokens).toBe(20 + 20 + 4000)
@@ -107,10 +118,11 @@ describe("each goal's usage is its own subtree's (issue 43)", () => {
 
 describe('a leaf needing a capability nobody offers is flagged at once (issue 43)', () => {
   function openLeaves() {
-    const split = acceptedSplit(2)
-    split.plan.add(split.node(SCORERS[0], 0, 0, 'can_query_api'))
-    split.plan.add(split.node(SCORERS[0], 0, 1, 'can_write_text'))
-    return split
+    const judged = [
+      { atomic: true, capability: 'can_query_api' as const },
+      { atomic: true, capability: 'can_write_text' as const },
+    ]
+    return acceptedSplit(2, 1, [judged, judged])
   }
 
   it('flags the leaf and the goal from what the room offers, and nothing without a room', () => {

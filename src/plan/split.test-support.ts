@@ -1,7 +1,8 @@
 /**
  * A hand-made plan for derivation tests: one root goal, a proposal of
- * `subgoals` accepted by quorum, its decide task claimed by a scorer; and
- * builders for the records that classify, fail and claim again.
+ * `subgoals` accepted by quorum on two votes (whose judgements classify its
+ * subgoals: plan/classify.ts), its decide task claimed by a scorer; and
+ * builders for the records that claim and finish its tasks.
  */
 import { taskId } from '../protocol/ids'
 import {
@@ -11,7 +12,7 @@ import {
   type Draft,
   type FailureRecord,
   type GoalRecord,
-  type NodeRecord,
+  type Judgement,
   type ProposalRecord,
   type ResultRecord,
   type ScoreRecord,
@@ -54,31 +55,70 @@ export function claimOf(from: string, type: TaskType, subject: string, epoch: nu
   })
 }
 
-export function classifyFailure(from: string, decide: string, epoch: number, index: number) {
+/** A failure of `task` by its holder in `epoch` (gives the task back). */
+export function taskFailure(
+  from: string,
+  task: string,
+  epoch: number,
+  stage: 'execute' | 'rollup',
+) {
   return make<FailureRecord>({
     kind: 'failure',
     from,
-    subject: decide,
-    stage: 'classify',
+    subject: task,
+    stage,
     epoch,
-    index,
+    index: -1,
     errorKind: 'output',
     detail: "the model's replies did not pass validation",
     usage: usage(100, 4000),
   })
 }
 
+/** A score by `from` of `proposal`, with its judgement of each subgoal. */
+export function scoreOf(
+  from: string,
+  goal: string,
+  proposal: string,
+  judgements: Judgement[],
+  score = 0.9,
+) {
+  return make<ScoreRecord>({
+    kind: 'score',
+    from,
+    goal,
+    proposal,
+    score,
+    notes: 'good',
+    judgements,
+    usage: usage(50, 20),
+  })
+}
+
+/** Every subgoal atomic, written work: what the two votes of acceptedSplit judge by default. */
+export const allAtomic = (subgoals: number, capability: Capability = 'can_write_text') =>
+  Array.from({ length: subgoals }, () => ({ atomic: true, capability }))
+
 export interface Split {
   plan: PlanState
   goal: GoalRecord
   proposal: ProposalRecord
   decide: string
-  node(from: string, epoch: number, index: number, capability?: Capability): NodeRecord
+  /** the two votes the accept cites (SCORERS[0], SCORERS[1]) */
+  scores: ScoreRecord[]
   result(from: string, task: string, epoch: number, output?: string): ResultRecord
 }
 
-/** A root goal split into `subgoals` parts, accepted, its decide task held by SCORERS[0] in epoch 0. */
-export function acceptedSplit(subgoals = 3, maxDepth = 1): Split {
+/**
+ * A root goal split into `subgoals` parts, accepted on two votes whose
+ * judgements are `judged` (one list per voter; default: every subgoal
+ * atomic, written work), its decide task held by SCORERS[0] in epoch 0.
+ */
+export function acceptedSplit(
+  subgoals = 3,
+  maxDepth = 1,
+  judged: Judgement[][] = [allAtomic(subgoals), allAtomic(subgoals)],
+): Split {
   const goal = make<GoalRecord>({
     kind: 'goal',
     from: AUTHOR,
@@ -94,16 +134,8 @@ export function acceptedSplit(subgoals = 3, maxDepth = 1): Split {
     rationale: 'parts',
     usage: usage(200, 100),
   })
-  const scores = SCORERS.slice(0, 2).map((from) =>
-    make<ScoreRecord>({
-      kind: 'score',
-      from,
-      goal: goal.id,
-      proposal: proposal.id,
-      score: 0.9,
-      notes: 'good',
-      usage: usage(50, 20),
-    }),
+  const scores = judged.map((judgements, i) =>
+    scoreOf(SCORERS[i]!, goal.id, proposal.id, judgements),
   )
   const claim = claimOf(SCORERS[0], 'decide', goal.id, 0)
   const accept = make<AcceptRecord>({
@@ -122,20 +154,7 @@ export function acceptedSplit(subgoals = 3, maxDepth = 1): Split {
     goal,
     proposal,
     decide: claim.task,
-    node: (from, epoch, index, capability = 'can_write_text') =>
-      make<NodeRecord>({
-        kind: 'node',
-        from,
-        goal: goal.id,
-        proposal: proposal.id,
-        index,
-        atomic: true,
-        capped: false,
-        capability,
-        reason: 'one step',
-        epoch,
-        usage: usage(30, 10),
-      }),
+    scores,
     result: (from, task, epoch, output = 'done') =>
       make<ResultRecord>({ kind: 'result', from, task, epoch, output, usage: usage(300, 200) }),
   }

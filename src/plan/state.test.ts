@@ -39,15 +39,7 @@ const subset = () => fc.subarray(records)
 describe('plan state', () => {
   it('has a realistic record set to test with', () => {
     const kinds = new Set(records.map((record) => record.kind))
-    for (const kind of [
-      'goal',
-      'proposal',
-      'score',
-      'claim',
-      'accept',
-      'node',
-      'result',
-    ] as const) {
+    for (const kind of ['goal', 'proposal', 'score', 'claim', 'accept', 'result'] as const) {
       expect(kinds.has(kind), kind).toBe(true)
     }
     expect(

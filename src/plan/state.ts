@@ -22,7 +22,6 @@ import type {
   ClaimRecord,
   FailureRecord,
   GoalRecord,
-  NodeRecord,
   PlanRecord,
   ProposalRecord,
   ReannounceRecord,
@@ -40,7 +39,6 @@ export interface GoalIndex {
   proposals: ProposalRecord[]
   scores: ScoreRecord[]
   accepts: AcceptRecord[]
-  nodes: NodeRecord[]
   cancels: CancelRecord[]
   steers: SteerRecord[]
   verdicts: VerdictRecord[]
@@ -118,9 +116,6 @@ export class PlanState {
       case 'accept':
         insertById(this.goal(record.goal).accepts, record)
         break
-      case 'node':
-        insertById(this.goal(record.goal).nodes, record)
-        break
       case 'cancel':
         insertById(this.goal(record.goal).cancels, record)
         break
@@ -181,9 +176,6 @@ export class PlanState {
         break
       case 'accept':
         drop(this.goalIndex.get(record.goal)?.accepts)
-        break
-      case 'node':
-        drop(this.goalIndex.get(record.goal)?.nodes)
         break
       case 'cancel':
         drop(this.goalIndex.get(record.goal)?.cancels)
@@ -275,7 +267,6 @@ function newGoalIndex(): GoalIndex {
     proposals: [],
     scores: [],
     accepts: [],
-    nodes: [],
     cancels: [],
     steers: [],
     verdicts: [],

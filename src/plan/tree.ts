@@ -11,6 +11,7 @@ import { MAX_REDOS_PER_LEAF, MAX_VETOES_PER_GOAL } from '../protocol/limits'
 import type { Step } from '../protocol/steps'
 import type { DerivedGoal, DerivedPlan, DerivedSlot, GoalStatus, SlotStatus } from './derive'
 import { meanScore } from './acceptance'
+import { classificationReason } from './classify'
 import { planOver } from './archive'
 import { gapRevivable } from './gap'
 import type { TaskState } from './tasks'
@@ -54,14 +55,8 @@ export interface SlotView {
   atomic: boolean | null
   capped: boolean
   capability: Capability | null
+  /** how its voters classified it, in words (plan/classify.ts classificationReason) */
   reason: string | null
-  /** the classification failed for good (MAX_CLASSIFY_ROUNDS rounds): the last round's detail */
-  classifyError: string | null
-  /**
-   * the rounds of classification that failed so far, latest first, while the
-   * subgoal has no node: with classifyError null, it is being tried again
-   */
-  classifyAttempts: { from: string; detail: string; epoch: number }[]
   /**
    * the leaf needs a capability no live executor of the room offers (RoomView):
    * flagged at once, while the leaf waits or is open, or failed as a capability
@@ -195,16 +190,10 @@ function slotView(goal: DerivedGoal, slot: DerivedSlot, at: Projection): SlotVie
     dependsOn: slot.dependsOn,
     status: slot.status,
     nodeId: slot.id,
-    atomic: slot.node ? slot.node.atomic : null,
-    capped: slot.node?.capped ?? false,
+    atomic: slot.classification ? slot.classification.atomic : null,
+    capped: slot.classification?.capped ?? false,
     capability: slot.capability,
-    reason: slot.node?.reason ?? null,
-    classifyError: slot.classifyFailure?.detail ?? null,
-    classifyAttempts: slot.classifyAttempts.map((f) => ({
-      from: f.from,
-      detail: f.detail,
-      epoch: f.epoch,
-    })),
+    reason: slot.classification ? classificationReason(slot.classification) : null,
     capabilityGap: capabilityGap(goal, slot, at.room),
     blocked: slot.blocked,
     leaf: slot.execute ? taskView(slot.execute) : null,

@@ -65,7 +65,6 @@ export function zeroUsage(): UsageTotals {
 const ROLE_OF_KIND: Partial<Record<PlanRecord['kind'], keyof RoleUsage>> = {
   proposal: 'decomposer',
   score: 'scorer',
-  node: 'scorer',
   result: 'executor',
 }
 
@@ -74,11 +73,7 @@ function callOf(record: PlanRecord): { role: keyof RoleUsage; usage: Usage } | n
   if (record.kind === 'failure') {
     if (!record.usage) return null
     const role =
-      record.stage === 'decompose'
-        ? 'decomposer'
-        : record.stage === 'score' || record.stage === 'classify'
-          ? 'scorer'
-          : 'executor'
+      record.stage === 'decompose' ? 'decomposer' : record.stage === 'score' ? 'scorer' : 'executor'
     return { role, usage: record.usage }
   }
   const role = ROLE_OF_KIND[record.kind]

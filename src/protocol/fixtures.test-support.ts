@@ -48,6 +48,10 @@ export function sampleRecords(from: string, room = 'lobby'): WireRecord[] {
       proposal: ID(2),
       score: 0.75,
       notes: 'covers it',
+      judgements: [
+        { atomic: true, capability: 'can_write_text' },
+        { atomic: false, capability: 'can_query_api' },
+      ],
       usage,
     },
     {
@@ -67,19 +71,6 @@ export function sampleRecords(from: string, room = 'lobby'): WireRecord[] {
       basis: 'quorum',
       votes: [ID(4), ID(5)],
       epoch: 0,
-    },
-    {
-      ...base,
-      kind: 'node',
-      goal: ID(1),
-      proposal: ID(2),
-      index: 1,
-      atomic: true,
-      capped: false,
-      capability: 'can_query_api',
-      reason: 'one booking',
-      epoch: 0,
-      usage,
     },
     { ...base, kind: 'result', task: ID(6), epoch: 0, output: '# Flights\n- NRT', usage },
     {

@@ -95,7 +95,7 @@ export const MAX_OPEN_GOALS_PER_AUTHOR = 3
  * - steering (steers, verdicts, redos): a person's clicks on their own
  *   goals, a few per goal (vetoes and redos count only up to
  *   MAX_VETOES_PER_GOAL and MAX_REDOS_PER_LEAF); 1,024 is twice the goals.
- * - the work of roles (proposals, scores, claims, accepts, nodes, results,
+ * - the work of roles (proposals, scores, claims, accepts, results,
  *   failures, re-announces): at most a few per goal or task it worked on.
  *   A root goal's tree at the default depth has at most 216 leaves and 43
  *   goals, so 4,096 is a dozen such trees' every task done by one executor.
@@ -107,7 +107,6 @@ export const AUTHOR_QUOTA = {
   score: 4_096,
   claim: 4_096,
   accept: 4_096,
-  node: 4_096,
   result: 4_096,
   failure: 4_096,
   reannounce: 4_096,

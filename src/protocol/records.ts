@@ -12,12 +12,12 @@ import {
   type claimSchema,
   type failureSchema,
   type goalSchema,
-  type nodeSchema,
   type presenceSchema,
   type proposalSchema,
   type reannounceSchema,
   type resultSchema,
   type scoreSchema,
+  type judgementSchema,
   type usageSchema,
   type steerSchema,
   type verdictSchema,
@@ -32,9 +32,10 @@ import { signBind, type MemberKey, type RekeyBox } from './member-key'
 export type GoalRecord = z.infer<typeof goalSchema>
 export type ProposalRecord = z.infer<typeof proposalSchema>
 export type ScoreRecord = z.infer<typeof scoreSchema>
+/** A scorer's judgement of one subgoal (since protocol version 7). */
+export type Judgement = z.infer<typeof judgementSchema>
 export type ClaimRecord = z.infer<typeof claimSchema>
 export type AcceptRecord = z.infer<typeof acceptSchema>
-export type NodeRecord = z.infer<typeof nodeSchema>
 export type ResultRecord = z.infer<typeof resultSchema>
 export type FailureRecord = z.infer<typeof failureSchema>
 export type ReannounceRecord = z.infer<typeof reannounceSchema>
@@ -57,7 +58,6 @@ export type PlanRecord =
   | ScoreRecord
   | ClaimRecord
   | AcceptRecord
-  | NodeRecord
   | ResultRecord
   | FailureRecord
   | ReannounceRecord

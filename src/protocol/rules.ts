@@ -187,15 +187,6 @@ export const WARMUP_MS = 1_500
 /** A task that failed with this many distinct holders is failed for good. */
 export const MAX_TASK_ATTEMPTS = 3
 /**
- * A subgoal whose classification failed is tried again at the decide task's
- * next epoch (another scorer first); it fails for good once this many rounds
- * (epochs) failed it. A reply cut at the token limit or a schema miss is
- * often one model's or one moment's trouble: failing the subgoal at the
- * first such failure dropped parts of plans (issue 44). Three rounds, like
- * MAX_TASK_ATTEMPTS: a subgoal nobody can classify still ends, visibly.
- */
-export const MAX_CLASSIFY_ROUNDS = 3
-/**
  * Failure error kinds that speak of the failing peer (a wrong key, no
  * network, a spent quota), not of the task: such a failure releases the
  * task but is not one of its MAX_TASK_ATTEMPTS, so three misconfigured

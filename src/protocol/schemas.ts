@@ -30,6 +30,9 @@ import {
  * failed as a capability gap may still be claimed. No field changed, but a
  * version-4 peer would roll up goals whose subgoals version-5 peers still
  * classify, so the record version, topics and sync protocol id moved too.
+ * 6 (protocol version 7): a score carries its scorer's judgement of each
+ * subgoal and the accepted split is classified by its voters; the `node`
+ * kind and the `classify` failure stage are gone (issue 46).
  */
 export const PROTOCOL_VERSION = 6
 
@@ -63,10 +66,14 @@ export const capabilitySchema = z.enum(CAPABILITIES as [string, ...string[]]) as
 >
 export const roleSchema = z.enum(['decomposer', 'scorer', 'executor', 'observer'])
 export const taskTypeSchema = z.enum(['decide', 'execute', 'rollup'])
+/**
+ * Since version 7 there is no `classify` stage: the accepted split's
+ * subgoals are classified by its voters' judgements (scoreSchema), with no
+ * call of its own that could fail.
+ */
 export const failureStageSchema = z.enum([
   'decompose',
   'score',
-  'classify',
   'execute',
   'rollup',
   'capability-gap',
@@ -155,6 +162,17 @@ export const proposalSchema = z
     })
   })
 
+/**
+ * A scorer's judgement of one subgoal of the split it scores (since version
+ * 7): one concrete deliverable (`atomic`) or still to be split, and what
+ * producing it needs. The accepted split's subgoals are classified by its
+ * voters' judgements (docs/PROTOCOL.md §5.1).
+ */
+export const judgementSchema = z.strictObject({
+  atomic: z.boolean(),
+  capability: capabilitySchema,
+})
+
 export const scoreSchema = z.strictObject({
   ...header,
   kind: z.literal('score'),
@@ -162,6 +180,8 @@ export const scoreSchema = z.strictObject({
   proposal: idSchema,
   score: z.number().min(0).max(1),
   notes: text(L.MAX_NOTES),
+  /** one per subgoal of the proposal, in order (a vote with another count does not count) */
+  judgements: z.array(judgementSchema).min(L.MIN_SUBGOALS).max(L.MAX_SUBGOALS),
   usage: usageSchema,
 })
 
@@ -185,25 +205,6 @@ export const acceptSchema = z.strictObject({
   epoch: epochSchema,
 })
 
-export const nodeSchema = z.strictObject({
-  ...header,
-  kind: z.literal('node'),
-  goal: idSchema,
-  proposal: idSchema,
-  index: z
-    .number()
-    .int()
-    .min(0)
-    .max(L.MAX_SUBGOALS - 1),
-  atomic: z.boolean(),
-  /** atomic because the depth cap was reached, whatever the classifier said */
-  capped: z.boolean(),
-  capability: capabilitySchema,
-  reason: text(L.MAX_REASON),
-  epoch: epochSchema,
-  usage: usageSchema,
-})
-
 export const resultSchema = z.strictObject({
   ...header,
   kind: z.literal('result'),
@@ -218,7 +219,7 @@ export const resultSchema = z.strictObject({
 export const failureSchema = z.strictObject({
   ...header,
   kind: z.literal('failure'),
-  /** a task id (classify, execute, rollup, capability-gap) or a goal id (decompose, score) */
+  /** a task id (execute, rollup, capability-gap), a goal id (decompose) or a proposal id (score) */
   subject: idSchema,
   stage: failureStageSchema,
   /**
@@ -226,7 +227,7 @@ export const failureSchema = z.strictObject({
    * capability gap: the unclaimed epoch it declares failed
    */
   epoch: epochSchema,
-  /** for classify failures: which subgoal; -1 otherwise */
+  /** -1 (before version 7, a classify failure's subgoal): receivers accept -1..5, no rule reads it */
   index: z
     .number()
     .int()
@@ -387,7 +388,6 @@ export const planRecordSchema = z.discriminatedUnion('kind', [
   scoreSchema,
   claimSchema,
   acceptSchema,
-  nodeSchema,
   resultSchema,
   failureSchema,
   reannounceSchema,
@@ -438,7 +438,6 @@ export const wireRecordSchema = z.discriminatedUnion('kind', [
   scoreSchema,
   claimSchema,
   acceptSchema,
-  nodeSchema,
   resultSchema,
   failureSchema,
   reannounceSchema,

@@ -17,15 +17,13 @@
  * - A contested claimant (not the first choice, a takeover, a resumed
  *   claim, any decide claim) checks with its neighbours before it starts:
  *   it asks for an anti-entropy round at once (a decider a moment later,
- *   DECIDE_CHECK_DELAY_MS, and classifies meanwhile without publishing:
- *   the `prepare` hook) and starts only once that round has ended (it then
+ *   DECIDE_CHECK_DELAY_MS) and starts only once that round has ended (it then
  *   holds every claim and result its neighbours hold, which gossip may have
  *   lost) and no live peer whose claim it lacks lists the task in its
  *   beats. The first choice of a fresh execute or rollup task starts at
  *   once: it is the common case and the check would sit on the critical
  *   path.
  */
-import type { LlmTaskKind } from './llm-contract'
 import { MAX_EPOCH } from '../protocol/limits'
 import type { TaskType } from '../protocol/records'
 import type { ClaimRecord } from '../protocol/records'
@@ -34,7 +32,6 @@ import {
   DECIDE_CHECK_DELAY_MS,
   LEASE_TIMEOUT_MS,
   ORPHAN_GRACE_MS,
-  RETRY_FAILED_AFTER_MS,
   STAGGER_MS,
   SYNC_CHECK_TIMEOUT_MS,
 } from '../protocol/rules'
@@ -57,8 +54,8 @@ import { mayPublish } from './lapse'
 import type { Effects } from './types'
 import { eligiblePeers, isAlive, rankFor, type Eligibility } from './view'
 
-const WORK_KIND: Record<TaskType, LlmTaskKind> = {
-  decide: 'classify',
+const WORK_KIND: Record<TaskType, Work['kind']> = {
+  decide: 'decide',
   execute: 'execute',
   rollup: 'rollup',
 }
@@ -102,8 +99,8 @@ export function maybeClaim(
   want: Eligibility,
   now: number,
 ): boolean {
-  // deciding costs no slot of its own: the accept is instant and its classification
-  // calls are few and bounded; waiting for a free slot would stall a whole level
+  // deciding costs no slot: the accept makes no LLM call (its voters classified the
+  // split); waiting for a free slot would stall a whole level
   const needsSlot = task.type !== 'decide'
   if (!isWarm(peer, now) || !peer.healthy || (needsSlot && freeSlots(peer) <= 0)) return false
   // consent: not a goal this peer spends its key on (its author, or its budget)
@@ -116,18 +113,10 @@ export function maybeClaim(
   // executor's reconcile offers only those gapRevivable allows
   const revivable = task.type === 'execute' && task.status === 'failed' && task.gap !== null
   if (task.status === 'done' || (task.status === 'failed' && !revivable)) return false
-  // a decide task this peer failed part of is tried again, after a back-off
-  // (another scorer first): a classification that failed is no final verdict
-  if (task.type === 'decide' ? !decideRetryDue(peer, task.id, now) : failedHere(peer, task.id))
-    return false
+  if (failedHere(peer, task.id)) return false
   if (hasWork(peer, task.id)) return false
   // whoever gave the task back, for any reason, is not ranked for it again
-  // (a decide task's too: whoever failed a classification of it)
-  const exclude = new Set(
-    (task.type === 'decide' ? peer.plan.failures(task.id) : task.failures).map(
-      (failure) => failure.from,
-    ),
-  )
+  const exclude = new Set(task.failures.map((failure) => failure.from))
   exclude.delete(me) // it failed with a model it has since replaced (see failedHere)
   if (task.holder && !task.released) {
     if (task.holder.from === me) return false
@@ -166,8 +155,8 @@ export function maybeClaim(
   // Deciding always checks: two deciders would split a goal two ways, and
   // whole subtrees would be grown twice; a restarted scorer may think itself
   // first choice from a view of the swarm still filling in. The check costs
-  // one sync round trip, once per goal, which the decider's classification
-  // calls overlap (decide.ts).
+  // one sync round trip, once per goal, which runs while the votes come in
+  // (the decider claims at the goal's first proposal: scorer.ts).
   const contested = rank > 0 || epoch > 0 || task.type === 'decide'
   // the check's round is asked for by reviewClaims, in this same step (a
   // decider's DECIDE_CHECK_DELAY_MS later)
@@ -187,22 +176,6 @@ export function maybeClaim(
   // say so in a beat too: a second chance for peers that miss the claim
   peer.beatDue = true
   return true
-}
-
-/**
- * May this peer claim a decide task it failed (a classification, or gave it
- * back in trouble) with its current model again? RETRY_FAILED_AFTER_MS after
- * its latest such failure, on its own clock: by then another scorer, ranked
- * first, has most likely taken it. No count of its own: a subgoal fails for
- * good after MAX_CLASSIFY_ROUNDS failed rounds (plan/classify.ts).
- */
-function decideRetryDue(peer: PeerState, task: string, now: number): boolean {
-  let latest = -Infinity
-  for (const failure of peer.plan.failures(task)) {
-    if (failure.from !== peer.config.peerId || peer.forgiven.has(failure.id)) continue
-    latest = Math.max(latest, since(peer, `failed:${failure.id}`, now))
-  }
-  return now - latest >= RETRY_FAILED_AFTER_MS
 }
 
 function heldByOther(peer: PeerState, task: string, now: number): boolean {
@@ -271,8 +244,7 @@ export function hasWork(peer: PeerState, task: string): boolean {
 /**
  * Review this peer's claims and running task work:
  * - claims whose window has passed (or first choices) and that still win are
- *   handed to `begin`; while such a claim still waits for its check with the
- *   neighbours, to `prepare` (work that may start but must not publish yet);
+ *   handed to `begin` once their check with the neighbours has passed;
  * - work on a task this peer no longer holds, or that is done, is dropped.
  * Also resumes tasks this peer holds but has no work for (after a restart).
  */
@@ -282,7 +254,6 @@ export function reviewClaims(
   now: number,
   begin: (claim: Work, task: TaskState) => void,
   stillWanted: (task: TaskState) => boolean,
-  prepare?: (claim: Work, task: TaskState) => void,
 ): void {
   const tasks = derived(peer).tasks
   for (const work of [...peer.work.values()]) {
@@ -298,8 +269,6 @@ export function reviewClaims(
       if (checkedWithNeighbours(peer, work, task, now)) {
         peer.work.delete(work.requestId)
         begin(work, task)
-      } else {
-        prepare?.(work, task)
       }
     }
   }

@@ -4,7 +4,7 @@ import type { Capability } from '../protocol/capabilities'
 import { PlanState } from '../plan/state'
 import { derivePlan } from '../plan/derive'
 import { projectTree } from '../plan/tree'
-import { acceptedSplit, peer as peerId, SCORERS } from '../plan/split.test-support'
+import { acceptedSplit, allAtomic, peer as peerId } from '../plan/split.test-support'
 import { claimAs } from './executor'
 import { createPeer, step } from './index'
 import { testConfig, T0 } from './leaf.test-support'
@@ -33,8 +33,8 @@ describe('claimAs: a code leaf nobody can run is written, not run (issue 44, no-
 
 /** One open code leaf; a lone executor with `capabilities` ticks alone with it. */
 function claimsBy(capabilities: Capability[], writesUnrunCode = true) {
-  const split = acceptedSplit(1)
-  split.plan.add(split.node(SCORERS[0], 0, 0, 'can_run_code'))
+  const code = allAtomic(1, 'can_run_code')
+  const split = acceptedSplit(1, 1, [code, code])
   const leaf = nodeId(split.goal.id, split.proposal.id, 0, split.proposal.subgoals[0]!.text, true)
   const plan = new PlanState()
   plan.merge(split.plan)

@@ -18,9 +18,11 @@ import { testConfig, T0 } from './leaf.test-support'
  * is being written by EXECUTOR, so the goal has not rolled up.
  */
 function gapInProgress() {
-  const split = acceptedSplit(2)
-  split.plan.add(split.node(SCORERS[0], 0, 0, 'can_query_api'))
-  split.plan.add(split.node(SCORERS[0], 0, 1, 'can_write_text'))
+  const judged = [
+    { atomic: true, capability: 'can_query_api' as const },
+    { atomic: true, capability: 'can_write_text' as const },
+  ]
+  const split = acceptedSplit(2, 1, [judged, judged])
   const leaf = (index: number) =>
     nodeId(split.goal.id, split.proposal.id, index, split.proposal.subgoals[index]!.text, true)
   const task = taskId('execute', leaf(0))

@@ -18,7 +18,7 @@
  *   that every busy peer has told it it is alive;
  * - claims it had not started become contested (claims.ts) and wait for
  *   that round too: a round that ended with no link up tells nothing;
- * - execute, rollup and classify calls in flight are marked lapsed: their
+ * - execute and rollup calls in flight are marked lapsed: their
  *   answer is held (Work.outcome), then published only if this peer still
  *   holds the task (else reviewClaims drops it).
  * Away is judged on its own clock: no step for longer than a lease (a
@@ -38,7 +38,7 @@ import type { Effects } from './types'
 
 /** Work whose answer waits for news from the neighbours before it goes out. */
 function lapsedKind(work: Work): boolean {
-  return work.kind === 'execute' || work.kind === 'rollup' || work.kind === 'classify'
+  return work.kind === 'execute' || work.kind === 'rollup'
 }
 
 /**

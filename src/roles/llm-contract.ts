@@ -8,6 +8,7 @@
  * depends on this module; nothing in the core depends on the LLM layer.
  */
 import type { Capability } from '../protocol/capabilities'
+import type { Judgement } from '../protocol/records'
 import type { Step } from '../protocol/steps'
 
 /** A subgoal as a decomposer proposes it. dependsOn holds indices of earlier siblings. */
@@ -42,12 +43,17 @@ export type LlmTask =
       /** what the live executors of the room offer (RoomCapabilities); absent when unknown */
       roomCapabilities?: Capability[]
     }
-  | { kind: 'score'; path: GoalPath; subgoals: SubgoalDraft[]; rationale: string }
   | {
-      kind: 'classify'
+      /**
+       * score a split and judge each of its subgoals (atomic or not, and the
+       * capability it needs): the accepted split is classified by its
+       * voters' judgements (plan/classify.ts, since protocol version 7)
+       */
+      kind: 'score'
       path: GoalPath
-      subgoal: string
-      siblings: string[]
+      subgoals: SubgoalDraft[]
+      rationale: string
+      /** depth of the subgoals (the goal's + 1) and the tree's depth cap */
       depth: number
       maxDepth: number
       /**
@@ -73,8 +79,8 @@ export type LlmTaskKind = LlmTask['kind']
 /** What each task kind yields once validated. */
 export interface LlmOutputs {
   decompose: { subgoals: SubgoalDraft[]; rationale: string }
-  score: { score: number; notes: string }
-  classify: { atomic: boolean; capability: Capability; reason: string }
+  /** judgements: one per subgoal of the split, in order */
+  score: { score: number; notes: string; judgements: Judgement[] }
   /** steps: what the executor ran and searched (issue 24); absent when no tool ran */
   execute: { output: string; steps?: Step[] }
   rollup: { output: string }

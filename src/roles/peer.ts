@@ -28,6 +28,7 @@ import { validateRecord } from '../protocol/validate'
 import { createSyncRounds, syncEnded, type SyncRounds } from './neighbours'
 import { chaseLapsed, noticeLapse } from './lapse'
 import { derivePlan, type DerivedPlan } from '../plan/derive'
+import { deriveMembership, type Membership } from '../protocol/membership'
 import { planOver } from '../plan/archive'
 import { PlanState } from '../plan/state'
 import type { Capability } from '../protocol/capabilities'
@@ -37,14 +38,13 @@ import { emptyEffects, type Command, type Effects, type PeerConfig, type PeerInp
 /** An LLM call (or a claimed task waiting for its window) this peer is busy with. */
 export interface Work {
   requestId: string
-  kind: LlmTaskKind
+  /** the call's task kind; 'decide' for a decide claim (its work is an accept, no call) */
+  kind: LlmTaskKind | 'decide'
   /** the goal, proposal or task the work is for */
   subject: string
   /** exclusive tasks: the task id and the epoch this peer claimed */
   task?: string
   epoch?: number
-  /** classify: which subgoal */
-  index?: number
   /** local time the claim was published (claims) or the call started */
   since: number
   /** false while a claim waits out its window before the call starts */
@@ -57,16 +57,7 @@ export interface Work {
    * (claims.ts)
    */
   checkFrom?: number
-  /**
-   * classify: the proposal whose subgoal it classifies. A decider starts
-   * classifying while its claim's check runs (decide.ts), before anything is
-   * accepted; the call is kept only if this proposal is the one accepted.
-   */
-  proposal?: string
-  /**
-   * classify: the answer, held back until the decide claim's check has
-   * ended; execute and rollup: held back while the work is lapsed (lapse.ts)
-   */
+  /** execute and rollup: the answer, held back while the work is lapsed (lapse.ts) */
   outcome?: LlmOutcome
   /** local time this peer found it had been away longer than a lease while holding this work (lapse.ts) */
   lapsedAt?: number
@@ -149,7 +140,7 @@ export function createPeer(config: PeerConfig, now: number, plan = new PlanState
     work: new Map(),
     firstSeen: new Map(),
     counters: {
-      llmCalls: { decompose: 0, score: 0, classify: 0, execute: 0, rollup: 0 },
+      llmCalls: { decompose: 0, score: 0, execute: 0, rollup: 0 },
       wastedExecutions: 0,
       aborted: 0,
       executed: [],
@@ -166,9 +157,22 @@ export function roomCapabilities(peer: PeerState, now: number): Capability[] {
 
 export function derived(peer: PeerState): DerivedPlan {
   if (!peer.derivedCache || peer.derivedCache.version !== peer.plan.version) {
-    peer.derivedCache = derivePlan(peer.plan)
+    // with an owner (version 7), only admitted members' records count, limits per member
+    const membership = peer.config.owner ? membershipOf(peer, peer.config.owner) : undefined
+    peer.derivedCache = derivePlan(peer.plan, membership ? { membership } : {})
   }
   return peer.derivedCache
+}
+
+/** The room's membership, derived again only when a member record arrived (one object meanwhile). */
+const memberships = new WeakMap<PeerState, { count: number; membership: Membership }>()
+function membershipOf(peer: PeerState, owner: string): Membership {
+  const records = peer.plan.memberRecords()
+  const held = memberships.get(peer)
+  if (held?.count === records.length) return held.membership
+  const membership = deriveMembership(peer.config.room, owner, records)
+  memberships.set(peer, { count: records.length, membership })
+  return membership
 }
 
 /**
@@ -260,9 +264,9 @@ export function freeSlots(peer: PeerState): number {
   return peer.config.capacity - usedSlots(peer)
 }
 
-/** The placeholder of a decide claim (claims.ts), not one of its classify calls. */
+/** The placeholder of a decide claim (claims.ts): deciding makes no LLM call. */
 function isDecideClaim(work: Work): boolean {
-  return work.kind === 'classify' && work.task !== undefined && work.proposal === undefined
+  return work.kind === 'decide'
 }
 
 function handleCommand(peer: PeerState, fx: Effects, command: Command, now: number): void {

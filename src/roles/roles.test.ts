@@ -67,6 +67,10 @@ function goalWithVotes(votes: Record<string, number[]>) {
           proposal: proposal.id,
           score,
           notes: '',
+          judgements: [
+            { atomic: true, capability: 'can_write_text' },
+            { atomic: true, capability: 'can_write_text' },
+          ],
           usage,
         }),
       ),

@@ -1,7 +1,8 @@
 /**
- * Scorer: rates competing splits, decides acceptance and classifies the
- * accepted split's subgoals (decide.ts), and watches for leaves nobody
- * claims.
+ * Scorer: rates competing splits and judges each of their subgoals (atomic
+ * or not, the capability it needs: the accepted split is classified by its
+ * voters, plan/classify.ts), decides acceptance (decide.ts), and watches for
+ * leaves nobody claims.
  */
 import type { FailureRecord, ReannounceRecord, ScoreRecord } from '../protocol/records'
 import {
@@ -16,10 +17,9 @@ import { pendingVotes, quorumReached, type Outlook } from '../plan/acceptance'
 import { readyToRollUp, type DerivedGoal } from '../plan/derive'
 import type { TaskState } from '../plan/tasks'
 import { leaseExpired, maybeClaim, reviewClaims } from './claims'
-import { clearedAnswers } from './lapse'
 import { clip, failureFields, isPeerTrouble } from './text'
 import { mayWorkOn } from './consent'
-import { beginDecide, decideIncomplete, onClassified, outlook, prepareDecide } from './decide'
+import { beginDecide, decideIncomplete, outlook } from './decide'
 import {
   abortWork,
   derived,
@@ -27,12 +27,14 @@ import {
   freeSlots,
   isWarm,
   mayTry,
+  roomCapabilities,
   since,
   startLlm,
   type PeerState,
   type RoleLogic,
   type Work,
 } from './peer'
+import type { LlmOutputs } from './llm-contract'
 import type { Effects } from './types'
 import { eligiblePeers, rankFor } from './view'
 
@@ -127,6 +129,10 @@ function scoreProposals(
       path: goal.path,
       subgoals: proposal.subgoals,
       rationale: proposal.rationale,
+      depth: goal.depth + 1,
+      maxDepth: goal.maxDepth,
+      // so that a leaf names a capability someone offers, where it can (issue 43)
+      roomCapabilities: roomCapabilities(peer, now),
     })
   }
 }
@@ -168,18 +174,19 @@ function watchUnclaimed(peer: PeerState, fx: Effects, task: TaskState, now: numb
 }
 
 export const scorer: RoleLogic = {
-  onLlm(peer, fx, work, outcome, now) {
-    if (work.kind === 'classify') return onClassified(peer, fx, work, outcome, now)
+  onLlm(peer, fx, work, outcome) {
     const proposal = peer.plan.proposals.get(work.subject)
     if (!proposal) return
     if (outcome.ok && outcome.kind === 'score') {
-      const value = outcome.value as { score: number; notes: string }
+      const value = outcome.value as LlmOutputs['score']
       emit<ScoreRecord>(peer, fx, {
         kind: 'score',
         goal: proposal.goal,
         proposal: proposal.id,
         score: Math.min(1, Math.max(0, value.score)),
         notes: clip(value.notes, 600),
+        // one per subgoal (the LLM layer checks the count); only the two fields the record holds
+        judgements: value.judgements.map((j) => ({ atomic: j.atomic, capability: j.capability })),
         usage: outcome.usage,
       })
     } else if (!isPeerTrouble(outcome)) {
@@ -214,13 +221,9 @@ export const scorer: RoleLogic = {
           toScore.push(...scoreCandidates(peer, goal, now))
         // Claim as soon as there is something to decide: the claim's check
         // with the neighbours then runs while the votes come in, not after
-        // the quorum, where it outlasted the classification calls and held
-        // the level's nodes back (beginDecide keeps holding until the
-        // acceptance rule gives an outcome)
+        // the quorum, where it sat on every level's critical path (beginDecide
+        // keeps holding until the acceptance rule gives an outcome)
         if (goal.proposals.length > 0) maybeClaim(peer, fx, goal.decide, { role: 'scorer' }, now)
-      } else if (decideIncomplete(goal)) {
-        // the holder went silent mid-classification: take over
-        maybeClaim(peer, fx, goal.decide, { role: 'scorer' }, now)
       }
       if (warm) {
         for (const slot of goal.slots) {
@@ -237,9 +240,6 @@ export const scorer: RoleLogic = {
       now,
       (claim, task) => beginDecide(peer, fx, claim, task, now),
       (task) => task.type === 'decide' && decideIncomplete(derived(peer).goals.get(task.subject)),
-      (claim, task) => prepareDecide(peer, fx, claim, task, now),
     )
-    // held classifications of a decider that was away, once its neighbours had their say
-    for (const work of clearedAnswers(peer, now)) onClassified(peer, fx, work, work.outcome!, now)
   },
 }

@@ -40,6 +40,13 @@ export interface PeerConfig {
    * an executor whose person left code off never takes a code leaf.
    */
   writesUnrunCode?: boolean
+  /**
+   * The room's owner (its member id, since version 7; `room` is then the
+   * stable room id): the plan counts only records of PeerIds bound to
+   * admitted members, and goal limits count per member. Default none: every
+   * record counts, each PeerId an author (the simulator's peers).
+   */
+  owner?: string
 }
 
 /** Settings a person changes while the role runs. (Goals and cancels are plain records: see newGoal.) */
@@ -78,10 +85,10 @@ export interface LlmRequest {
 export type PeerEvent =
   | { type: 'claimed'; task: string; epoch: number; designated: boolean }
   | { type: 'llm-started'; request: string; kind: LlmTask['kind'] }
-  | { type: 'llm-finished'; request: string; kind: LlmTask['kind']; ok: boolean }
+  | { type: 'llm-finished'; request: string; kind: LlmTask['kind'] | 'decide'; ok: boolean }
   /** work finished but not published (lost the task meanwhile): wasted */
-  | { type: 'output-dropped'; request: string; kind: LlmTask['kind']; why: string }
-  | { type: 'llm-aborted'; request: string; kind: LlmTask['kind']; why: string }
+  | { type: 'output-dropped'; request: string; kind: LlmTask['kind'] | 'decide'; why: string }
+  | { type: 'llm-aborted'; request: string; kind: LlmTask['kind'] | 'decide'; why: string }
   /** this peer was away longer than a lease: it waits for news from its neighbours before it works (lapse.ts) */
   | { type: 'was-away'; tasks: number; awayMs: number }
   | { type: 'health'; healthy: boolean; error?: string }

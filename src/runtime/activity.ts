@@ -160,13 +160,8 @@ export class ActivityLog {
         const goal = this.peer.plan.proposals.get(work.subject)?.goal
         return `score a split of: ${short(plan.goals.get(goal ?? '')?.text ?? work.subject)}`
       }
-      case 'classify': {
-        const goal = plan.goals.get(work.subject)
-        const slot = work.index !== undefined ? goal?.slots[work.index] : undefined
-        return slot
-          ? `classify: ${short(slot.text)}`
-          : `decide: ${short(goal?.text ?? work.subject)}`
-      }
+      case 'decide':
+        return `decide: ${short(plan.goals.get(work.subject)?.text ?? work.subject)}`
       case 'execute':
         return `execute: ${short(plan.leaves.get(work.task ?? '')?.slot.text ?? work.subject)}`
       case 'rollup':
@@ -220,11 +215,6 @@ export class ActivityLog {
         return {
           text: `Accepted a split (${record.basis}) of: ${short(plan.goals.get(record.goal)?.text ?? '')}`,
           tone: 'good',
-        }
-      case 'node':
-        return {
-          text: `Classified subgoal ${record.index + 1} as ${record.atomic ? 'atomic' : 'composite'}`,
-          tone: 'info',
         }
       case 'result':
         return {

@@ -31,8 +31,9 @@ export type {
 /** One LLM call or claimed task the role is busy with right now. */
 export interface WorkItem {
   id: string
-  kind: LlmTaskKind
-  /** a short human description, e.g. "classify: Book flights" */
+  /** the call's kind; 'decide' for a decide task held (it makes no call) */
+  kind: LlmTaskKind | 'decide'
+  /** a short human description, e.g. "execute: Book flights" */
   label: string
   /** local ms timestamp the work started (or the claim was made) */
   since: number

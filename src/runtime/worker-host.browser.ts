@@ -82,7 +82,7 @@ export const workerCore: StartCore = (init) => {
         recent: [],
         swarm: [],
         llm: {
-          calls: { decompose: 0, score: 0, classify: 0, execute: 0, rollup: 0 },
+          calls: { decompose: 0, score: 0, execute: 0, rollup: 0 },
           inputTokens: 0,
           outputTokens: 0,
           costUsd: 0,

@@ -23,7 +23,7 @@ const HELP = `usage: npm run sim -- [options]
   --depth N          depth cap (default 3)
   --branching N      fixed subgoals per split (default: random 2..4)
   --fail-rate P      probability an LLM call fails after its retries (default 0)
-  --classify-fail-rate P   the same for classify calls alone (default: --fail-rate)
+  --score-fail-rate P      the same for score calls alone (default: --fail-rate)
   --low-scores       scores that often miss the 0.6 threshold and disagree (suites.ts LOW_SCORES)
   --no-crashes       no peer crashes
   --hostile          a hostile member attacks the plan throughout (sim/hostile.ts)
@@ -62,7 +62,7 @@ function optionsFromArgs(argv: string[]) {
       depth: { type: 'string' },
       branching: { type: 'string' },
       'fail-rate': { type: 'string' },
-      'classify-fail-rate': { type: 'string' },
+      'score-fail-rate': { type: 'string' },
       'low-scores': { type: 'boolean', default: false },
       'no-crashes': { type: 'boolean', default: false },
       hostile: { type: 'boolean', default: false },
@@ -109,8 +109,8 @@ function optionsFromArgs(argv: string[]) {
     model: {
       ...DEFAULT_SWARM.model,
       failRate: num(values['fail-rate'], 0),
-      ...(values['classify-fail-rate']
-        ? { failRates: { classify: Number(values['classify-fail-rate']) } }
+      ...(values['score-fail-rate']
+        ? { failRates: { score: Number(values['score-fail-rate']) } }
         : {}),
       ...(values.branching ? { branching: Number(values.branching) } : {}),
       ...(values['low-scores'] ? { scores: LOW_SCORES } : {}),

@@ -58,13 +58,12 @@ export function attackRecords(plan: DerivedPlan, room: string, at: number): Plan
   const out: PlanRecord[] = []
   for (const goal of plan.goals.values()) {
     // a takeover of the decide task, one step up, to swap the accepted split once it is
-    // fully classified (a takeover of a task still in progress only delays it until the
-    // lease runs out, a gap the rules do not close: see THREAT_MODEL.md)
-    const classified = goal.slots.every((slot) => slot.node || slot.classifyFailure)
+    // accepted (a takeover of a task still in progress only delays it until the lease
+    // runs out, a gap the rules do not close: see THREAT_MODEL.md)
     const loser = goal.proposals.find(
       (p) => p.id !== goal.accepted?.id && (goal.votes.get(p.id)?.length ?? 0) >= 2,
     )
-    if (goal.accept && classified && loser) {
+    if (goal.accept && loser) {
       const epoch = goal.decide.epoch + 1
       out.push(
         claimOf(goal.decide, epoch, room, at),

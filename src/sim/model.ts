@@ -13,13 +13,13 @@ export interface SimModelOptions {
   /** probability that a call fails after its retries */
   failRate: number
   /**
-   * per task kind, a probability that replaces failRate: e.g. classify calls
+   * per task kind, a probability that replaces failRate: e.g. score calls
    * whose replies are cut at the token limit half the time (issue 44)
    */
   failRates?: Partial<Record<LlmTask['kind'], number>>
   /** capabilities leaves may need, with weights */
   capabilities: readonly [Capability, number][]
-  /** always classify as composite (until the depth cap), for fixed tree shapes */
+  /** always judge subgoals composite (until the depth cap), for fixed tree shapes */
   alwaysComposite?: boolean
   /**
    * Scores that fall below the threshold and disagree: each proposal has a
@@ -38,6 +38,36 @@ function simScore(task: Extract<LlmTask, { kind: 'score' }>, rng: Rng, options: 
   const quality = range.min + createRng(text).next() * (range.max - range.min)
   const noise = (rng.next() * 2 - 1) * range.disagreement
   return Math.min(1, Math.max(0, quality + noise))
+}
+
+/**
+ * How often one scorer judges a subgoal otherwise than the subgoal's own
+ * leaning (its atomicity or its capability): scorers disagree, so the
+ * majority and tie rules of plan/classify.ts are exercised.
+ */
+const JUDGEMENT_DISAGREEMENT = 0.2
+
+/**
+ * A scorer's judgement of each subgoal: every subgoal leans one way (from
+ * its text, the same for every scorer; deeper ones lean atomic), and each
+ * scorer departs from the leaning now and then.
+ */
+function simJudgements(
+  task: Extract<LlmTask, { kind: 'score' }>,
+  rng: Rng,
+  options: SimModelOptions,
+) {
+  return task.subgoals.map((subgoal) => {
+    const leaning = createRng(`judge:${subgoal.text}`)
+    const atomic = options.alwaysComposite
+      ? false
+      : leaning.chance(task.depth / (task.maxDepth + 0.5)) !== rng.chance(JUDGEMENT_DISAGREEMENT)
+    const usual = weighted(leaning, options.capabilities)
+    const capability = rng.chance(JUDGEMENT_DISAGREEMENT)
+      ? weighted(rng, options.capabilities)
+      : usual
+    return { atomic, capability }
+  })
 }
 
 export const DEFAULT_CAPABILITY_MIX: readonly [Capability, number][] = [
@@ -106,23 +136,11 @@ export function simAnswer(
         value: {
           score: Math.round(simScore(task, rng, options) * 100) / 100,
           notes: 'simulated score',
+          judgements: simJudgements(task, rng, options),
         },
         usage,
         attempts: 1,
       }
-    case 'classify': {
-      const atomic = options.alwaysComposite
-        ? false
-        : rng.chance(task.depth / (task.maxDepth + 0.5))
-      const capability = weighted(rng, options.capabilities)
-      return {
-        ok: true,
-        kind: 'classify',
-        value: { atomic, capability, reason: 'simulated' },
-        usage,
-        attempts: 1,
-      }
-    }
     case 'execute':
       return {
         ok: true,

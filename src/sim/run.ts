@@ -50,8 +50,8 @@ export interface SeedResult {
   /** goals that saw accept records for more than one proposal */
   acceptConflicts: number
   /** subgoals classified after a failed round; subgoals whose classification failed for good (subgoals.ts) */
-  classifyRetried: number
-  classifyFailed: number
+  /** subgoals whose voters disagreed about their atomicity (classified by majority) */
+  disputedSubgoals: number
   maxDepth: number
   llmCalls: number
   /** counted accepts by basis: how each goal was decided */
@@ -331,13 +331,14 @@ export function runSeed(options: SwarmOptions): SeedResult {
     if (goal.accept) accepts[goal.accept.basis]++
     const records = state.plan.goalRecords(goal.id)
     if (new Set(records.accepts.map((accept) => accept.proposal)).size > 1) acceptConflicts++
-    const kinds = new Map<string, Set<boolean>>()
-    for (const node of records.nodes) {
-      const key = `${node.proposal}:${node.index}`
-      kinds.set(key, (kinds.get(key) ?? new Set()).add(node.atomic))
-    }
-    for (const set of kinds.values()) if (set.size > 1) duplicateChildren++
   }
+  // decomposition spent outside the tree: proposals for a goal id it does not hold (a child
+  // of a split that did not stand: a second accept, a veto)
+  const strays = new Set<string>()
+  for (const proposal of state.plan.proposals.values())
+    if (!plan.goals.has(proposal.goal) && !plan.held.includes(proposal.goal))
+      strays.add(proposal.goal)
+  duplicateChildren += strays.size
   const executed = sim.peers.flatMap((p) => p.executed)
   const wastedExecutions =
     executed.length + sim.peers.reduce((sum, p) => sum + p.wasted, 0) - new Set(executed).size
@@ -357,8 +358,7 @@ export function runSeed(options: SwarmOptions): SeedResult {
     wastedExecutions,
     duplicateChildren,
     acceptConflicts,
-    classifyRetried: subgoals.retried,
-    classifyFailed: subgoals.failedForGood,
+    disputedSubgoals: subgoals.disputed,
     maxDepth,
     llmCalls: sim.peers.reduce((sum, p) => sum + p.llmCalls, 0),
     accepts,

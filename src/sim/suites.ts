@@ -84,14 +84,14 @@ const CI: SimSetting[] = [
     seeds: 100,
     options: { freezes: 3, loss: 0.05, failRate: 0.05 },
   },
-  // replies cut at the token limit: two classify calls in five fail (issue 44); a
-  // failed subgoal is classified again at the next epoch, so every plan finishes
-  // with every subgoal present, failed for good only after MAX_CLASSIFY_ROUNDS rounds
+  // replies cut at the token limit: two score calls in five fail (issues 44, 46);
+  // the scorers try again and others step in, so every split is still accepted and
+  // every subgoal classified by its voters (subgoals.ts)
   {
-    name: 'classify-failures',
+    name: 'score-failures',
     start: 70_001,
     seeds: 40,
-    options: { failRate: 0.05, failRates: { classify: 0.4 }, loss: 0.05, maxCrashes: 2 },
+    options: { failRate: 0.05, failRates: { score: 0.4 }, loss: 0.05, maxCrashes: 2 },
   },
   // every record signed, encoded and verified by the real codec (ten times the CPU a seed)
   {

@@ -28,8 +28,7 @@ export function summarise(results: SeedResult[], wallSeconds: number) {
     wasted_executions: sum(results, (r) => r.wastedExecutions),
     duplicate_child_goals: sum(results, (r) => r.duplicateChildren),
     accept_conflicts: sum(results, (r) => r.acceptConflicts),
-    subgoals_classified_on_retry: sum(results, (r) => r.classifyRetried),
-    subgoals_failed_classification: sum(results, (r) => r.classifyFailed),
+    subgoals_disputed_by_voters: sum(results, (r) => r.disputedSubgoals),
     max_depth: Math.max(0, ...results.map((r) => r.maxDepth)),
     llm_calls: sum(results, (r) => r.llmCalls),
     accepts: {

@@ -98,16 +98,16 @@ export function shapeAnswer(task: LlmTask, shape: ShapeOptions, seed: string): u
         rationale: `Shape mode: ${n} equal parts (draft ${seed}).`,
       }
     }
-    case 'score':
-      return shape.scores === 'realistic'
-        ? { score: realisticScore(task, seed), notes: 'Shape mode: realistic score.' }
-        : { score: shape.score, notes: 'Shape mode: fixed score.' }
-    case 'classify':
-      return {
+    case 'score': {
+      // every subgoal composite until the depth cap: the fixed tree
+      const judgements = task.subgoals.map(() => ({
         atomic: task.depth >= task.maxDepth,
         capability: shape.capability,
-        reason: `Shape mode: composite while depth ${task.depth} < max depth ${task.maxDepth}.`,
-      }
+      }))
+      return shape.scores === 'realistic'
+        ? { score: realisticScore(task, seed), notes: 'Shape mode: realistic score.', judgements }
+        : { score: shape.score, notes: 'Shape mode: fixed score.', judgements }
+    }
     case 'execute':
     case 'rollup':
       return offlineAnswer(task, seed)
@@ -135,9 +135,11 @@ export function schemaViolation(kind: LlmTaskKind | undefined): unknown {
         rationale: 'dependsOn points forward on purpose',
       }
     case 'score':
-      return { score: 1.7, notes: 'out of range on purpose' }
-    case 'classify':
-      return { atomic: 'maybe', capability: 'can_fly', reason: 'invalid on purpose' }
+      return {
+        score: 1.7,
+        notes: 'out of range on purpose',
+        judgements: [{ atomic: 'maybe', capability: 'can_fly' }],
+      }
     default:
       return { output: '' }
   }

@@ -15,13 +15,7 @@
  *   stop reason "max_tokens".
  */
 import type { LlmTaskKind } from '../../src/llm/types'
-import {
-  MAX_NOTES,
-  MAX_RATIONALE,
-  MAX_REASON,
-  MAX_SUBGOAL_TEXT,
-  MAX_SUBGOALS,
-} from '../../src/protocol/limits'
+import { MAX_NOTES, MAX_RATIONALE, MAX_SUBGOAL_TEXT, MAX_SUBGOALS } from '../../src/protocol/limits'
 import { estimateTokens } from '../../src/llm/tokens'
 import type { Persona } from './personas'
 import { chattyJson, errorBody, type Api, type ReplyForm } from './wire'
@@ -51,10 +45,15 @@ export function draftOf(kind: LlmTaskKind | undefined, value: unknown): unknown 
         rationale: `${DRAFT_MARKER}.`,
       }
     }
-    case 'score':
-      return { score: 0.1, notes: `${DRAFT_MARKER}.` }
-    case 'classify':
-      return { atomic: v.atomic !== true, capability: v.capability, reason: `${DRAFT_MARKER}.` }
+    case 'score': {
+      // a draft that would pass the schema, with every judgement the other way
+      const judged = Array.isArray(v.judgements) ? v.judgements.filter(isObj) : []
+      return {
+        score: 0.1,
+        notes: `${DRAFT_MARKER}.`,
+        judgements: judged.map((j) => ({ atomic: j.atomic !== true, capability: j.capability })),
+      }
+    }
     default: {
       const output = typeof v.output === 'string' ? v.output : ''
       return { output: `${DRAFT_MARKER}: ${output.split('\n')[0] ?? ''}` }
@@ -100,8 +99,6 @@ export function overlong(kind: LlmTaskKind | undefined, value: unknown): unknown
     }
     case 'score':
       return { ...value, notes: repeatTo(`${String(value.notes ?? '')} `, MAX_NOTES + 100) }
-    case 'classify':
-      return { ...value, reason: repeatTo(`${String(value.reason ?? '')} `, MAX_REASON + 100) }
     default:
       return value
   }

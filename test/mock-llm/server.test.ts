@@ -4,6 +4,12 @@ import { buildPrompts } from '../../src/llm/prompts'
 import type { LlmTask } from '../../src/llm/types'
 import { createMockLlmServer, type MockLlmServer } from './server'
 
+/** Two subgoals: a score task judges each (at least MIN_SUBGOALS). */
+const PAIR = [
+  { text: 'Part 1', dependsOn: [] },
+  { text: 'Part 2', dependsOn: [] },
+]
+
 let mock: MockLlmServer | undefined
 afterEach(async () => {
   await mock?.close()
@@ -101,24 +107,29 @@ describe('mock LLM server', () => {
       maxDepth: 2,
     })
     expect((d.subgoals as unknown[]).length).toBe(4)
-    const classify = (depth: number) =>
+    // the score judges each subgoal: composite until the depth cap
+    const score = (depth: number) =>
       chat(mock!, {
-        kind: 'classify',
+        kind: 'score',
         path: ['Goal'],
-        subgoal: 'Part 1',
-        siblings: [],
+        subgoals: [
+          { text: 'Part 1', dependsOn: [] },
+          { text: 'Part 2', dependsOn: [] },
+        ],
+        rationale: '',
         depth,
         maxDepth: 2,
       })
-    expect((await classify(1)).value.atomic).toBe(false)
-    expect((await classify(2)).value.atomic).toBe(true)
-    const { value: s } = await chat(mock, {
-      kind: 'score',
-      path: ['Goal'],
-      subgoals: [],
-      rationale: '',
-    })
-    expect(s.score).toBe(0.8)
+    const shallow = (await score(1)).value
+    expect(shallow.score).toBe(0.8)
+    expect(shallow.judgements).toEqual([
+      { atomic: false, capability: 'can_write_text' },
+      { atomic: false, capability: 'can_write_text' },
+    ])
+    expect((await score(2)).value.judgements).toEqual([
+      { atomic: true, capability: 'can_write_text' },
+      { atomic: true, capability: 'can_write_text' },
+    ])
     mock.setBehaviour({ branching: 2 })
     const { value: d2 } = await chat(mock, {
       kind: 'decompose',
@@ -145,7 +156,14 @@ describe('mock LLM server', () => {
 
   it('sleeps its latency without blocking concurrent requests', async () => {
     mock = await createMockLlmServer({ latencyMs: 300 })
-    const task: LlmTask = { kind: 'score', path: ['Goal'], subgoals: [], rationale: '' }
+    const task: LlmTask = {
+      kind: 'score',
+      path: ['Goal'],
+      subgoals: PAIR,
+      rationale: '',
+      depth: 1,
+      maxDepth: 3,
+    }
     const started = Date.now()
     await Promise.all(Array.from({ length: 8 }, () => chat(mock!, task)))
     const elapsed = Date.now() - started
@@ -156,7 +174,14 @@ describe('mock LLM server', () => {
 
   it('holds answers until released', async () => {
     mock = await createMockLlmServer()
-    const task: LlmTask = { kind: 'score', path: ['Goal'], subgoals: [], rationale: '' }
+    const task: LlmTask = {
+      kind: 'score',
+      path: ['Goal'],
+      subgoals: PAIR,
+      rationale: '',
+      depth: 1,
+      maxDepth: 3,
+    }
     const release = mock.hold()
     let answered = false
     const call = chat(mock, task).then(() => (answered = true))
@@ -172,7 +197,14 @@ describe('mock LLM server', () => {
     mock = await createMockLlmServer({ retryAfterSeconds: 3 })
     mock.failNext(1, 'rate-limit')
     mock.failNext(1, 'server-error')
-    const task: LlmTask = { kind: 'score', path: ['Goal'], subgoals: [], rationale: '' }
+    const task: LlmTask = {
+      kind: 'score',
+      path: ['Goal'],
+      subgoals: PAIR,
+      rationale: '',
+      depth: 1,
+      maxDepth: 3,
+    }
     const post = () =>
       fetch(`${mock!.url}/v1/chat/completions`, {
         method: 'POST',

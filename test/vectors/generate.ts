@@ -38,6 +38,7 @@ import {
 import { roomTopics } from '../../src/protocol/topics'
 import { syncFrameVectors } from './sync-frames'
 import { steeringVectors } from './steering'
+import { classificationVectors } from './classification'
 import { GOSSIP_LIMITS, messageCost, RateLimiter } from '../../src/net/rate-limit'
 
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex')
@@ -249,6 +250,12 @@ export function generateVectors() {
     records,
     rendezvous,
     steering: steering.vector,
+    // §5.1 (since version 7): an accepted split classified by its voters' judgements
+    classification: classificationVectors(room, peerId, [
+      peerId,
+      '12D3KooWGzh9h1oUqPixbMU3hS6jCeLBVBHnRDEpNv1mtx3PDmF8',
+      '12D3KooWDpJ7As7BWAwRMfu1VU2WCqNjvq387JEYKDBj4kx6nXTN',
+    ]),
     sync: {
       about:
         '§7: fingerprint = first 16 bytes of SHA-256(input); frames as sent: uvarint length ‖ type ‖ body',

@@ -1,16 +1,17 @@
 /**
- * Offline classification: is a subgoal one concrete deliverable, and what
- * does producing it need? Both come from the subgoal's text and depth:
+ * Offline judgement of a subgoal, as a scorer gives it in the call that
+ * scores its split (protocol version 7): is it one concrete deliverable, and
+ * what does producing it need? Both come from the subgoal's text and depth:
  * broad verbs ("plan", "organise"), lists of several things and long
  * sentences make a subgoal coarse; deliverable words ("list", "table",
  * "draft") make it concrete; and the deeper a subgoal sits, the more
  * coarseness it takes to be split again, so trees stay a sensible size.
  */
-import type { Capability, LlmOutputs, LlmTask } from '../types'
-import { MAX_REASON } from '../../protocol/limits'
-import { clip, listItems, words } from './text'
+import type { Judgement } from '../../protocol/records'
+import type { Capability, LlmTask } from '../types'
+import { listItems, words } from './text'
 
-type ClassifyTask = Extract<LlmTask, { kind: 'classify' }>
+type ScoreTask = Extract<LlmTask, { kind: 'score' }>
 
 const BROAD_START =
   /^(plan|organi[sz]e|build|develop|prepare|handle|sort out|manage|run|launch|learn|establish|coordinate|arrange|set up|make the bookings|get ready|work through|carry out|design the architecture|research the market)\b/i
@@ -65,12 +66,6 @@ export function capabilityOf(text: string, context: readonly string[] = []): Cap
   return 'can_write_text'
 }
 
-const NEEDS: Record<Capability, string> = {
-  can_run_code: 'it needs code to be written',
-  can_query_api: 'it needs live data (prices, availability or current facts)',
-  can_write_text: 'it is written work from general knowledge',
-}
-
 /** When the room is unknown or has no executor yet: what the offline executors offer by default. */
 export const DEFAULT_ROOM: readonly Capability[] = ['can_write_text', 'can_run_code']
 
@@ -81,45 +76,21 @@ export const DEFAULT_ROOM: readonly Capability[] = ['can_write_text', 'can_run_c
  * not wait for an executor nobody runs. An empty or unknown room prefers
  * text and code over live lookups.
  */
-export function fitToRoom(
-  needed: Capability,
-  room: readonly Capability[] | undefined,
-): { capability: Capability; why: string } {
+export function fitToRoom(needed: Capability, room: readonly Capability[] | undefined): Capability {
   const offered = room && room.length > 0 ? room : DEFAULT_ROOM
-  if (offered.includes(needed)) return { capability: needed, why: NEEDS[needed] }
-  const fallback = offered.includes('can_write_text') ? 'can_write_text' : offered[0]!
-  const nobody =
-    room && room.length > 0 ? 'no executor here offers' : 'executors by default do not offer'
-  const what = needed === 'can_query_api' ? 'live lookups' : 'running code'
-  const how =
-    fallback === 'can_write_text'
-      ? needed === 'can_query_api'
-        ? 'written from general knowledge with the figures to verify marked'
-        : 'written out as text, to be run elsewhere'
-      : 'done with what the room offers'
-  return { capability: fallback, why: `${NEEDS[needed]}, but ${nobody} ${what}, so it is ${how}` }
+  if (offered.includes(needed)) return needed
+  return offered.includes('can_write_text') ? 'can_write_text' : offered[0]!
 }
 
-export function offlineClassify(task: ClassifyTask): LlmOutputs['classify'] {
-  const { capability, why: needs } = fitToRoom(
-    capabilityOf(task.subgoal, task.path),
-    task.roomCapabilities,
-  )
-  if (task.depth >= task.maxDepth) {
-    return {
-      atomic: true,
-      capability,
-      reason: clip(
-        `At the depth cap (${task.maxDepth}), so treated as one deliverable; ${needs}.`,
-        MAX_REASON,
-      ),
-    }
-  }
-  const c = coarseness(task.subgoal)
+/**
+ * The offline scorer's judgement of subgoal `index` of the split it scores:
+ * at the depth cap it is one deliverable anyway; above it, composite when
+ * coarse enough for its depth. Its capability fits the room (fitToRoom).
+ */
+export function offlineJudgement(task: ScoreTask, index: number): Judgement {
+  const text = task.subgoals[index]!.text
+  const capability = fitToRoom(capabilityOf(text, task.path), task.roomCapabilities)
+  if (task.depth >= task.maxDepth) return { atomic: true, capability }
   const threshold = task.depth <= 1 ? COMPOSITE_AT_DEPTH_1 : COMPOSITE_DEEPER
-  const atomic = c < threshold
-  const why = atomic
-    ? 'One concrete deliverable an agent can produce in a single reply'
-    : 'Still several pieces of work (broad or lists several things), so it should be split further'
-  return { atomic, capability, reason: clip(`${why}; ${needs}.`, MAX_REASON) }
+  return { atomic: coarseness(text) < threshold, capability }
 }

@@ -11,6 +11,7 @@
 import type { LlmOutputs, LlmTask } from '../types'
 import { MAX_NOTES } from '../../protocol/limits'
 import { familyOf } from './catalog'
+import { offlineJudgement } from './classify'
 import { rngFor } from './rng'
 import { ACTION_VERBS, clip, contentStems, GENERIC_VERBS, stem, words } from './text'
 
@@ -138,5 +139,7 @@ export function offlineScore(task: ScoreTask, seed: string): LlmOutputs['score']
     `${weakest(b)} Coverage ${pct(b.coverage)}, overlap ${pct(b.overlap)}, actionability ${pct(b.actionability)}; ${texts.length} subgoals.`,
     MAX_NOTES,
   )
-  return { score, notes }
+  // one judgement per subgoal: the accepted split is classified by its voters
+  const judgements = task.subgoals.map((_, index) => offlineJudgement(task, index))
+  return { score, notes, judgements }
 }

@@ -93,7 +93,7 @@ function emptyActivity(init: RuntimeInit): RoleActivity {
     recent: [],
     swarm: [],
     llm: {
-      calls: { decompose: 0, score: 0, classify: 0, execute: 0, rollup: 0 },
+      calls: { decompose: 0, score: 0, execute: 0, rollup: 0 },
       inputTokens: 0,
       outputTokens: 0,
       costUsd: 0,

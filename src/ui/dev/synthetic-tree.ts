@@ -107,7 +107,6 @@ const LEAF_STATUSES: SlotView['status'][] = [
   'waiting',
   'failed',
   'done',
-  'unclassified',
 ]
 
 interface Budget {
@@ -136,25 +135,20 @@ function leaf(parent: string, index: number, text: string, budget: Budget): Slot
     text,
     dependsOn: status === 'waiting' && index > 0 ? [index - 1] : [],
     status,
-    nodeId: status === 'unclassified' ? null : `${parent}-n${index}`,
-    atomic: status === 'unclassified' ? null : true,
+    nodeId: `${parent}-n${index}`,
+    atomic: true,
     capped: false,
     capability,
     reason: 'one concrete deliverable',
-    classifyError: null,
-    classifyAttempts: [],
     capabilityGap: null,
     blocked: false,
-    leaf:
-      status === 'unclassified'
-        ? null
-        : task(
-            `${parent}-${index}`,
-            taskStatus,
-            i,
-            output,
-            output ? labSteps(capability, i) : null,
-          ),
+    leaf: task(
+      `${parent}-${index}`,
+      taskStatus,
+      i,
+      output,
+      output ? labSteps(capability, i) : null,
+    ),
     superseded: [],
     redosLeft: 3,
     goal: null,

@@ -54,8 +54,8 @@ describe('the inspector names what each call was for', () => {
     expect(names.get('r2')).toBe('roll-up of: Book hotels')
     expect(callSubject(call({ node: 't1' }), names)).toBe('leaf: Pick dates')
     // a node the tree does not show (a decide task): its root goal
-    expect(callSubject(call({ kind: 'classify', node: 'd1' }), names)).toBe(
-      'classify for goal: Plan a trip',
+    expect(callSubject(call({ kind: 'decompose', node: 'd1' }), names)).toBe(
+      'decompose for goal: Plan a trip',
     )
     expect(callSubject(call({ goal: null, node: 'x' }), names)).toBeNull()
   })

@@ -97,8 +97,6 @@ export function slotLook(slot: SlotView, self = '', writer: string | null = null
   if (slot.status === 'claimed' && writer)
     return { icon: 'pen', label: `Writing… (${who(writer, self)})`, tone: 'busy' }
   switch (slot.status) {
-    case 'unclassified':
-      return { icon: 'pending', label: 'Classifying', tone: 'idle' }
     case 'waiting':
       if (slot.capabilityGap) return gapLook(slot.capabilityGap.capability)
       return { icon: 'pause', label: 'Atomic, waiting for earlier steps', tone: 'idle' }
@@ -121,7 +119,6 @@ export function slotLook(slot: SlotView, self = '', writer: string | null = null
       if (slot.leaf?.gap) return { icon: 'warning', label: 'Capability gap', tone: 'bad' }
       if (slot.blocked)
         return { icon: 'cross', label: 'Blocked: an earlier step failed', tone: 'bad' }
-      if (slot.classifyError) return { icon: 'cross', label: 'Could not classify', tone: 'bad' }
       return { icon: 'cross', label: 'Failed', tone: 'bad' }
   }
 }

@@ -1,10 +1,10 @@
 /**
  * Invite links. Version 7 (memberInvite*, parseMemberInvite):
  * `<origin>/?role=<role>#room=<name>&key=<epoch secret>&owner=<owner member
- * id>&me=<member seed>`, one link per person. The version-6 form below
- * (`#room=<name>&key=<secret>`, inviteLink, parseInvite) is what the runtime
- * still reads until it moves to members; a version-7 reader reports it with
- * OldInviteError.
+ * id>&me=<member seed>`, one link per person. The version-6 form
+ * (`#room=<name>&key=<secret>`: inviteLink, parseInvite, roomFromFragment)
+ * is the part of it that names the room and its key; alone, a version-7
+ * reader reports it with OldInviteError (tests make such links).
  *
  * The room's name and secret travel in the URL fragment, which browsers never
  * send in a request: the app server, the relay and any proxy log see only

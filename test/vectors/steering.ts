@@ -11,7 +11,6 @@ import { derivePlan } from '../../src/plan/derive'
 import { PlanState } from '../../src/plan/state'
 import { canonicalJson } from '../../src/protocol/canonical'
 import { nodeId, taskId } from '../../src/protocol/ids'
-import { scoreSchema } from '../../src/protocol/schemas'
 import {
   newGoal,
   newRedo,
@@ -20,20 +19,11 @@ import {
   stamp,
   type AcceptRecord,
   type ClaimRecord,
-  type Draft,
   type PlanRecord,
   type ProposalRecord,
   type ResultRecord,
   type ScoreRecord,
 } from '../../src/protocol/records'
-
-/**
- * Whether votes classify the accepted split (scores carry `judgements`, no
- * `node` records) or the decider's `node` records do. Protocol version 7
- * moves classification into the score (issue 46); until that change is in,
- * the scenario classifies with nodes. Remove the `node` branch once it is.
- */
-const VOTES_CLASSIFY = 'judgements' in scoreSchema.shape
 
 const USAGE = {
   provider: 'offline',
@@ -96,9 +86,9 @@ export function steeringVectors(room: string, author: string, scorer: string) {
           score: i === 0 ? 0.8 : 0.7,
           notes: '',
           // both voters judge alike: the first subgoal needs live data, the second prose
-          ...(VOTES_CLASSIFY ? { judgements: atomic.map(judgement) } : {}),
+          judgements: atomic.map(judgement),
           usage: USAGE,
-        } as Draft<ScoreRecord>),
+        }),
       ),
     )
     if (claim) {
@@ -125,25 +115,6 @@ export function steeringVectors(room: string, author: string, scorer: string) {
         epoch: 0,
       }),
     )
-    if (!VOTES_CLASSIFY) {
-      // before version 7: the decider classifies with one `node` record per subgoal
-      atomic.forEach((one, index) =>
-        add(
-          stamp({
-            ...base,
-            kind: 'node',
-            goal,
-            proposal: proposal.id,
-            index,
-            ...judgement(one, index),
-            capped: false,
-            reason: '',
-            epoch: 0,
-            usage: USAGE,
-          } as unknown as Draft<PlanRecord>),
-        ),
-      )
-    }
     return proposal
   }
   /** The author claims execute task `task` (of `subject`) at epoch 0 and publishes its result. */

@@ -47,6 +47,8 @@ export interface SeedResult {
   wastedExecutions: number
   /** composite subgoals that got more than one child goal (different classifications) */
   duplicateChildren: number
+  /** goals decomposed that the final tree does not hold (see duplicateChildren) */
+  strayGoals: number
   /** goals that saw accept records for more than one proposal */
   acceptConflicts: number
   /** subgoals classified after a failed round; subgoals whose classification failed for good (subgoals.ts) */
@@ -332,13 +334,28 @@ export function runSeed(options: SwarmOptions): SeedResult {
     const records = state.plan.goalRecords(goal.id)
     if (new Set(records.accepts.map((accept) => accept.proposal)).size > 1) acceptConflicts++
   }
+  // a subgoal classified two ways: two accepts of its split whose cited votes judge it
+  // differently (by a majority each), so two child goals may have been grown
+  for (const goal of plan.goals.values()) {
+    if (!goal.accepted) continue
+    const records = state.plan.goalRecords(goal.id)
+    const sides = goal.accepted.subgoals.map(() => new Set<boolean>())
+    for (const accept of records.accepts) {
+      if (accept.proposal !== goal.accepted.id) continue
+      const voters = records.scores.filter((s) => accept.votes.includes(s.id))
+      sides.forEach((set, i) => {
+        const atomic = voters.filter((v) => v.judgements[i]?.atomic).length
+        if (atomic * 2 !== voters.length) set.add(atomic * 2 > voters.length)
+      })
+    }
+    duplicateChildren += sides.filter((set) => set.size > 1).length
+  }
   // decomposition spent outside the tree: proposals for a goal id it does not hold (a child
-  // of a split that did not stand: a second accept, a veto)
+  // of a split classified otherwise before its latest accept, or vetoed); reported, not a fault
   const strays = new Set<string>()
   for (const proposal of state.plan.proposals.values())
     if (!plan.goals.has(proposal.goal) && !plan.held.includes(proposal.goal))
       strays.add(proposal.goal)
-  duplicateChildren += strays.size
   const executed = sim.peers.flatMap((p) => p.executed)
   const wastedExecutions =
     executed.length + sim.peers.reduce((sum, p) => sum + p.wasted, 0) - new Set(executed).size
@@ -357,6 +374,7 @@ export function runSeed(options: SwarmOptions): SeedResult {
     overturnedResults,
     wastedExecutions,
     duplicateChildren,
+    strayGoals: strays.size,
     acceptConflicts,
     disputedSubgoals: subgoals.disputed,
     maxDepth,

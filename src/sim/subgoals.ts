@@ -1,10 +1,11 @@
 /**
  * Whether every subgoal of every accepted split is in the plan at the end
- * of a run, classified as its voters judged it (issue 46): the majority of
- * the judgements in the score records its accept cites. Counted from the raw
- * records, not from the derivation under test (plan/classify.ts), so a rule
- * that dropped a subgoal or ignored its voters shows here. Ties are left to
- * the unit tests of the tie rule.
+ * of a run, classified as its voters judged it (issue 46): as the majority
+ * of the judgements in the score records cited by one of the accepts of that
+ * split (which one classifies, the latest epoch's, is left to the unit
+ * tests, as are ties). Counted from the raw records, not from the
+ * derivation under test (plan/classify.ts), so a rule that dropped a
+ * subgoal or ignored its voters shows here.
  */
 import type { DerivedPlan } from '../plan/derive'
 import type { PlanState } from '../plan/state'
@@ -23,20 +24,29 @@ export function checkSubgoals(plan: DerivedPlan, state: PlanState): SubgoalCheck
     if (goal.slots.length !== goal.accepted.subgoals.length) {
       check.violations.push(`goal ${goal.id} shows ${goal.slots.length} of its subgoals`)
     }
-    const cited = new Set(goal.accept.votes)
-    const voters = state
+    const scores = state.goalRecords(goal.id).scores
+    const ballots = state
       .goalRecords(goal.id)
-      .scores.filter((s: ScoreRecord) => cited.has(s.id) && s.proposal === goal.accepted!.id)
+      .accepts.filter((a) => a.proposal === goal.accepted!.id)
+      .map((accept) => {
+        const cited = new Set(accept.votes)
+        return scores.filter((s: ScoreRecord) => cited.has(s.id) && s.proposal === accept.proposal)
+      })
     const atCap = goal.depth + 1 >= goal.maxDepth
     for (const slot of goal.slots) {
-      const atomic = voters.filter((v) => v.judgements[slot.index]?.atomic === true).length
-      const composite = voters.length - atomic
-      if (atomic > 0 && composite > 0) check.disputed++
-      if (atomic === composite) continue
-      const expected = atomic > composite || atCap
-      if (slot.atomic !== expected) {
+      const verdicts = ballots.map((voters) => {
+        const atomic = voters.filter((v) => v.judgements[slot.index]?.atomic === true).length
+        return { atomic, of: voters.length }
+      })
+      if (verdicts.some(({ atomic, of }) => atomic > 0 && atomic < of)) check.disputed++
+      // a tie may go either way (the tie rule's unit tests); a majority must be followed
+      const agrees = verdicts.some(
+        ({ atomic, of }) => atomic * 2 === of || (atomic * 2 > of || atCap) === slot.atomic,
+      )
+      if (!agrees) {
+        const { atomic, of } = verdicts[0] ?? { atomic: 0, of: 0 }
         check.violations.push(
-          `subgoal ${slot.index} of goal ${goal.id} is ${slot.atomic ? 'atomic' : 'composite'} where ${atomic} of ${voters.length} voters judged it atomic`,
+          `subgoal ${slot.index} of goal ${goal.id} is ${slot.atomic ? 'atomic' : 'composite'} where ${atomic} of ${of} voters judged it atomic`,
         )
       }
     }

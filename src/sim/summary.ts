@@ -27,6 +27,7 @@ export function summarise(results: SeedResult[], wallSeconds: number) {
     overturned_results: sum(results, (r) => r.overturnedResults),
     wasted_executions: sum(results, (r) => r.wastedExecutions),
     duplicate_child_goals: sum(results, (r) => r.duplicateChildren),
+    goals_decomposed_outside_the_tree: sum(results, (r) => r.strayGoals),
     accept_conflicts: sum(results, (r) => r.acceptConflicts),
     subgoals_disputed_by_voters: sum(results, (r) => r.disputedSubgoals),
     max_depth: Math.max(0, ...results.map((r) => r.maxDepth)),

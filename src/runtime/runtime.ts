@@ -239,6 +239,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       model: modelLabel(model),
       offline: model.provider === 'offline',
       joinFirst: true,
+      ...(init.member ? { owner: init.member.owner } : {}),
     },
     records: restored,
     model,

@@ -18,7 +18,7 @@ export function finishedRun(seed: number): { records: PlanRecord[]; view: Derive
   const records = [...observer.state!.plan.records()] as PlanRecord[]
   const full = new PlanState()
   for (const record of records) full.add(record)
-  return { records, view: derived({ plan: full, derivedCache: null } as never) }
+  return { records, view: derived({ plan: full, derivedCache: null, config: {} } as never) }
 }
 
 /** A plan of `records` less those `drop` picks. */

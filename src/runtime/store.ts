@@ -11,6 +11,7 @@ import type { RecordStore, Verdict } from '../net/types'
 import { decodeRecordAsync, WIRE_HEADER_BYTES } from '../protocol/codec'
 import { inProcessDecoder, type BatchDecoder } from '../protocol/batch-verify'
 import { AUTHOR_QUOTA } from '../protocol/limits'
+import { wireRecordSchema } from '../protocol/schemas'
 import { AuthorQuota, type QuotaKey } from '../protocol/quota'
 import type { PlanRecord, WireRecord } from '../protocol/records'
 import type { RecordPersistence } from './persist'
@@ -267,8 +268,10 @@ export class PlanStore implements RecordStore {
         verdicts[i] = 'reject'
         return
       }
-      // its body is canonical JSON of the validated record: parsed, it is that record
-      const record = bodies[i] as WireRecord
+      // its body is canonical JSON of the validated record; read through the
+      // schema, it is that record with its fields in the order every other
+      // door gives (gossip, our own): two peers' views stay alike to the byte
+      const record = asRecord(bodies[i])
       if (expected !== undefined && !expected(record.id)) {
         this.init.log?.(`dropped a record from ${from} that nobody asked for: ${record.id}`)
         verdicts[i] = 'reject'
@@ -332,6 +335,12 @@ function claimedOf(body: unknown): QuotaKey | undefined {
   if (typeof id !== 'string' || typeof from !== 'string' || typeof kind !== 'string')
     return undefined
   return PLAN_KINDS.has(kind) ? { id, kind: kind as QuotaKey['kind'], from } : undefined
+}
+
+/** A checked body as the schema reads it (the schema changes no value, only key order). */
+function asRecord(body: unknown): WireRecord {
+  const parsed = wireRecordSchema.safeParse(body)
+  return (parsed.success ? parsed.data : body) as WireRecord
 }
 
 /** A held record's fields (its bytes were verified when they came in). */

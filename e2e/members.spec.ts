@@ -102,6 +102,10 @@ test('a reset link: the old link (a Node peer) hears nothing of the next goal an
     leaked.subscribe(epoch0.plan)
     leaked.subscribe(epoch0.presence)
     await waitForPeers(owner, 4)
+    // the old link is in the room before the reset: it opens what the room says
+    // (presence beats come every few seconds), so what it misses later it misses
+    // for want of the key, not for want of a link
+    await expect.poll(() => leaked.messages.some((m) => m.opened), { timeout: 60_000 }).toBe(true)
 
     const newCarol = await manage(owner, 'Carol', 'reset')
     expect(newCarol).not.toBe(carolLink)
@@ -126,8 +130,10 @@ test('a reset link: the old link (a Node peer) hears nothing of the next goal an
         { timeout: 180_000 },
       )
       .toBe(true)
-    // the old link was in the room (it heard the rekey that shut it out) and opened nothing of it
-    expect(leaked.messages.some((m) => m.opened && m.text.includes('"kind":"rekey"'))).toBe(true)
+    // it opened nothing of the next goal (the rekey that shut it out reaches it
+    // by gossip only if its plan-topic mesh was formed at that moment: this peer
+    // syncs nothing, so it is not asserted here; src/runtime/members.node.test.ts
+    // checks that a returning old link is told, and Carol's tab says so above)
     const heard = leaked.messages.filter((m) => m.at >= resetAt)
     expect(heard.filter((m) => m.opened && m.text.includes(GOAL))).toEqual([])
     expect(leaked.messages.some((m) => m.text.includes(GOAL))).toBe(false)

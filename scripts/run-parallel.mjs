@@ -1,10 +1,8 @@
 // `node scripts/run-parallel.mjs lint typecheck`: runs those npm scripts at
 // once and fails if any fails. Lint and the type check each keep one core
 // busy for most of a minute; on CI's two cores, side by side they take the
-// time of the longer one. The simulator (CPU-bound, seeded, not timing
-// sensitive) runs beside the end-to-end tests, whose tabs mostly wait. Each
-// script's output is printed whole when it ends, so two logs never
-// interleave.
+// time of the longer one. Each script's output is printed whole when it
+// ends, so two logs never interleave.
 import { spawn } from 'node:child_process'
 
 const names = process.argv.slice(2)

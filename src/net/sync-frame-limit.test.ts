@@ -15,9 +15,9 @@ import { makeSigner } from '../protocol/fixtures.test-support'
 import { taskId } from '../protocol/ids'
 import { stamp, type Draft, type PlanRecord } from '../protocol/records'
 import { deriveRoomKey, SEAL_OVERHEAD, sealRecord } from '../protocol/room-key'
-import { memoryPersistence } from '../runtime/persist'
 import { SealedStore } from '../runtime/sealed'
-import { PlanStore } from '../runtime/store'
+import { memoryStore, syncOnce } from '../runtime/sealed-sync.test-support'
+import type { PlanStore } from '../runtime/store'
 
 const quiet: NetLogger = { debug() {}, info() {}, warn() {}, error() {} }
 const roomKey = deriveRoomKey('frames', new Uint8Array(32).fill(7))
@@ -62,9 +62,7 @@ async function largestRecord(signer: Signer): Promise<Uint8Array> {
   throw new Error('no fill reaches the largest record')
 }
 
-function store(): PlanStore {
-  return new PlanStore({ room: roomKey.id, persistence: memoryPersistence(), onRecord: () => {} })
-}
+const store = (): PlanStore => memoryStore(roomKey)
 
 describe('sync frame limit', () => {
   it('is the RECORD frame of the largest valid sealed record: 262,251 bytes', () => {
@@ -84,17 +82,7 @@ describe('sync frame limit', () => {
     if (!decoded.ok) throw new Error('unreachable')
     expect(full.addVerified(decoded.record as PlanRecord, bytes, false)).toBe(true)
     const empty = store()
-    const syncer = (s: PlanStore) =>
-      new Syncer({
-        room: roomKey.id,
-        store: new SealedStore(roomKey, s),
-        logger: quiet,
-        signal: new AbortController().signal,
-      })
-    const [outbound, inbound] = await streamPair()
-    const serving = syncer(full).session(inbound, 'joiner', false)
-    const report = await syncer(empty).session(outbound, 'full', true)
-    await serving
+    const [report] = await syncOnce(roomKey, empty, full)
     expect(report.error).toBeUndefined()
     expect(report.accepted).toBe(1)
     expect(empty.get(decoded.record.id)).toEqual(bytes)

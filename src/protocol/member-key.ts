@@ -15,6 +15,7 @@
 import { ed25519, x25519 } from '@noble/curves/ed25519.js'
 import { hkdf } from '@noble/hashes/hkdf.js'
 import { sha256 } from '@noble/hashes/sha2.js'
+import { utf8ToBytes as utf8 } from '@noble/hashes/utils.js'
 import { fromBase64url, toBase64url } from './base64url'
 import { acceptableSignature, strictVerify, type Ed25519Verify } from './ed25519'
 import { ROOM_SECRET_BYTES, randomBytes } from './room-key'
@@ -52,10 +53,6 @@ export interface MemberKey {
   readonly boxPrivate: Uint8Array
   /** base64url of the X25519 public key, as an `admit` carries it */
   readonly box: string
-}
-
-function utf8(text: string): Uint8Array {
-  return new TextEncoder().encode(text)
 }
 
 /** A fresh member seed (one per invited person). */

@@ -104,6 +104,10 @@ describe('invite links', () => {
     expect(encodeSecret(s)).toMatch(/^[A-Za-z0-9_-]{22}$/)
     expect(() => decodeSecret('abc')).toThrow(InvalidRoomKeyError)
     expect(() => decodeSecret('not base64!')).toThrow(InvalidRoomKeyError)
+    // one spelling only: a last character with its unused low bits set is refused
+    const text = encodeSecret(new Uint8Array(16))
+    expect(text.at(-1)).toBe('A')
+    expect(() => decodeSecret(`${text.slice(0, -1)}B`)).toThrow(InvalidRoomKeyError)
   })
 
   it('refuses a link that names a room without its key, with a clear reason', () => {

@@ -25,7 +25,8 @@
  */
 import { hkdf } from '@noble/hashes/hkdf.js'
 import { sha256 } from '@noble/hashes/sha2.js'
-import { bytesToHex } from '@noble/hashes/utils.js'
+import { bytesToHex, utf8ToBytes as utf8 } from '@noble/hashes/utils.js'
+import { fromBase64url, InvalidBase64urlError, toBase64url } from './base64url'
 import { xchacha } from './xchacha'
 
 /**
@@ -71,10 +72,6 @@ export interface RoomKey {
   readonly id: string
   /** XChaCha20-Poly1305 key of the room's records */
   readonly recordKey: Uint8Array
-}
-
-function utf8(text: string): Uint8Array {
-  return new TextEncoder().encode(text)
 }
 
 /** `n` bytes from the platform's CSPRNG (crypto.getRandomValues exists in non-secure contexts too). */
@@ -167,23 +164,19 @@ export function openRecord(key: RecordKey, sealed: Uint8Array): Opened {
 
 /** base64url without padding: the secret as an invite link carries it. */
 export function encodeSecret(secret: Uint8Array): string {
-  let binary = ''
-  for (const b of secret) binary += String.fromCharCode(b)
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+  return toBase64url(secret)
 }
 
-/** The inverse of encodeSecret; throws InvalidRoomKeyError on anything else. */
+/** The inverse of encodeSecret (canonical text only); throws InvalidRoomKeyError on anything else. */
 export function decodeSecret(text: string): Uint8Array {
-  if (!/^[A-Za-z0-9_-]+$/.test(text)) throw new InvalidRoomKeyError('the key is not base64url')
-  const b64 = text.replace(/-/g, '+').replace(/_/g, '/')
-  let binary: string
+  let out: Uint8Array
   try {
-    binary = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4))
-  } catch {
-    throw new InvalidRoomKeyError('the key is not base64url')
+    out = fromBase64url(text)
+  } catch (error) {
+    if (error instanceof InvalidBase64urlError)
+      throw new InvalidRoomKeyError('the key is not base64url')
+    throw error
   }
-  const out = new Uint8Array(binary.length)
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i)
   if (out.length < ROOM_SECRET_BYTES || out.length > MAX_ROOM_SECRET_BYTES) {
     throw new InvalidRoomKeyError(`the key has ${out.length} bytes, want ${ROOM_SECRET_BYTES}+`)
   }

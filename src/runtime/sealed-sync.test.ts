@@ -4,19 +4,14 @@
  * and a record nobody asked for is refused (§7.3).
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import { streamPair } from '@libp2p/utils'
-import { Syncer } from '../net/sync'
-import type { NetLogger } from '../net/log'
-import type { SyncReport } from '../net/types'
 import { encodeRecord, type Signer } from '../protocol/codec'
 import { makeSigner, sampleRecords } from '../protocol/fixtures.test-support'
 import type { PlanRecord } from '../protocol/records'
 import { deriveRoomKey, sealRecord } from '../protocol/room-key'
-import { memoryPersistence } from './persist'
 import { SealedStore } from './sealed'
+import { memoryStore, syncOnce } from './sealed-sync.test-support'
 import { PlanStore } from './store'
 
-const quiet: NetLogger = { debug() {}, info() {}, warn() {}, error() {} }
 const roomKey = deriveRoomKey('tombs', new Uint8Array(32).fill(3))
 let alice: Signer
 let signed: Array<{ record: PlanRecord; bytes: Uint8Array }>
@@ -30,28 +25,12 @@ beforeAll(async () => {
 })
 
 function store(): PlanStore {
-  const s = new PlanStore({
-    room: roomKey.id,
-    persistence: memoryPersistence(),
-    onRecord: () => {},
-  })
+  const s = memoryStore(roomKey)
   for (const { record, bytes } of signed) s.addVerified(record, bytes, false)
   return s
 }
 
-async function sync(a: PlanStore, b: PlanStore): Promise<[SyncReport, SyncReport]> {
-  const syncer = (s: PlanStore) =>
-    new Syncer({
-      room: roomKey.id,
-      store: new SealedStore(roomKey, s),
-      logger: quiet,
-      signal: new AbortController().signal,
-    })
-  const [outbound, inbound] = await streamPair()
-  const theirs = syncer(b).session(inbound, 'a', false)
-  const mine = await syncer(a).session(outbound, 'b', true)
-  return [mine, await theirs]
-}
+const sync = (a: PlanStore, b: PlanStore) => syncOnce(roomKey, a, b)
 
 describe('sync through the sealed store', () => {
   it('reconciles archived ids: an archiving peer does not fetch them back', async () => {
@@ -70,11 +49,7 @@ describe('sync through the sealed store', () => {
   it('a fresh peer fetches from a holder what an archiver lists as archived, never from the archiver', async () => {
     const archiver = store()
     await archiver.archive(signed.slice(0, 3).map((s) => s.record.id))
-    const fresh = new PlanStore({
-      room: roomKey.id,
-      persistence: memoryPersistence(),
-      onRecord: () => {},
-    })
+    const fresh = memoryStore(roomKey)
     const [fromArchiver] = await sync(fresh, archiver)
     expect(fromArchiver.accepted).toBe(signed.length - 3)
     expect(fresh.size).toBe(signed.length - 3)

@@ -205,29 +205,53 @@ export class PlanStore implements RecordStore {
     // signature is checked: a flood offered by sync costs a parse, not an
     // Ed25519 check, per record. Unverified, its id is not remembered (a
     // forgery could name any id), so another session may offer it again.
-    const claimed = claimedKey(bytes)
-    if (claimed !== undefined && !this.has(claimed.id) && !this.quota.allows(claimed)) {
-      if (expected !== undefined && !expected(claimed.id)) {
-        this.init.log?.(`dropped a record from ${from} that nobody asked for: ${claimed.id}`)
-        return 'reject'
-      }
-      return 'ignore'
-    }
+    const early = this.overQuota(claimedKey(bytes), from, expected)
+    if (early !== undefined) return early
     const decoded = await decodeRecordAsync(bytes, { room: this.init.room })
     if (!decoded.ok) {
       this.init.log?.(`dropped a record from ${from}: ${decoded.reason} (${decoded.detail})`)
       return 'reject'
     }
-    if (expected !== undefined && !expected(decoded.record.id)) {
-      this.init.log?.(`dropped a record from ${from} that nobody asked for: ${decoded.record.id}`)
+    return this.addChecked(decoded.record, bytes, from, persist, expected, allow)
+  }
+
+  /**
+   * The verdict on a record whose author's quota has no room for it, before
+   * any signature is checked; undefined when it has room (or is held).
+   */
+  private overQuota(
+    claimed: QuotaKey | undefined,
+    from: string,
+    expected?: (id: string) => boolean,
+  ): Verdict | undefined {
+    if (claimed === undefined || this.has(claimed.id) || this.quota.allows(claimed))
+      return undefined
+    if (expected !== undefined && !expected(claimed.id)) {
+      this.init.log?.(`dropped a record from ${from} that nobody asked for: ${claimed.id}`)
       return 'reject'
     }
-    if (!isPlanRecord(decoded.record)) {
+    return 'ignore'
+  }
+
+  /** The checks every door makes on a verified record, then adds it. */
+  private addChecked(
+    record: WireRecord,
+    bytes: Uint8Array,
+    from: string,
+    persist: boolean,
+    expected?: (id: string) => boolean,
+    allow?: (record: PlanRecord) => boolean,
+  ): Verdict {
+    if (expected !== undefined && !expected(record.id)) {
+      this.init.log?.(`dropped a record from ${from} that nobody asked for: ${record.id}`)
+      return 'reject'
+    }
+    if (!isPlanRecord(record)) {
       this.init.log?.(`dropped a presence beat offered as a plan record by ${from}`)
       return 'reject'
     }
-    if (allow !== undefined && !allow(decoded.record)) return 'ignore'
-    return this.addVerified(decoded.record, bytes, persist) ? 'accept' : 'ignore'
+    if (allow !== undefined && !allow(record)) return 'ignore'
+    return this.addVerified(record, bytes, persist) ? 'accept' : 'ignore'
   }
 
   /**
@@ -245,15 +269,11 @@ export class PlanStore implements RecordStore {
     const toCheck: number[] = []
     // each body parsed once: for its quota key now, for its fields once verified
     const bodies = batch.map(parseBody)
-    batch.forEach((bytes, i) => {
+    batch.forEach((_, i) => {
       // over its author's quota: dropped before its signature is checked (as in add)
-      const claimed = claimedOf(bodies[i])
-      if (claimed !== undefined && !this.has(claimed.id) && !this.quota.allows(claimed)) {
-        if (expected !== undefined && !expected(claimed.id)) {
-          this.init.log?.(`dropped a record from ${from} that nobody asked for: ${claimed.id}`)
-          verdicts[i] = 'reject'
-        } else verdicts[i] = 'ignore'
-      } else toCheck.push(i)
+      const early = this.overQuota(claimedOf(bodies[i]), from, expected)
+      if (early !== undefined) verdicts[i] = early
+      else toCheck.push(i)
     })
     const checked = await this.decoder(
       toCheck.map((i) => batch[i] as Uint8Array),
@@ -271,19 +291,11 @@ export class PlanStore implements RecordStore {
       // its body is canonical JSON of the validated record; read through the
       // schema, it is that record with its fields in the order every other
       // door gives (gossip, our own): two peers' views stay alike to the byte
-      const record = asRecord(bodies[i])
-      if (expected !== undefined && !expected(record.id)) {
-        this.init.log?.(`dropped a record from ${from} that nobody asked for: ${record.id}`)
-        verdicts[i] = 'reject'
-      } else if (!isPlanRecord(record)) {
-        this.init.log?.(`dropped a presence beat offered as a plan record by ${from}`)
-        verdicts[i] = 'reject'
-      } else if (allow !== undefined && !allow(record)) verdicts[i] = 'ignore'
-      else if (this.addVerified(record, bytes)) {
-        verdicts[i] = 'accept'
+      verdicts[i] = this.addChecked(asRecord(bodies[i]), bytes, from, true, expected, allow)
+      if (verdicts[i] === 'accept') {
         this.synced++
         this.syncedBytes += bytes.length
-      } else verdicts[i] = 'ignore'
+      }
     })
     return verdicts
   }

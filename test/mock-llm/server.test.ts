@@ -9,6 +9,15 @@ const PAIR = [
   { text: 'Part 1', dependsOn: [] },
   { text: 'Part 2', dependsOn: [] },
 ]
+/** A score call on PAIR, one level down of three. */
+const SCORE_PAIR: LlmTask = {
+  kind: 'score',
+  path: ['Goal'],
+  subgoals: PAIR,
+  rationale: '',
+  depth: 1,
+  maxDepth: 3,
+}
 
 let mock: MockLlmServer | undefined
 afterEach(async () => {
@@ -156,16 +165,8 @@ describe('mock LLM server', () => {
 
   it('sleeps its latency without blocking concurrent requests', async () => {
     mock = await createMockLlmServer({ latencyMs: 300 })
-    const task: LlmTask = {
-      kind: 'score',
-      path: ['Goal'],
-      subgoals: PAIR,
-      rationale: '',
-      depth: 1,
-      maxDepth: 3,
-    }
     const started = Date.now()
-    await Promise.all(Array.from({ length: 8 }, () => chat(mock!, task)))
+    await Promise.all(Array.from({ length: 8 }, () => chat(mock!, SCORE_PAIR)))
     const elapsed = Date.now() - started
     expect(elapsed).toBeGreaterThanOrEqual(290)
     // Eight sequential calls would take 2.4 s.
@@ -174,17 +175,9 @@ describe('mock LLM server', () => {
 
   it('holds answers until released', async () => {
     mock = await createMockLlmServer()
-    const task: LlmTask = {
-      kind: 'score',
-      path: ['Goal'],
-      subgoals: PAIR,
-      rationale: '',
-      depth: 1,
-      maxDepth: 3,
-    }
     const release = mock.hold()
     let answered = false
-    const call = chat(mock, task).then(() => (answered = true))
+    const call = chat(mock, SCORE_PAIR).then(() => (answered = true))
     await new Promise((resolve) => setTimeout(resolve, 200))
     expect(mock.requests).toHaveLength(1)
     expect(answered).toBe(false)
@@ -197,19 +190,11 @@ describe('mock LLM server', () => {
     mock = await createMockLlmServer({ retryAfterSeconds: 3 })
     mock.failNext(1, 'rate-limit')
     mock.failNext(1, 'server-error')
-    const task: LlmTask = {
-      kind: 'score',
-      path: ['Goal'],
-      subgoals: PAIR,
-      rationale: '',
-      depth: 1,
-      maxDepth: 3,
-    }
     const post = () =>
       fetch(`${mock!.url}/v1/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(openAiBody(task)),
+        body: JSON.stringify(openAiBody(SCORE_PAIR)),
       })
     const limited = await post()
     expect(limited.status).toBe(429)

@@ -9,6 +9,7 @@
  * rules can be read, tested and changed on their own.
  */
 import { compareRank } from '../protocol/hash'
+import type { PlanMembership } from './members'
 import type {
   AcceptRecord,
   CancelRecord,
@@ -19,15 +20,52 @@ import type {
 } from '../protocol/records'
 
 /**
+ * Whether a record by PeerId `from` speaks for the author of a root goal
+ * (PeerId `author`): the rule for cancels and steering.
+ */
+export type ActsFor = (from: string, author: string) => boolean
+
+/** Without a membership: only the very PeerId that wrote the goal. */
+export const samePeer: ActsFor = (from, author) => from === author
+
+/**
+ * With the room's membership (since version 7): any PeerId that acts for
+ * the same member as the goal's author, so a person steers a goal from any
+ * of their tabs and agents. Two PeerIds bound to no member are one author
+ * only if they are the same PeerId.
+ */
+export function sameMember(membership: PlanMembership): ActsFor {
+  return (from, author) => {
+    if (from === author) return true
+    const member = membership.memberOf(from)
+    return member !== undefined && member === membership.memberOf(author)
+  }
+}
+
+/** Who speaks for a root goal's author, and the member it acts for (if known). */
+export interface GoalAuthors {
+  actsFor: ActsFor
+  memberOf: (peerId: string) => string | undefined
+}
+
+/** With a membership, a member's PeerIds speak for each other; without, each only for itself. */
+export function goalAuthors(membership: PlanMembership | undefined): GoalAuthors {
+  return membership
+    ? { actsFor: sameMember(membership), memberOf: (peerId) => membership.memberOf(peerId) }
+    : { actsFor: samePeer, memberOf: () => undefined }
+}
+
+/**
  * A cancel counts only from the author of the goal's root (the person who
- * submitted it): cancelling a child goal is cancelling part of their plan.
- * Stops: a member cancelling anyone's goal.
+ * submitted it, `actsFor`): cancelling a child goal is cancelling part of
+ * their plan. Stops: a member cancelling anyone's goal.
  */
 export function countedCancels(
   cancels: readonly CancelRecord[],
   rootAuthor: string,
+  actsFor: ActsFor = samePeer,
 ): CancelRecord[] {
-  return cancels.filter((cancel) => cancel.from === rootAuthor)
+  return cancels.filter((cancel) => actsFor(cancel.from, rootAuthor))
 }
 
 /**

@@ -14,7 +14,7 @@ import { nodeId } from '../protocol/ids'
 import type { GoalRecord, ProposalRecord, ScoreRecord } from '../protocol/records'
 import { classifySubgoal, judgesEverySubgoal, splitVoters } from './classify'
 import { acceptHolds } from './acceptance'
-import { countedCancels, earliestAccept } from './authority'
+import { countedCancels, earliestAccept, goalAuthors, type GoalAuthors } from './authority'
 import { countedRoots, GOAL_LIMITS } from './goal-limits'
 import { countedView, type PlanMembership } from './members'
 import type { PlanState } from './state'
@@ -87,13 +87,14 @@ interface GoalSeed {
 export function derivePlan(held: PlanState, options: DeriveOptions = {}): DerivedPlan {
   const { membership } = options
   const plan = membership ? countedView(held, membership) : held
+  const authors = goalAuthors(membership)
   const goals = new Map<string, DerivedGoal>()
   const tasks = new Map<string, TaskState>()
   // per-author limits (goal-limits.ts): a held root is never derived
   const { counted, held: waiting } = countedRoots(
     plan.roots.values(),
     (root) => {
-      const status = deriveTree(plan, root, goals, tasks).status
+      const status = deriveTree(plan, root, goals, tasks, authors).status
       return status !== 'done' && status !== 'failed' && status !== 'cancelled'
     },
     GOAL_LIMITS,
@@ -149,11 +150,12 @@ export function wouldBeHeld(
   options: DeriveOptions = {},
 ): boolean {
   const plan = options.membership ? countedView(source, options.membership) : source
+  const authors = goalAuthors(options.membership)
   const { held } = countedRoots(
     [...plan.roots.values(), goal],
     (root) => {
       if (root.id === goal.id) return true
-      const status = deriveTree(plan, root, new Map(), new Map()).status
+      const status = deriveTree(plan, root, new Map(), new Map(), authors).status
       return status !== 'done' && status !== 'failed' && status !== 'cancelled'
     },
     GOAL_LIMITS,
@@ -168,6 +170,7 @@ function deriveTree(
   root: GoalRecord,
   goals: Map<string, DerivedGoal>,
   tasks: Map<string, TaskState>,
+  authors: GoalAuthors,
 ): DerivedGoal {
   const tree: DerivedGoal[] = []
   const queue: GoalSeed[] = [
@@ -184,7 +187,7 @@ function deriveTree(
   // breadth-first, so a parent is always derived before its children
   for (let next = queue.shift(); next; next = queue.shift()) {
     if (goals.has(next.id)) continue
-    const goal = deriveGoal(plan, next, tasks)
+    const goal = deriveGoal(plan, next, tasks, authors)
     goals.set(goal.id, goal)
     tree.push(goal)
     for (const slot of goal.slots) {
@@ -206,8 +209,14 @@ function deriveTree(
   return goals.get(root.id)!
 }
 
-function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskState>): DerivedGoal {
+function deriveGoal(
+  plan: PlanState,
+  seed: GoalSeed,
+  tasks: Map<string, TaskState>,
+  { actsFor, memberOf }: GoalAuthors,
+): DerivedGoal {
   const records = plan.goalRecords(seed.id)
+  // the root's author steers and cancels: any PeerId that acts for it (authority.ts)
   const author = seed.root.from
   const all = records.proposals
     .filter((proposal) => proposal.goal === seed.id)
@@ -215,7 +224,7 @@ function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskStat
   const decide = deriveTask(plan, 'decide', seed.id)
   const rollup = deriveTask(plan, 'rollup', seed.id)
   tasks.set(decide.id, decide)
-  const settings = goalSettings(seed.root, plan.goalRecords(seed.root.id).steers)
+  const settings = goalSettings(seed.root, plan.goalRecords(seed.root.id).steers, actsFor)
   // the earliest decision stands (authority.ts); a veto of it sends the goal
   // back to the decomposers without the proposals it lists (steering.ts)
   const allVotes = collectVotes(all, records.scores)
@@ -223,7 +232,7 @@ function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskStat
     records.accepts.some(
       (a) => a.proposal === proposal && authorised(decide, a) && acceptHolds(a, allVotes),
     )
-  const rounds = vetoRounds(records.verdicts, author, wasAccepted, (retired) => {
+  const acceptAmong = (retired: ReadonlySet<string>) => {
     const live = all.filter((proposal) => !retired.has(proposal.id))
     const votes = collectVotes(live, records.scores)
     const liveIds = new Set(live.map((proposal) => proposal.id))
@@ -232,7 +241,8 @@ function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskStat
       records.accepts.filter((a) => liveIds.has(a.proposal) && acceptHolds(a, votes)),
       (a) => authorised(decide, a),
     )
-  })
+  }
+  const rounds = vetoRounds(records.verdicts, author, wasAccepted, acceptAmong, actsFor)
   const proposals = all.filter((proposal) => !rounds.retired.has(proposal.id))
   const votes = collectVotes(proposals, records.scores)
   const accept = rounds.accept
@@ -240,9 +250,9 @@ function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskStat
   const accepted = accept ? (proposalById.get(accept.proposal) ?? null) : null
   decide.unclaimedOutputs += records.accepts.filter((a) => !authorised(decide, a)).length
   const cancelled =
-    (seed.parent?.cancelled ?? false) || countedCancels(records.cancels, author).length > 0
+    (seed.parent?.cancelled ?? false) || countedCancels(records.cancels, author, actsFor).length > 0
   const gated = accepted !== null && needsApproval(settings.approve, seed.depth)
-  const verdict = accepted ? verdictOn(records.verdicts, author, accepted.id) : null
+  const verdict = accepted ? verdictOn(records.verdicts, author, accepted.id, actsFor) : null
   const goal: DerivedGoal = {
     id: seed.id,
     text: seed.text,
@@ -252,6 +262,7 @@ function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskStat
     parent: seed.parent ? { goal: seed.parent.id, index: seed.index } : null,
     path: [...(seed.parent?.path ?? []), seed.text],
     createdBy: author,
+    createdByMember: memberOf(author) ?? null,
     createdAt: seed.root.createdAt,
     cancelled,
     paused: settings.paused,
@@ -312,6 +323,7 @@ function deriveGoal(plan: PlanState, seed: GoalSeed, tasks: Map<string, TaskStat
           author,
           (subject) => deriveTask(plan, 'execute', subject),
           (task) => plan.taskRecords(task).redos,
+          actsFor,
         )
         slot.execute = chain.current
         slot.superseded = chain.superseded

@@ -36,6 +36,8 @@ export interface DerivedGoal {
   /** goal texts from the root down to this goal */
   path: string[]
   createdBy: string
+  /** the member the root's author acts for, when derived with a membership; else null */
+  createdByMember: string | null
   /** the root goal's creation time (its submitter's clock) */
   createdAt: number
   cancelled: boolean

@@ -51,6 +51,7 @@ function goal(id: string, text: string, depth: number, slots: SlotView[]): GoalV
     status: 'done',
     cancelled: false,
     createdBy: EXECUTOR,
+    createdByMember: null,
     proposals: [],
     accepted: { proposal: `${id}-p`, basis: 'quorum', decidedBy: EXECUTOR, score: 0.8 },
     slots,

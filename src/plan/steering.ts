@@ -1,17 +1,20 @@
 /**
  * The author's steering of a goal (issue 27, docs/PROTOCOL.md §5.12): pause,
  * approval of splits, vetoes and redos. Pure rules over the record set, like
- * authority.ts: only the root goal's author's records count, and every
+ * authority.ts: only the root goal's author's records count (`actsFor`:
+ * its PeerId, or with a membership any PeerId of the same member), and every
  * choice below is by the author's own `at` (then the record id), never by
  * arrival, so every peer derives the same outcome in any order.
  *
- * Why the author's clock may order these: only the author can sign them, so
- * a wrong clock can only confuse the author's own plan; a replayed record is
+ * Why the author's clock may order these: only the author (its member's
+ * tabs and agents) can sign them, so a wrong clock, or two tabs' clocks
+ * that disagree, can only confuse the author's own plan; a replayed record is
  * the same record (same content id) and changes nothing; a stale record
  * (an old approve, a second tab's redo of a leaf already redone) names a
  * proposal or a task that no longer counts, or loses to an earlier one.
  */
 import { contentId } from '../protocol/hash'
+import { samePeer, type ActsFor } from './authority'
 import { MAX_REDOS_PER_LEAF, MAX_VETOES_PER_GOAL } from '../protocol/limits'
 import type {
   ApprovalMode,
@@ -35,10 +38,14 @@ export interface GoalSettings {
  * A root goal's settings: its author's latest steer (by `at`, then the
  * highest id), else what the goal record asked for, unpaused.
  */
-export function goalSettings(root: GoalRecord, steers: readonly SteerRecord[]): GoalSettings {
+export function goalSettings(
+  root: GoalRecord,
+  steers: readonly SteerRecord[],
+  actsFor: ActsFor = samePeer,
+): GoalSettings {
   let latest: SteerRecord | null = null
   for (const steer of steers) {
-    if (steer.from !== root.from || steer.goal !== root.id) continue
+    if (!actsFor(steer.from, root.from) || steer.goal !== root.id) continue
     if (latest === null || earlier(latest, steer)) latest = steer
   }
   if (latest) return { paused: latest.paused, approve: latest.approve }
@@ -58,10 +65,11 @@ export function verdictOn(
   verdicts: readonly VerdictRecord[],
   author: string,
   proposal: string,
+  actsFor: ActsFor = samePeer,
 ): VerdictRecord | null {
   let first: VerdictRecord | null = null
   for (const verdict of verdicts) {
-    if (verdict.from !== author || verdict.proposal !== proposal) continue
+    if (!actsFor(verdict.from, author) || verdict.proposal !== proposal) continue
     if (first === null || earlier(verdict, first)) first = verdict
   }
   return first
@@ -82,12 +90,13 @@ export function vetoRounds<A>(
   author: string,
   wasAccepted: (proposal: string) => boolean,
   acceptOf: (retired: ReadonlySet<string>) => A | null,
+  actsFor: ActsFor = samePeer,
 ): { accept: A | null; vetoes: VerdictRecord[]; retired: Set<string> } {
   const vetoes = verdicts
     .filter(
       (verdict) =>
         !verdict.approve &&
-        verdictOn(verdicts, author, verdict.proposal) === verdict &&
+        verdictOn(verdicts, author, verdict.proposal, actsFor) === verdict &&
         wasAccepted(verdict.proposal),
     )
     .sort((a, b) => (earlier(a, b) ? -1 : 1))
@@ -114,6 +123,7 @@ export function redoChain<T extends { id: string; status: string }>(
   author: string,
   taskOf: (subject: string) => T,
   redosOf: (task: string) => readonly RedoRecord[],
+  actsFor: ActsFor = samePeer,
 ): { current: T; superseded: RedoStep<T>[] } {
   const superseded: RedoStep<T>[] = []
   let current = first
@@ -121,7 +131,7 @@ export function redoChain<T extends { id: string; status: string }>(
     if (current.status !== 'done' && current.status !== 'failed') break
     let redo: RedoRecord | null = null
     for (const candidate of redosOf(current.id)) {
-      if (candidate.from !== author) continue
+      if (!actsFor(candidate.from, author)) continue
       if (redo === null || earlier(candidate, redo)) redo = candidate
     }
     if (!redo) break

@@ -82,6 +82,8 @@ export interface GoalView {
   status: GoalStatus
   cancelled: boolean
   createdBy: string
+  /** the member createdBy acts for (null without a membership): its other tabs steer the goal too */
+  createdByMember: string | null
   proposals: ProposalView[]
   accepted: {
     proposal: string
@@ -244,6 +246,7 @@ function goalView(goal: DerivedGoal, at: Projection): GoalView {
     status: goal.status,
     cancelled: goal.cancelled,
     createdBy: goal.createdBy,
+    createdByMember: goal.createdByMember,
     proposals: goal.proposals.map((proposal) => {
       const votes = goal.votes.get(proposal.id) ?? []
       return {

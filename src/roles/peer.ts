@@ -158,10 +158,15 @@ export function roomCapabilities(peer: PeerState, now: number): Capability[] {
 export function derived(peer: PeerState): DerivedPlan {
   if (!peer.derivedCache || peer.derivedCache.version !== peer.plan.version) {
     // with an owner (version 7), only admitted members' records count, limits per member
-    const membership = peer.config.owner ? membershipOf(peer, peer.config.owner) : undefined
+    const membership = roomMembership(peer)
     peer.derivedCache = derivePlan(peer.plan, membership ? { membership } : {})
   }
   return peer.derivedCache
+}
+
+/** The room's membership when this peer knows its owner (version 7); else none. */
+export function roomMembership(peer: PeerState): Membership | undefined {
+  return peer.config.owner ? membershipOf(peer, peer.config.owner) : undefined
 }
 
 /** The room's membership, derived again only when a member record arrived (one object meanwhile). */

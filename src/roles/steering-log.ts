@@ -1,11 +1,13 @@
 /**
- * Steering records from anyone but the goal's author count for nothing
- * (plan/steering.ts): the derivation ignores them. This says so once, as an
+ * Steering records from anyone but the goal's author (with a membership:
+ * any PeerId of the author's member) count for nothing (plan/steering.ts):
+ * the derivation ignores them. This says so once, as an
  * event the runtime logs, when such a record arrives and its goal is known.
  */
 import type { PlanRecord } from '../protocol/records'
 import type { PeerEvent } from './types'
-import { derived, type PeerState } from './peer'
+import { goalAuthors } from '../plan/authority'
+import { derived, roomMembership, type PeerState } from './peer'
 
 /** The author whose steering of `record`'s goal counts, or null while its goal is unknown. */
 function authorOf(peer: PeerState, record: PlanRecord): string | null {
@@ -19,10 +21,10 @@ function authorOf(peer: PeerState, record: PlanRecord): string | null {
   return null
 }
 
-/** An event when `record` is steering by someone other than its goal's author. */
+/** An event when `record` is steering by someone who does not act for its goal's author. */
 export function ignoredSteering(peer: PeerState, record: PlanRecord): PeerEvent | null {
   if (record.kind !== 'steer' && record.kind !== 'verdict' && record.kind !== 'redo') return null
   const author = authorOf(peer, record)
-  if (author === null || author === record.from) return null
+  if (author === null || goalAuthors(roomMembership(peer)).actsFor(record.from, author)) return null
   return { type: 'steering-ignored', kind: record.kind, from: record.from }
 }

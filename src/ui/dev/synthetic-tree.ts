@@ -192,6 +192,7 @@ function goal(
     status: slots.length === 0 ? 'awaiting-proposals' : settled ? 'done' : 'accepted',
     cancelled: false,
     createdBy: peer(i),
+    createdByMember: null,
     paused: false,
     approvalMode: 'none',
     approval: 'none',

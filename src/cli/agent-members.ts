@@ -1,6 +1,7 @@
 /**
- * An agent's side of the room's members: the owner's one-off actions
- * (--invite-person, --remove-member, --reset-invite: do it, print, exit) and
+ * An agent's side of the room's members: an owner's (or co-owner's) one-off
+ * actions (--invite-person [--co-owner], --remove-member, --reset-invite: do
+ * it, print, exit) and
  * the watch that stops an agent whose member was removed, with the tab's
  * own sentence and a non-zero exit.
  */
@@ -80,11 +81,11 @@ export async function manage(
   if (!view?.manage)
     throw new Error("only the room's owners can do that: this link is not an owner's")
   if (action.kind === 'invite-person') {
-    const made = await runtime.invitePerson(action.name)
+    const made = await runtime.invitePerson(action.name, action.coOwner === true)
     // the link alone on stdout (for `$(…)`), what it is on stderr
     console.log(personLink(options, runtime, made))
     process.stderr.write(
-      `agent: invited “${made.name}” (member ${made.member}): give them this link\n`,
+      `agent: invited “${made.name}”${action.coOwner ? ' as a co-owner' : ''} (member ${made.member}): give them this link\n`,
     )
   } else if (action.kind === 'remove-member') {
     const member = findMember(view, action.who)

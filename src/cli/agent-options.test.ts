@@ -225,6 +225,31 @@ describe('the app, the room and the goal', () => {
       expect(USAGE).toContain(flag)
   })
 
+  it('--co-owner goes with --invite-person; --name only with the owner’s own link or --new-room', () => {
+    expect(run(['--invite-person', 'Bob', '--co-owner']).manage).toEqual({
+      kind: 'invite-person',
+      name: 'Bob',
+      coOwner: true,
+    })
+    expect(() => run(['--co-owner'])).toThrow(/--co-owner goes with --invite-person/)
+    expect(() => run(['--remove-member', 'Bob', '--co-owner'])).toThrow(/--co-owner goes with/)
+    // INVITE is the owner's own link (its member is the owner)
+    expect(run(['--name', '  Ada ']).member.name).toBe('Ada')
+    expect(run([]).member.name).toBeUndefined()
+    expect(() => run(['--name', ' '])).toThrow(/--name must be 1 to 40 characters/)
+    const guest = memberInviteLink('http://127.0.0.1:8080', {
+      room: ROOM,
+      owner: OWNER,
+      me: newMemberSeed(),
+    })
+    expect(() => parseAgentArgs(['--invite', guest, '--name', 'Eve'])).toThrow(
+      /--name is for the owner’s own link/,
+    )
+    const made = parseAgentArgs(['--new-room', 'trip-3', '--name', 'Ada'])
+    expect(made.kind === 'new-room' && made.name).toBe('Ada')
+    for (const flag of ['--co-owner', '--name NAME']) expect(USAGE).toContain(flag)
+  })
+
   it('takes --goal with any role, and where its plan goes', () => {
     for (const role of ['observer', 'scorer', 'decomposer', 'executor'])
       expect(run(['--role', role, '--goal', 'Plan a picnic']).goal).toBe('Plan a picnic')

@@ -10,138 +10,34 @@ import { parseArgs } from 'node:util'
 import { multiaddr } from '@multiformats/multiaddr'
 import { CAPABILITIES, type Capability, type ModelConfig } from '../llm/types'
 import { OldInviteError, parseMemberInvite, type MemberInvite } from '../protocol/invite'
-import { MAX_GOAL_TEXT, MAX_MEMBER_NAME, MAX_MODEL_LABEL } from '../protocol/limits'
-import { deriveMemberKey, memberPublicKey, newMemberSeed } from '../protocol/member-key'
-import { deriveRoomKey, newRoomSecret, ROOM_NAME_PATTERN, type RoomKey } from '../protocol/room-key'
+import { MAX_GOAL_TEXT, MAX_MODEL_LABEL } from '../protocol/limits'
+import type { RoomKey } from '../protocol/room-key'
 import { roleSchema } from '../protocol/schemas'
 import type { Role } from '../protocol/records'
 import { DEFAULT_BUDGET, type BudgetLimits } from '../runtime/budget'
 import { NO_TOOLS, type GoalSource, type ToolConsent } from '../runtime/types'
 import { EXIT_USAGE, UsageError, usageErrorFrom } from './options'
 import { isIceUrl, TURN_SECRET_ENV } from '../../relay/ice'
+import {
+  DEFAULT_AGENT_CAPACITY,
+  DEFAULT_APP_URL,
+  DEFAULT_MODELS,
+  DEFAULT_PLANS_DIR,
+  MAX_AGENT_CAPACITY,
+  PROVIDERS,
+} from './agent-defaults'
+import { manageAction, newRoomInvite, ownNameFor, type ManageAction } from './agent-member-options'
 
 export { EXIT_USAGE, UsageError }
-
-/** Where `npm start` serves the app (and /relay.json) by default. */
-export const DEFAULT_APP_URL = 'http://127.0.0.1:8080'
-
-/**
- * LLM calls one agent runs at once unless told: the runtime's default, as a
- * tab's (runtime.ts DEFAULT_CAPACITY; a test keeps them equal). Written out
- * here so that reading the command line loads no network code: --help and a
- * mistake answer at once.
- */
-export const DEFAULT_AGENT_CAPACITY = 4
-
-/** Where a --goal's final plan is written unless told (Markdown, one file a goal). */
-export const DEFAULT_PLANS_DIR = '.data/plans'
-
-/**
- * Most LLM calls one agent may run at once. A presence beat advertises the
- * load (at most 1 000 on the wire); far beyond a few dozen, a provider's rate
- * limit is hit first, so a larger figure is almost certainly a typo.
- */
-export const MAX_AGENT_CAPACITY = 64
-
-/** The model each provider uses when --model is not given. */
-export const DEFAULT_MODELS: Record<ModelConfig['provider'], string> = {
-  offline: 'offline-v1',
-  anthropic: 'claude-sonnet-4-5',
-  openai: 'gpt-4.1-mini',
-  'openai-compatible': 'llama3.1',
+export {
+  DEFAULT_AGENT_CAPACITY,
+  DEFAULT_APP_URL,
+  DEFAULT_MODELS,
+  DEFAULT_PLANS_DIR,
+  MAX_AGENT_CAPACITY,
+  type ManageAction,
 }
-
-const PROVIDERS = Object.keys(DEFAULT_MODELS) as ModelConfig['provider'][]
-
-export const USAGE = `Usage: murmuration-agent [options]      (or: npm run agent -- [options])
-
-       murmuration-agent --new-room NAME [--app URL]
-       murmuration-agent --invite OWNER-LINK --invite-person NAME | --remove-member WHO | --reset-invite WHO
-
-A headless Murmuration peer: the same role code as a browser tab, joining the
-same swarm through the relay. It prints what it does, one line each (claims,
-splits, scores, results, rejected replies, rate limits); an observer prints the
-plan tree as it grows and the final plan.
-
-Options:
-  --role R            decomposer | scorer | executor | observer (default executor)
-  --invite LINK       your invite link to the room (the app's Invite panel, or
-                      --new-room; quote it: its secret is after the '#'). A link
-                      is one person's: everything opened from it (tabs, agents)
-                      is that one member. A room name alone joins nothing
-  --new-room NAME     make a new room (lowercase letters, digits, dashes) that you
-                      own, print your (the owner's) invite link on the app and exit
-  --invite-person NAME  owner: admit a new person to the room of --invite, print
-                      their own invite link and exit
-  --remove-member WHO owner: remove a member (their name or member id): the room
-                      moves to a new key that reaches everyone else; exit
-  --reset-invite WHO  owner: reset a person's invite link (name or member id): the
-                      old link finds nothing new; print their new link and exit
-  --app URL           the app started by \`npm start\`, to find its relays (every one it
-                      lists) and STUN/TURN servers (default: the invite link's
-                      address; else ${DEFAULT_APP_URL})
-  --relay MULTIADDR   register with this relay instead of asking --app (repeatable:
-                      with several, the room outlives any one of them)
-  --turn URL          a STUN/TURN server for WebRTC (repeatable: stun:, turn:, turns:),
-                      instead of the app's; with --relay the agent has none otherwise
-  --turn-secret S     coturn's static-auth-secret: the agent makes its own short-lived
-                      TURN credentials (better: $${TURN_SECRET_ENV}, out of \`ps\`)
-  --ice URL           fetch STUN/TURN servers from this /ice.json (e.g. another app's)
-  --data DIR          identity and records (default .data/agents/<room>-<id>-<role>); a
-                      directory in use by another agent is not shared: this one
-                      takes DIR.2, DIR.3, … with its own identity
-  --provider P        offline | anthropic | openai | openai-compatible (default offline)
-  --model NAME        model id (default per provider: ${PROVIDERS.map((p) => `${p} ${DEFAULT_MODELS[p]}`).join(', ')})
-  --base-url URL      provider endpoint; for openai-compatible the default is
-                      http://localhost:11434/v1 (Ollama)
-  --capabilities C,…  executor: ${CAPABILITIES.join(', ')} (default all)
-  --capacity N        LLM calls at once, 1..${MAX_AGENT_CAPACITY} (default ${DEFAULT_AGENT_CAPACITY})
-  --run-code          executor: let the model run the JavaScript it writes, in this
-                      agent's sandbox (a worker thread: no network, no files, a time
-                      and memory limit); needed to offer can_run_code. Off by default
-  --web-search        executor: let the model search the web with the provider's own
-                      search, on your key (Anthropic, OpenAI only; $10 per 1,000
-                      searches on top of tokens); needed to offer can_query_api.
-                      Off by default
-  --answer-from-knowledge  executor: offer can_query_api without a search: such
-                      answers come from the model's memory and say they were not
-                      checked live. Off by default
-  --goal TEXT         submit this goal once connected (any role; an observer then
-                      publishes this goal and nothing else), print when it is
-                      done and write its final plan (Markdown) to --plans
-  --plans DIR         where --goal's final plan is written (default ${DEFAULT_PLANS_DIR})
-  --max-tokens-per-goal N   caps on what this agent spends with its key: tokens
-  --max-tokens-per-hour N   (input + output) and estimated cost in US dollars,
-  --max-cost-per-goal USD   per root goal and per sliding hour; "none" for no
-  --max-cost-per-hour USD   cap (defaults ${DEFAULT_BUDGET.tokensPerGoal}, ${DEFAULT_BUDGET.tokensPerHour}, ${DEFAULT_BUDGET.usdPerGoal}, ${DEFAULT_BUDGET.usdPerHour}).
-                      An hourly cap reached pauses the role; a per-goal cap stops
-                      work on that goal. A model with no known price: cost caps
-                      cannot be enforced, token caps still are
-  --goals-from WHO    anyone (default): work on any member's goals; own: only on
-                      goals this agent submitted
-  --rtc-bind IP       local address for WebRTC candidates (tests: 127.0.0.1)
-  --log-calls FILE    append every LLM call this agent makes to FILE, one JSON
-                      object a line: prompts, replies, errors, tokens, cost, time
-                      (never the API key; the file is yours, nothing sends it)
-  --skip-check        do not make the one cheap LLM call that checks key and model at
-                      start (it waits up to 10 minutes for a local server that
-                      loads its model, and says so every 30 s)
-  --quiet             print only errors, the start line and a --goal's end
-  -h, --help          print this help and exit
-  -v, --version       print the version and exit
-
-The API key comes from the environment, never the command line (so it stays
-out of shell history and process lists): MURMURATION_API_KEY, or
-ANTHROPIC_API_KEY / OPENAI_API_KEY for those providers. It goes only to the
-provider. The network's own chatter (links, syncs, dials) shows only with
-DEBUG=murmuration:* (and libp2p:* for the stack itself).
-Ctrl-C stops cleanly; a second Ctrl-C exits at once.`
-
-/** An owner's one-off change to the room's members (then the agent exits). */
-export type ManageAction =
-  | { kind: 'invite-person'; name: string }
-  | { kind: 'remove-member'; who: string }
-  | { kind: 'reset-invite'; who: string }
+export { USAGE } from './agent-usage'
 
 export interface AgentOptions {
   role: Role
@@ -151,8 +47,8 @@ export interface AgentOptions {
   /** --turn / --turn-secret, or --ice: the agent's own STUN/TURN servers (agent-ice.ts) */
   ice?: AgentIce
   room: RoomKey
-  /** the room's owner and this person's member seed (the link's `owner` and `me`) */
-  member: { owner: string; seed: Uint8Array }
+  /** the room's owner and this person's member seed (the link's `owner` and `me`); the owner's --name */
+  member: { owner: string; seed: Uint8Array; name?: string }
   /** --invite-person, --remove-member, --reset-invite: do it, print, exit */
   manage?: ManageAction
   /** the data dir asked for (before the lock picks a free one) */
@@ -181,8 +77,8 @@ export type AgentIce =
 export type AgentCommand =
   | { kind: 'help' }
   | { kind: 'version' }
-  /** --new-room: print the owner's invite link of a new room on `app` */
-  | { kind: 'new-room'; invite: Omit<MemberInvite, 'stable'>; app: URL }
+  /** --new-room: print the owner's invite link of a new room on `app` (and --name for the commands shown) */
+  | { kind: 'new-room'; invite: Omit<MemberInvite, 'stable'>; name?: string; app: URL }
   | { kind: 'run'; options: AgentOptions }
 
 function httpUrl(value: string, option: string): URL {
@@ -224,6 +120,8 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
     'invite-person': { type: 'string' },
     'remove-member': { type: 'string' },
     'reset-invite': { type: 'string' },
+    name: { type: 'string' },
+    'co-owner': { type: 'boolean', default: false },
     plans: { type: 'string', default: DEFAULT_PLANS_DIR },
     relay: { type: 'string', multiple: true },
     turn: { type: 'string', multiple: true },
@@ -262,19 +160,8 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
   if (values.help) return { kind: 'help' }
   if (values.version) return { kind: 'version' }
   if (values['new-room'] !== undefined) {
-    const name = values['new-room'].trim()
-    if (!ROOM_NAME_PATTERN.test(name))
-      throw new UsageError(
-        `--new-room must be 1 to 63 lowercase letters, digits and dashes (not first), got "${name}"`,
-      )
-    if (values.invite !== undefined) throw new UsageError('give --new-room or --invite, not both')
-    // the maker owns the room: the link printed is the owner's own
-    const me = newMemberSeed()
-    return {
-      kind: 'new-room',
-      invite: { room: deriveRoomKey(name, newRoomSecret()), owner: deriveMemberKey(me).id, me },
-      app: httpUrl(values.app ?? DEFAULT_APP_URL, 'app'),
-    }
+    const made = newRoomInvite({ ...values, 'new-room': values['new-room'] })
+    return { kind: 'new-room', ...made, app: httpUrl(values.app ?? DEFAULT_APP_URL, 'app') }
   }
   const manage = manageAction(values)
 
@@ -296,6 +183,7 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
     throw new UsageError(`bad --invite: ${(err as Error).message}`)
   }
   const room = invite.room
+  const name = ownNameFor(values, invite)
   // the link names the app it was made on: that is where its relays are
   const app = httpUrl(values.app ?? inviteApp(values.invite), 'app')
   const provider = values.provider as ModelConfig['provider']
@@ -434,7 +322,7 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
       relays,
       ...(ice ? { ice } : {}),
       room,
-      member: { owner: invite.owner, seed: invite.me },
+      member: { owner: invite.owner, seed: invite.me, ...(name !== undefined ? { name } : {}) },
       ...(manage ? { manage } : {}),
       data,
       model,
@@ -451,28 +339,6 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
       quiet: values.quiet,
     },
   }
-}
-
-/** --invite-person, --remove-member or --reset-invite, checked; at most one of them. */
-function manageAction(values: {
-  'invite-person'?: string
-  'remove-member'?: string
-  'reset-invite'?: string
-  'new-room'?: string
-}): ManageAction | undefined {
-  const given = (['invite-person', 'remove-member', 'reset-invite'] as const).filter(
-    (flag) => values[flag] !== undefined,
-  )
-  if (given.length > 1) throw new UsageError(`give one of --${given.join(', --')}, not several`)
-  const flag = given[0]
-  if (flag === undefined) return undefined
-  const value = values[flag]!.trim()
-  const id = flag !== 'invite-person' && memberPublicKey(value) !== null
-  if (!value || (value.length > MAX_MEMBER_NAME && !id))
-    throw new UsageError(
-      `--${flag} must be a name of 1 to ${MAX_MEMBER_NAME} characters, or a member id`,
-    )
-  return flag === 'invite-person' ? { kind: flag, name: value } : { kind: flag, who: value }
 }
 
 /** The app an invite link was made on (its origin), or the default app for any other link. */

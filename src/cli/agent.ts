@@ -36,10 +36,13 @@ async function main(): Promise<void> {
   if (command.kind === 'new-room') {
     // the link alone on stdout (for `$(…)`), how to use it on stderr
     const link = memberInviteLink(command.app.origin, command.invite)
+    // the name goes with the owner's own admit, made when the owner's link first joins
+    const named =
+      command.name !== undefined ? ` --name '${command.name.replace(/'/g, "'\\''")}'` : ''
     console.log(link)
     process.stderr.write(
       `agent: a new room "${command.invite.room.name}" on ${command.app.origin}, yours: this is the owner's link.\n` +
-        `  Open it in your tabs, or: npm run agent -- --role executor --invite '${link}'\n` +
+        `  Open it in your tabs, or: npm run agent -- --role executor --invite '${link}'${named}\n` +
         `  Give other people their own link: npm run agent -- --invite '${link}' --invite-person NAME\n` +
         '  (whoever holds this link is you, the owner, in the room; the app need not be running yet)\n',
     )

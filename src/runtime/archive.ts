@@ -10,6 +10,7 @@ import { archiveIds, settledRoots } from '../plan/archive'
 import { derivePlan } from '../plan/derive'
 import { PlanState } from '../plan/state'
 import type { PlanTree } from '../plan/tree'
+import type { Membership } from '../protocol/membership'
 import type { CoreHost } from './host'
 import type { PlanStore } from './store'
 import type { ArchiveResult } from './types'
@@ -42,15 +43,21 @@ export function archiveJson(
   })
 }
 
+/**
+ * `membership`: the room's, when the peer has a member (version 7): the goals
+ * settled are those of the plan its tree shows, which counts only members'
+ * records (as roles/peer.ts derives it); without one, every record counts.
+ */
 export async function archiveFinished(
   room: string,
   store: PlanStore,
   core: CoreHost,
   now: number,
+  membership?: Membership,
 ): Promise<ArchiveResult> {
   const state = new PlanState()
   for (const record of store.records()) state.add(record)
-  const plan = derivePlan(state)
+  const plan = derivePlan(state, membership ? { membership } : {})
   const roots = settledRoots(plan)
   if (roots.length === 0) return { goals: 0, records: 0, json: null }
   const ids = archiveIds(state, roots, plan)

@@ -5,7 +5,7 @@
  */
 import type { Membership } from '../protocol/membership'
 import type { Role } from '../protocol/records'
-import { DEFAULT_OWNER_NAME } from './members'
+import { DEFAULT_OWNER_NAME } from './members-names'
 
 export interface Removed {
   /** the owner's member id, and its name as its admit gives it */

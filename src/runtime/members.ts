@@ -39,6 +39,9 @@ import {
 } from '../protocol/records'
 import { deriveRoomKey, newRoomSecret, type RoomKey } from '../protocol/room-key'
 import type { MembersPersistence, SavedEpoch, SavedInvite } from './members-persist'
+import { DEFAULT_OWNER_NAME, guestName } from './members-names'
+
+export { DEFAULT_OWNER_NAME }
 
 /**
  * How often a peer publishes its bind again: the presence cadence of a
@@ -52,8 +55,6 @@ export const BIND_REPUBLISH_MS = 60_000
  * missed in a row is beyond what a person who comes back can expect.
  */
 export const MAX_FORWARD_EPOCHS = 4
-/** The owner's name in its own admit when none is given. */
-export const DEFAULT_OWNER_NAME = 'Owner'
 
 /** Not an owner of this room (or no longer one): only owners admit, remove and reset. */
 export class NotOwnerError extends Error {
@@ -310,7 +311,11 @@ export class RoomMembers {
   /** Owner: admits a new person and returns their invite (name default "Guest N"). */
   async invite(name?: string, coOwner = false): Promise<PersonInvite> {
     const m = this.mayManage('invite people')
-    const label = (name?.trim() || this.guestName(m)).slice(0, MAX_MEMBER_NAME)
+    const taken = [
+      ...[...m.members.values()].map((x) => x.name),
+      ...this.invites.map((i) => i.name),
+    ]
+    const label = (name?.trim() || guestName(taken)).slice(0, MAX_MEMBER_NAME)
     const seed = newMemberSeed()
     const key = deriveMemberKey(seed)
     const saved: SavedInvite = {
@@ -332,12 +337,19 @@ export class RoomMembers {
     return { member: key.id, name: label, seed }
   }
 
-  private guestName(m: Membership): string {
-    const names = new Set([...m.members.values()].map((x) => x.name))
-    for (const i of this.invites) names.add(i.name)
-    let n = 1
-    while (names.has(`Guest ${n}`)) n++
-    return `Guest ${n}`
+  /**
+   * Owner: makes a member a co-owner with a second admit saying `coOwner`
+   * (PROTOCOL §0.1: any counted admit makes one; name and box stay the first's).
+   */
+  async makeCoOwner(member: string): Promise<void> {
+    const m = this.mayManage('name co-owners')
+    const info = m.members.get(member)
+    if (!info || !m.isActive(member) || info.box === null || info.name === null)
+      throw new UnknownMemberError(`no member ${member} in this room`)
+    if (info.rootOwner || info.coOwner) return
+    const admit = { member, box: info.box, name: info.name, coOwner: true }
+    await this.init.publish([newAdmit(this.init.stable, this.init.peerId, admit, this.init.now())])
+    await this.settle()
   }
 
   /** Owner: moves the room to a new epoch without `member` (reason remove or reset). */

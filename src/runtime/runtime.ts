@@ -315,6 +315,8 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       traffic,
       onPlan: (record, plain) => store.addVerified(record, plain),
       onPresence: (presence) => core.deliver([{ type: 'presence', presence }]),
+      // bans and strikes reach a member's every PeerId (net/strikes.ts)
+      memberOf: (peer) => members?.members.membership().memberOf(peer),
     })
     for (const off of offNode.splice(0)) off()
     const old = net
@@ -474,12 +476,14 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
         ? exportJson(core.tree(), goalId)
         : exportMarkdown(core.tree(), goalId)
     },
-    archiveFinished: () => archiveFinished(room, store, core, now()),
+    archiveFinished: () =>
+      archiveFinished(room, store, core, now(), members?.members.membership()),
     members: () => memberView(),
     roomKey: () => members?.members.current ?? roomKey,
     member: () => (init.member ? { owner: init.member.owner, seed: init.member.seed } : null),
     invites: () => members?.members.savedInvites() ?? [],
-    invitePerson: (name) => managing().invite(name),
+    invitePerson: (name, coOwner) => managing().invite(name, coOwner),
+    makeCoOwner: (member) => managing().makeCoOwner(member),
     removeMember: (member) => managing().remove(member),
     resetInvite: (member) => managing().reset(member),
     async stop() {

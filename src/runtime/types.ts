@@ -263,8 +263,10 @@ export interface PeerRuntime {
   member(): { owner: string; seed: Uint8Array } | null
   /** owners: the people this browser (or agent) invited, to show their links again */
   invites(): PersonInvite[]
-  /** owners: admits a person (name default "Guest N") and returns their invite */
-  invitePerson(name?: string): Promise<PersonInvite>
+  /** owners: admits a person (name default "Guest N"; a co-owner may remove people and reset links) and returns their invite */
+  invitePerson(name?: string, coOwner?: boolean): Promise<PersonInvite>
+  /** owners: makes an admitted member a co-owner (for good: only removing them undoes it) */
+  makeCoOwner(member: string): Promise<void>
   /** owners: removes a member (the room moves to a new epoch without them) */
   removeMember(member: string): Promise<void>
   /** owners: resets a person's link (their old member removed, a new one admitted): the new invite */

@@ -246,6 +246,7 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
     invites: () => [],
     invitePerson: () => Promise.reject(new Error('the fake runtime has no members')),
     removeMember: () => Promise.reject(new Error('the fake runtime has no members')),
+    makeCoOwner: () => Promise.reject(new Error('the fake runtime has no members')),
     resetInvite: () => Promise.reject(new Error('the fake runtime has no members')),
     async stop() {
       clearInterval(timer)

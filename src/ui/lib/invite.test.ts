@@ -4,11 +4,14 @@ import { deriveRoomKey, newRoomSecret } from '../../protocol/room-key'
 import {
   forgetRoom,
   knownRooms,
+  loadOwnName,
   MAX_KNOWN_ROOMS,
   newRoom,
+  ownNameFor,
   readLocation,
   rememberRoom,
   renamed,
+  saveOwnName,
 } from './invite'
 
 function memoryStorage(): Storage {
@@ -111,5 +114,25 @@ describe('known rooms', () => {
     expect(knownRooms(storage)).toEqual([])
     storage.setItem('murmuration-rooms', 'not json')
     expect(knownRooms(storage)).toEqual([])
+  })
+})
+
+describe('the maker’s name', () => {
+  it('is kept for the next room, and cut to a member name’s length', () => {
+    const storage = memoryStorage()
+    expect(loadOwnName(storage)).toBe('')
+    saveOwnName('Ada', storage)
+    expect(loadOwnName(storage)).toBe('Ada')
+    saveOwnName('x'.repeat(60), storage)
+    expect(loadOwnName(storage)).toBe('x'.repeat(40))
+  })
+
+  it('goes to the runtime only for the room’s maker, trimmed; blank means the default', () => {
+    const made = newRoom('trip')
+    expect(ownNameFor(made, '  Ada  ')).toBe('Ada')
+    expect(ownNameFor(made, '   ')).toBeUndefined()
+    // someone else's link to the same room: their name is their inviter's to give
+    const guest = { ...made, me: newRoom('trip').me }
+    expect(ownNameFor(guest, 'Ada')).toBeUndefined()
   })
 })

@@ -18,6 +18,7 @@ import {
 } from '../../protocol/invite'
 import { deriveMemberKey, newMemberSeed } from '../../protocol/member-key'
 import { fromBase64url, toBase64url } from '../../protocol/base64url'
+import { MAX_MEMBER_NAME } from '../../protocol/limits'
 import {
   decodeSecret,
   deriveRoomKey,
@@ -205,4 +206,35 @@ export function forgetRoom(invite: RoomInvite, storage: Storage = localStorage):
   } catch {
     // as above
   }
+}
+
+/** localStorage key of the name this person gives as a room's maker (shared by the origin's tabs). */
+const OWN_NAME_KEY = 'murmuration-your-name'
+
+/** The name this person last gave when making a room ('' if none). */
+export function loadOwnName(storage: Storage = localStorage): string {
+  try {
+    return storage.getItem(OWN_NAME_KEY) ?? ''
+  } catch {
+    return ''
+  }
+}
+
+export function saveOwnName(name: string, storage: Storage = localStorage): void {
+  try {
+    storage.setItem(OWN_NAME_KEY, name.slice(0, MAX_MEMBER_NAME))
+  } catch {
+    // storage disabled: the room's people see the default name ("Owner")
+  }
+}
+
+/**
+ * The name a tab of `invite` gives the runtime for its member: the maker's
+ * own name when this person made the room (the owner admits itself with it,
+ * the first time its link joins), else none: other people's names are the
+ * ones their inviter gave. Undefined means the default ("Owner").
+ */
+export function ownNameFor(invite: RoomInvite, name: string): string | undefined {
+  const trimmed = name.trim().slice(0, MAX_MEMBER_NAME).trim()
+  return trimmed !== '' && deriveMemberKey(invite.me).id === invite.owner ? trimmed : undefined
 }

@@ -2,7 +2,8 @@
  * A ban refuses: real libp2p nodes (TCP, Noise, Yamux, circuit relay v2 on a
  * real relay) with the ban gater. While A bans B, B can open no link to A,
  * neither directly nor through the relay, and A dials nothing to B; once the
- * ban is over, B links again.
+ * ban is over, B links again. A ban reaches the member: B's fellow PeerIds of
+ * one member (bound before the ban, or after it) are refused too.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { circuitRelayTransport } from '@libp2p/circuit-relay-v2'
@@ -104,5 +105,44 @@ describe('a ban refuses links', () => {
     const conn = await b.dial(direct)
     expect(conn.remotePeer.equals(a.peerId)).toBe(true)
     await waitFor(() => opened.length === 2, 5_000, 'A to see the direct link')
+  }, 30_000)
+
+  it('refuses every PeerId of a banned PeerId’s member, one bound after the ban too', async () => {
+    const relay = await createRelay({
+      port: 0,
+      privateKey: await generateKeyPair('Ed25519'),
+      logger: silentLogger,
+    })
+    running.push(relay)
+    const members = new Map<string, string>()
+    const strikes = new Strikes({ banMs: 30_000, memberOf: (peer) => members.get(peer) })
+    const a = await node(strikes)
+    const [b, c, d, e] = await Promise.all([node(), node(), node(), node()])
+    members.set(b.peerId.toString(), 'mallory')
+    members.set(c.peerId.toString(), 'mallory')
+    members.set(e.peerId.toString(), 'bob')
+    await a.dial(multiaddr(relay.multiaddrs[0]!))
+    await waitFor(
+      () => a.getMultiaddrs().some((ma) => ma.toString().includes('/p2p-circuit')),
+      10_000,
+      'a relay reservation',
+    )
+    const relayed = a.getMultiaddrs().find((ma) => ma.toString().includes('/p2p-circuit'))!
+    // D links before the ban: it is nobody's yet
+    expect(await outcome(d.dial(relayed))).toBe('linked')
+    await waitFor(() => a.getConnections(d.peerId).length > 0, 5_000, 'A to see D')
+
+    strikes.strike(b.peerId.toString(), 'test', 100)
+    // C, another PeerId of B's member: refused through the relay and by our dials
+    expect(await outcome(c.dial(relayed))).not.toBe('linked')
+    expect(await outcome(a.dial(c.getMultiaddrs()[0]!))).not.toBe('linked')
+    expect(a.getConnections(c.peerId)).toEqual([])
+    // another member's PeerId links as before
+    expect(await outcome(e.dial(relayed))).toBe('linked')
+    // D's bind to the banned member arrives: its next link is refused
+    await d.hangUp(a.peerId)
+    members.set(d.peerId.toString(), 'mallory')
+    expect(await outcome(d.dial(relayed))).not.toBe('linked')
+    expect(a.getConnections(d.peerId)).toEqual([])
   }, 30_000)
 })

@@ -17,6 +17,8 @@
  * - `denyIn/OutboundEncryptedConnection` and `denyIn/OutboundUpgradedConnection`
  *   for links whose transport skips the hooks above (WebRTC's own upgrade).
  *
+ * `isBanned` answers for the PeerId's member too (strikes.ts): every PeerId
+ * of a banned member is refused, one bound after the ban included.
  * A ban that starts while links are open closes them (swarm.ts).
  */
 import type { ConnectionGater, PeerId } from '@libp2p/interface'

@@ -376,7 +376,8 @@ export const SYNC_MAX_INBOUND_STREAMS = 6
 
 /**
  * Strikes: how many protocol violations (rejected gossip, junk in sync) a
- * peer may commit before we hang up on it and refuse it for a while. Gossip
+ * peer (all the PeerIds of its member together, when its member is known)
+ * may commit before we hang up on it and refuse it for a while. Gossip
  * rejections of a *forwarded* message count against the forwarder, which a
  * validator that disagrees with its peers could trigger by mistake, hence a
  * threshold above one.
@@ -389,7 +390,7 @@ export const STRIKES_BEFORE_BAN = 20
  * honest mistake.
  */
 export const SYNC_STRIKE_WEIGHT = 5
-/** How long a banned peer is refused (dials and inbound connections). */
+/** How long a banned peer (every PeerId of its member) is refused (dials and inbound connections). */
 export const BAN_DURATION_MS = 60_000
 /** Strikes decay: one is forgiven per this interval. */
 export const STRIKE_DECAY_MS = 10_000
@@ -434,10 +435,12 @@ export const GOSSIP_BUCKET_IDLE_MS = 60_000
 /** At most one log line per flooding neighbour per this interval (with the count dropped). */
 export const FLOOD_LOG_INTERVAL_MS = 10_000
 /**
- * GossipSub's own score (P5, the application's score) is −strikes × this:
- * 2 strikes take a peer below the gossip threshold (−10: no IHAVE/IWANT with
- * it), 10 below the publish threshold (−50), 16 below the graylist (−80: all
- * its RPCs ignored unread) before the ban at STRIKES_BEFORE_BAN hangs up.
+ * GossipSub's own score (P5, the application's score) is −strikes × this
+ * (its member's strikes, strikes.ts): GossipSub acts only on a score
+ * strictly below a threshold, so 3 strikes take a peer below the gossip
+ * threshold (−15 < −10: no IHAVE/IWANT with it), 11 below the publish
+ * threshold (−55 < −50), 17 below the graylist (−85 < −80: all its RPCs
+ * ignored unread) before the ban at STRIKES_BEFORE_BAN hangs up.
  */
 export const STRIKE_SCORE_WEIGHT = 5
 /**

@@ -120,13 +120,17 @@ export async function createSwarm(
 
   // the gater and the ban handler exist before the node does
   const ref: { node?: Libp2p<Services> } = {}
+  // a banned peer's links close: all of its member's PeerIds' (strikes.ts)
+  const hangUpBanned = () => {
+    for (const c of ref.node?.getConnections() ?? []) {
+      if (strikes.isBanned(c.remotePeer.toString())) void c.close().catch(() => {})
+    }
+  }
   const strikes = new Strikes({
-    onBan: (peerId, reason) => {
-      logger.warn('peer banned', { peer: peerId, reason })
-      const node = ref.node
-      if (node === undefined) return
-      const conns = node.getConnections().filter((c) => c.remotePeer.toString() === peerId)
-      for (const c of conns) void c.close().catch(() => {})
+    ...(init.memberOf ? { memberOf: init.memberOf } : {}),
+    onBan: (peerId, reason, member) => {
+      logger.warn('peer banned', { peer: peerId, reason, ...(member ? { member } : {}) })
+      hangUpBanned()
     },
   })
 
@@ -389,6 +393,8 @@ export async function createSwarm(
   })
 
   function tick(): void {
+    // a PeerId whose bind to a banned member arrived since its link opened
+    if (init.memberOf) hangUpBanned()
     relayClient.tick()
     relinker.tick()
     setQuiet(Date.now() - activeAt >= quietAfterMs(planOver, init.quietLinksAfterMs))

@@ -92,6 +92,13 @@ export type GossipValidator = (
 export type RtcConfigurationSource = RTCConfiguration | (() => Promise<RTCConfiguration>)
 
 /** What both variants of createSwarmNode take. */
+/**
+ * The member a PeerId acts for (its room's membership), or undefined while
+ * none is known: strikes and bans count per member (strikes.ts). The net
+ * layer only asks; the runtime answers from the membership it derives.
+ */
+export type MemberLookup = (peerId: string) => string | undefined
+
 export interface SwarmNodeInitBase {
   /**
    * The swarm's room: peers only link, gossip and sync with peers of the same
@@ -120,6 +127,12 @@ export interface SwarmNodeInitBase {
    * flood is throttled but never struck.
    */
   authorOf?: (topic: string, bytes: Uint8Array) => string | undefined
+  /**
+   * The member a PeerId acts for: a ban of one PeerId of a member refuses
+   * all of them (and any it binds later), and their strikes add up.
+   * Default: none, every PeerId on its own.
+   */
+  memberOf?: MemberLookup
   /** The records kept in sync with every directly linked peer. */
   store: RecordStore
   /** Default: console, with info/warn/error only. */

@@ -11,7 +11,14 @@
  * (the rekey and what vouches for it), nothing of the plan.
  */
 import type { PrivateKey } from '@libp2p/interface'
-import type { NetLogger, RecordStore, SwarmNode, SwarmNodeInitBase, Verdict } from '../net/types'
+import type {
+  MemberLookup,
+  NetLogger,
+  RecordStore,
+  SwarmNode,
+  SwarmNodeInitBase,
+  Verdict,
+} from '../net/types'
 import { MAX_WIRE_BYTES, type Ed25519Verify } from '../protocol/codec'
 import type { PlanRecord, Presence, WireRecord } from '../protocol/records'
 import { SEAL_OVERHEAD, sealRecord } from '../protocol/room-key'
@@ -45,6 +52,8 @@ export interface RoomNodeInit {
   onPlan?: (record: PlanRecord, plain: Uint8Array) => void
   onPresence?: (record: Presence) => void
   traffic?: TrafficStats
+  /** the member a PeerId acts for: bans and strikes count per member (net/strikes.ts) */
+  memberOf?: MemberLookup
 }
 
 export interface RoomNode {
@@ -172,6 +181,7 @@ export async function createRoomNode(init: RoomNodeInit): Promise<RoomNode> {
       privateKey: init.privateKey,
       validate,
       authorOf: (_topic, bytes) => authorNamed(key, bytes),
+      ...(init.memberOf ? { memberOf: init.memberOf } : {}),
       store: new SealedStore(key, inner, log),
       maxRecordBytes: MAX_WIRE_BYTES + SEAL_OVERHEAD,
       ...(init.netLogger ? { logger: init.netLogger } : {}),

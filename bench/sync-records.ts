@@ -9,8 +9,13 @@ import { taskId } from '../src/protocol/ids'
 import { stamp, type Draft, type PlanRecord } from '../src/protocol/records'
 import { makeSigner } from '../src/protocol/fixtures.test-support'
 
-/** Signing keys the records are spread over: a room of a few authors. */
-const AUTHORS = 8
+/**
+ * Signing keys the records are spread over: a room of a dozen authors. Three
+ * records in eight are scores, so at 100,000 records each author signs 3,125
+ * scores, within its quota of 4,096 (src/protocol/limits.ts): with 8 authors
+ * it was 4,688, and the stores refused the rest.
+ */
+const AUTHORS = 12
 /**
  * Words of generated prose. Result outputs are the bulk of a real plan's
  * bytes (markdown of one to a few kB); the other kinds are a few hundred bytes.

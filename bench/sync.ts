@@ -58,8 +58,11 @@ function syncer(s: PlanStore): Syncer {
 
 interface Join {
   ms: number
-  /** CPU time of this process (both peers) */
+  /** CPU time of this process (both peers, every thread) */
   cpuMs: number
+  /** records the joiner checked on the verification threads, and in the main thread */
+  onThreads: number
+  here: number
   sessions: number
   rounds: number
   bytes: number
@@ -81,6 +84,7 @@ async function join(full: PlanStore, joiner: PlanStore, target: number): Promise
   const b = syncer(full)
   const t0 = performance.now()
   const cpu0 = process.cpuUsage()
+  const checked0 = pool.checked
   let sessions = 0
   let rounds = 0
   let bytes = 0
@@ -91,7 +95,10 @@ async function join(full: PlanStore, joiner: PlanStore, target: number): Promise
     bytes += report.bytesIn + report.bytesOut
   }
   const cpu = process.cpuUsage(cpu0)
+  const checked = pool.checked
   return {
+    onThreads: checked.onThreads - checked0.onThreads,
+    here: checked.here - checked0.here,
     ms: performance.now() - t0,
     cpuMs: (cpu.user + cpu.system) / 1000,
     sessions,
@@ -112,7 +119,8 @@ async function main(): Promise<void> {
     const records = all.slice(0, n)
     const encoded = records.reduce((sum, r) => sum + r.bytes.length, 0)
     const full = store(records)
-    if (full.size !== n) throw new Error(`${n - full.size} duplicate records`)
+    if (full.size !== n)
+      throw new Error(`${n - full.size} records refused (duplicates or over quota)`)
     const late = await join(full, store([]), n)
     // a rejoin: one record in 1/REJOIN_MISSING is missing (not a goal record: they come first)
     const step = Math.round(1 / REJOIN_MISSING)
@@ -132,6 +140,8 @@ async function main(): Promise<void> {
         rounds: late.rounds,
         wireBytes: late.bytes,
         overhead: +(late.bytes / encoded - 1).toFixed(4),
+        checkedOnThreads: late.onThreads,
+        checkedInMainThread: late.here,
       },
       rejoin: {
         missing,
@@ -149,7 +159,7 @@ async function main(): Promise<void> {
     const l = row.lateJoin
     console.log(
       `${n} records (${(encoded / 1e6).toFixed(2)} MB encoded): late join ${l.seconds} s ` +
-        `(${l.cpuSeconds} CPU-s), ` +
+        `(${l.cpuSeconds} CPU-s; checked ${l.checkedOnThreads} on threads, ${l.checkedInMainThread} in the main thread), ` +
         `${l.sessions} sessions, ${l.rounds} rounds, ${(l.wireBytes / 1e6).toFixed(2)} MB on the wire ` +
         `(+${(l.overhead * 100).toFixed(2)}%); rejoin missing ${missing}: ${row.rejoin.seconds} s, ` +
         `${(row.rejoin.wireBytes / 1e3).toFixed(1)} kB on the wire for ${(row.rejoin.missingBytes / 1e3).toFixed(1)} kB of records`,

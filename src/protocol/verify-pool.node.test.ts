@@ -54,6 +54,20 @@ describe('createVerifyPool', () => {
     expect((await pool.decode(batch, 'other')).every((v) => !v.ok)).toBe(true)
   })
 
+  it('takes its threads up while a caller feeds it from promises alone', async () => {
+    // as a sync over an in-memory stream: no timer or I/O between batches, so
+    // only the pool itself can let the threads' "started" messages in
+    const fresh = createVerifyPool({ threads: 1 })
+    try {
+      const batch = mixed()
+      const deadline = Date.now() + 30_000
+      while (fresh.checked.onThreads === 0 && Date.now() < deadline) await fresh.decode(batch, ROOM)
+      expect(fresh.checked.onThreads).toBeGreaterThan(0)
+    } finally {
+      await fresh.close()
+    }
+  }, 40_000)
+
   it('checks in-process once its threads are gone', async () => {
     const dying = createVerifyPool({ threads: 1 })
     await dying.warm()

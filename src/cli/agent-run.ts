@@ -140,7 +140,10 @@ function submitGoal(runtime: PeerRuntime, goal: string, options: AgentOptions): 
 }
 
 export async function runAgent(options: AgentOptions): Promise<void> {
-  await checkModelOrExit(options)
+  // an owner's one-off action makes no LLM call; its stdout is its result alone (for `$(…)`)
+  if (!options.manage) await checkModelOrExit(options)
+  const note = (line: string) =>
+    options.manage ? process.stderr.write(`${line}\n`) : console.log(line)
   const relays = await relaysFor(options)
   let lock: DataDirLock
   try {
@@ -149,17 +152,20 @@ export async function runAgent(options: AgentOptions): Promise<void> {
     return fail((err as Error).message)
   }
   process.on('exit', () => lock.release())
-  if (lock.slot > 1)
-    console.log(`  ${options.data} is in use by another agent: this one uses ${lock.dir}`)
+  if (lock.slot > 1) note(`  ${options.data} is in use by another agent: this one uses ${lock.dir}`)
 
   const say = (line: string) => {
-    if (!options.quiet) console.log(line)
+    if (!options.quiet) note(line)
   }
   const iceSource = agentRtcConfiguration(options, (m) => process.stderr.write(`agent: ${m}\n`))
   const runtime = await createNodeRuntime({
     room: options.room,
-    // this person's member (the link's owner and seed): its agents and tabs are one member
-    member: options.member,
+    // this person's member (the link's owner and seed): its agents and tabs are one member;
+    // a one-off action admits the owner only when named (else a tab or agent that stays does)
+    member: {
+      ...options.member,
+      ...(options.manage && options.member.name === undefined ? { admitSelf: false } : {}),
+    },
     role: options.role,
     relays,
     model: options.model,

@@ -40,8 +40,9 @@ import {
 import { deriveRoomKey, newRoomSecret, type RoomKey } from '../protocol/room-key'
 import type { MembersPersistence, SavedEpoch, SavedInvite } from './members-persist'
 import { DEFAULT_OWNER_NAME, guestName } from './members-names'
+import { NotOwnerError, UnknownMemberError } from './members-errors'
 
-export { DEFAULT_OWNER_NAME }
+export { DEFAULT_OWNER_NAME, NotOwnerError, UnknownMemberError }
 
 /**
  * How often a peer publishes its bind again: the presence cadence of a
@@ -56,25 +57,14 @@ export const BIND_REPUBLISH_MS = 60_000
  */
 export const MAX_FORWARD_EPOCHS = 4
 
-/** Not an owner of this room (or no longer one): only owners admit, remove and reset. */
-export class NotOwnerError extends Error {
-  override name = 'NotOwnerError'
-  constructor(what: string) {
-    super(`only the room's owners can ${what}`)
-  }
-}
-
-/** No such member to remove or reset. */
-export class UnknownMemberError extends Error {
-  override name = 'UnknownMemberError'
-}
-
 /** What the link gave this peer: the room's owner and this person's seed. */
 export interface MemberInit {
   owner: string
   seed: Uint8Array
   /** the owner's own name in its admit (default DEFAULT_OWNER_NAME) */
   name?: string
+  /** false: never admits its owner (an agent's one-off action leaves the name to a peer that stays) */
+  admitSelf?: boolean
 }
 
 /** A person this owner invited: their member, name and seed (the link's `me`). */
@@ -90,6 +80,8 @@ export interface RoomMembersInit {
   owner: string
   me: MemberKey
   ownName?: string
+  /** see MemberInit.admitSelf (default true) */
+  admitSelf?: boolean
   peerId: string
   /** the key of the link this peer started from */
   linkKey: RoomKey
@@ -184,6 +176,7 @@ export class RoomMembers {
   /** After the first sync: the root owner admits itself once (name and box key for everyone). */
   async joined(): Promise<void> {
     if (this.admitted || this.me.id !== this.init.owner || this.removedFlag) return
+    if (this.init.admitSelf === false) return
     this.admitted = true
     const own = this.membershipCache.members.get(this.me.id)
     if (own?.name != null) return

@@ -53,6 +53,7 @@ export async function startMembers(init: StartMembersInit): Promise<StartedMembe
     owner: init.member.owner,
     me: deriveMemberKey(init.member.seed),
     ...(init.member.name !== undefined ? { ownName: init.member.name } : {}),
+    ...(init.member.admitSelf === false ? { admitSelf: false } : {}),
     peerId: init.peerId,
     linkKey: init.link,
     persistence,

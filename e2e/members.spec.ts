@@ -5,7 +5,8 @@
  * only the documented protocol) hearing nothing of the next goal and
  * reaching no tab, while the members' plan finishes; a removed member's tab
  * says so in words and sees nothing new; one person's five PeerIds have one
- * member's goal limits; a member offline during a reset catches up.
+ * member's goal limits; a member offline during a reset catches up; a
+ * co-owner removes a member as the owner would.
  */
 import type { BrowserContext, Page } from '@playwright/test'
 import { roomTopics } from '../src/protocol/topics'
@@ -18,10 +19,11 @@ import { expectJoined, leavesDone, pickRole, submitGoal, waitForPeers } from './
 const goalsOf = (page: Page): Promise<string[]> =>
   page.evaluate(() => window.murmuration!.tree().goals.map((g) => g.text))
 
-/** The owner invites a person by name from the Invite panel and reads their link. */
-async function invite(owner: Page, name: string): Promise<string> {
+/** The owner invites a person by name (a co-owner if asked) from the Invite panel and reads their link. */
+async function invite(owner: Page, name: string, coOwner = false): Promise<string> {
   await owner.getByRole('button', { name: 'Invite', exact: true }).click()
   await owner.getByLabel('Their name').fill(name)
+  if (coOwner) await owner.getByRole('checkbox', { name: /^Co-owner/ }).check()
   await owner.getByRole('button', { name: 'Invite someone' }).click()
   await expect(owner.getByText(`A new link for ${name}:`)).toBeVisible()
   const link = await owner.getByRole('textbox', { name: 'Share link' }).inputValue()
@@ -262,4 +264,43 @@ test('a member offline during a reset catches up through a remaining member', as
   expect(
     await carol.getByRole('alert').filter({ hasText: 'This invite link was reset' }).count(),
   ).toBe(1)
+})
+
+test('a co-owner removes a member: the removed tab names the co-owner', async ({
+  browse,
+  room,
+}) => {
+  test.setTimeout(120_000)
+  // the owner makes the room on the start screen and names themself
+  const owner = await browse.tab(await browse.machine('owner'), 'owner')
+  await owner.getByLabel('Name of your new room').fill(room.name)
+  await owner.getByLabel('Your name').fill('Ada')
+  await owner.getByRole('button', { name: /^Decomposer\b/ }).click()
+  await expectJoined(owner, 'decomposer')
+  const bobLink = await invite(owner, 'Bob', true)
+  const carolLink = await invite(owner, 'Carol')
+  const observer = (link: string) => link.replace('role=executor', 'role=observer')
+  const bob = await browse.tab(await browse.machine('bob'), 'bob', observer(bobLink))
+  await expectJoined(bob, 'observer')
+  const carol = await browse.tab(await browse.machine('carol'), 'carol', observer(carolLink))
+  await expectJoined(carol, 'observer')
+  await waitForPeers(owner, 2)
+
+  // Bob's tab has the owner's controls: he removes Carol
+  await bob.getByRole('button', { name: 'Invite', exact: true }).click()
+  const list = bob.getByRole('region', { name: 'Invite' })
+  await expect(
+    list.locator('li', { hasText: 'Bob' }).getByText('co-owner', { exact: true }),
+  ).toBeVisible()
+  await expect(
+    list.locator('li', { hasText: 'Ada' }).getByText('owner', { exact: true }),
+  ).toBeVisible()
+  await list.getByRole('button', { name: 'Remove Carol' }).click()
+  await list.getByRole('button', { name: 'Yes, remove Carol' }).click()
+  await expect(list.getByText(/removed by Bob at/)).toBeVisible()
+  await expect(
+    carol.getByRole('alert').filter({
+      hasText: new RegExp(`^You were removed from “${room.name}” by Bob at .+\\. Nothing new`),
+    }),
+  ).toBeVisible()
 })

@@ -28,6 +28,7 @@ import { SIGNING_PREFIX, WIRE_FORMAT } from '../../src/protocol/codec'
 import { contentId, rendezvousOrder, rendezvousWeight } from '../../src/protocol/hash'
 import { nodeId, taskId } from '../../src/protocol/ids'
 import { memberVectors } from './members'
+import { memberSteeringVectors } from './member-steering'
 import {
   newRedo,
   stamp,
@@ -250,6 +251,12 @@ export function generateVectors() {
     records,
     rendezvous,
     steering: steering.vector,
+    // §5.10 (since version 7): the root's author steers from any PeerId of its member
+    memberSteering: memberSteeringVectors(VECTOR_ROOM.name, {
+      owner1: peerId,
+      owner2: '12D3KooWGzh9h1oUqPixbMU3hS6jCeLBVBHnRDEpNv1mtx3PDmF8',
+      guest: '12D3KooWDpJ7As7BWAwRMfu1VU2WCqNjvq387JEYKDBj4kx6nXTN',
+    }),
     // §5.1 (since version 7): an accepted split classified by its voters' judgements
     classification: classificationVectors(room, peerId, [
       peerId,

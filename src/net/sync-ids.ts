@@ -4,7 +4,7 @@
  * session after session, or a joiner whose store only grows, does not sort
  * its hundred thousand ids again each time.
  */
-import { IdSet } from '../protocol/reconcile'
+import { IdSet, mergeSorted } from '../protocol/reconcile'
 import { isWireId } from './sync-wire'
 import type { RecordStore } from './types'
 
@@ -26,7 +26,8 @@ export class StoreIds {
     const store = this.store
     const revision = store.revision?.()
     if (revision !== undefined && this.cached?.revision === revision) return this.cached.set
-    const set = new IdSet(this.heldSorted(), [...(store.tombstones?.() ?? [])].filter(isWireId))
+    const tombstones = [...(store.tombstones?.() ?? [])].filter(isWireId)
+    const set = new IdSet(this.heldSorted(), tombstones, { sorted: true })
     this.cached = revision === undefined ? undefined : { revision, set }
     return set
   }
@@ -34,8 +35,7 @@ export class StoreIds {
   /**
    * The store's held ids, sorted. A store that only grew since the last
    * session (a late joiner, session after session) has its new ids sorted and
-   * merged into the last list, not the whole set sorted again; IdSet's own
-   * sort of an already sorted list is linear.
+   * merged into the last list, not the whole set sorted again.
    */
   private heldSorted(): string[] {
     const all = [...this.store.ids()]
@@ -54,17 +54,4 @@ export class StoreIds {
     this.sorted = { ids, index: new Set(all), count: all.length }
     return ids
   }
-}
-
-/** Two sorted lists of distinct ids as one sorted list. */
-function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
-  const out: string[] = new Array<string>(a.length + b.length)
-  let i = 0
-  let j = 0
-  let k = 0
-  while (i < a.length && j < b.length)
-    out[k++] = (a[i] as string) < (b[j] as string) ? a[i++]! : b[j++]!
-  while (i < a.length) out[k++] = a[i++]!
-  while (j < b.length) out[k++] = b[j++]!
-  return out
 }

@@ -27,6 +27,25 @@ const SMALL: ReconcileParams = {
 const sorted = (xs: Iterable<string>) => [...xs].sort()
 
 describe('range-based reconciliation', () => {
+  it('builds the same set from a sorted list as from any order (tombstones held or not)', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: 300 }), { maxLength: 150 }),
+        fc.array(fc.integer({ min: 0, max: 300 }), { maxLength: 20 }),
+        (held, gone) => {
+          const heldIds = held.map(idOf)
+          const goneIds = gone.map(idOf)
+          const any = new IdSet(heldIds, goneIds)
+          const fromSorted = new IdSet(sorted(heldIds), goneIds, { sorted: true })
+          expect(fromSorted.sorted).toEqual(any.sorted)
+          expect(fromSorted.fingerprintAll()).toEqual(any.fingerprintAll())
+          for (const id of any.sorted) expect(fromSorted.held(id)).toBe(any.held(id))
+        },
+      ),
+      { numRuns: 200 },
+    )
+  })
+
   it('finds exactly what each side lacks, for any two sets (with tombstones)', () => {
     fc.assert(
       fc.property(

@@ -9,7 +9,15 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import type { ModelConfig } from '../src/llm/types'
 import { contentId } from '../src/protocol/hash'
 import type { PlanRecord } from '../src/protocol/records'
-import { roomFromFragment } from '../src/protocol/invite'
+import {
+  inviteFragment,
+  memberInviteFragment,
+  memberInviteFromFragment,
+  OldInviteError,
+  roomFromFragment,
+} from '../src/protocol/invite'
+import { deriveMemberKey, newMemberSeed } from '../src/protocol/member-key'
+import { deriveRoomKey, newRoomSecret, type RoomKey } from '../src/protocol/room-key'
 import { createNodeRuntime } from '../src/runtime/node.js'
 import type { PeerRuntime, PlanTree, Role, TrafficStats } from '../src/runtime/types'
 import { CallRecorder, type RawCall } from './calls'
@@ -21,7 +29,7 @@ export interface PeerSpec {
 }
 
 export interface HostInit {
-  /** the room as an invite fragment (`room=…&key=…`, src/protocol/invite.ts): hosts may be other processes */
+  /** the room as an invite fragment (benchRoomFragment): hosts may be other processes */
   room: string
   relays: string[]
   /** the mock LLM's base URL (…/v1) */
@@ -130,6 +138,36 @@ export async function watchDone(
   }
 }
 
+/**
+ * A new bench room as an invite fragment. With `members` (runs with tabs,
+ * whose app always joins as a member) it is the room owner's version-7 link:
+ * every peer, tab or Node, acts for the owner (one member, no admits
+ * needed). Without, a bare room and key: Node peers without members, as the
+ * benchmark measured before members existed.
+ */
+export function benchRoomFragment(name: string, members: boolean): string {
+  const room = deriveRoomKey(name, newRoomSecret())
+  if (!members) return inviteFragment(room)
+  const me = newMemberSeed()
+  return memberInviteFragment({ room, owner: deriveMemberKey(me).id, me })
+}
+
+/** The room (and the owner's member, for a version-7 fragment) that benchRoomFragment made. */
+export function benchRoom(fragment: string): {
+  room: RoomKey
+  member?: { owner: string; seed: Uint8Array }
+} {
+  try {
+    const invite = memberInviteFromFragment(fragment)
+    if (invite) return { room: invite.room, member: { owner: invite.owner, seed: invite.me } }
+  } catch (err) {
+    if (!(err instanceof OldInviteError)) throw err
+  }
+  const room = roomFromFragment(fragment)
+  if (!room) throw new Error('bench: the room fragment does not parse')
+  return { room }
+}
+
 export class LocalHost implements PeerHost {
   private readonly peers = new Map<number, { spec: PeerSpec; runtime: PeerRuntime }>()
   private readonly recorder = new CallRecorder()
@@ -149,7 +187,7 @@ export class LocalHost implements PeerHost {
     const started = await Promise.all(
       specs.map(async (spec) => {
         const runtime = await createNodeRuntime({
-          room: roomFromFragment(this.init.room)!,
+          ...benchRoom(this.init.room),
           role: spec.role,
           relays: this.init.relays,
           rtcBindAddress: '127.0.0.1',

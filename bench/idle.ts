@@ -23,11 +23,9 @@ import { setMaxListeners } from 'node:events'
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import { createRelay } from '../relay/relay'
 import { silentLogger } from '../src/net/log'
-import { inviteFragment } from '../src/protocol/invite'
-import { deriveRoomKey, newRoomSecret } from '../src/protocol/room-key'
 import { DIRECT_LINKS } from '../src/net/constants'
 import type { Role } from '../src/runtime/types'
-import type { PeerHost, PeerSpec } from './host'
+import { benchRoomFragment, type PeerHost, type PeerSpec } from './host'
 import { forkMockLlm } from './mock-process'
 import { chromiumType, descendants, hasThread, readProc } from './proc-cpu'
 import { RemoteHost } from './remote'
@@ -204,7 +202,8 @@ async function main(): Promise<number> {
     privateKey: await generateKeyPair('Ed25519'),
     logger: silentLogger,
   })
-  const room = inviteFragment(deriveRoomKey(`idle-${Date.now().toString(36)}`, newRoomSecret()))
+  // tabs join only as members: with tabs, every peer acts for the room's owner
+  const room = benchRoomFragment(`idle-${Date.now().toString(36)}`, o.tabs > 0)
   // no event-loop delay sampling in the agents: it would be most of what an idle one costs
   const init = { room, relays: relay.multiaddrs, baseUrl: `${mock.url}/v1`, loopDelay: false }
   const agents: RemoteHost[] = []

@@ -17,12 +17,17 @@ import { createRelay } from '../relay/relay'
 import { linkGraph } from '../src/net/topology'
 import { silentLogger } from '../src/net/log'
 import type { PlanRecord } from '../src/protocol/records'
-import { inviteFragment } from '../src/protocol/invite'
-import { deriveRoomKey, newRoomSecret } from '../src/protocol/room-key'
 import { PRESENCE_INTERVAL_MS } from '../src/protocol/rules'
 import type { PlanTree, TrafficStats } from '../src/runtime/types'
 import { describeCalls, type LlmCall } from './calls'
-import { LocalHost, type LoopDelay, type PeerHost, type PeerInfo, type PeerReport } from './host'
+import {
+  benchRoomFragment,
+  LocalHost,
+  type LoopDelay,
+  type PeerHost,
+  type PeerInfo,
+  type PeerReport,
+} from './host'
 import { RemoteHost } from './remote'
 import type { TabHost } from './tabs'
 import { roleList, splitRoles, tabPeers, type RoleSplit } from './split'
@@ -116,7 +121,8 @@ export async function runSwarm(options: SwarmOptions): Promise<SwarmRun> {
   const { log } = options
   const split = splitRoles(options.peers)
   const roles = roleList(split)
-  const room = inviteFragment(deriveRoomKey(`bench-${Date.now().toString(36)}`, newRoomSecret()))
+  // tabs join only as members: with tabs, every peer acts for the room's owner
+  const room = benchRoomFragment(`bench-${Date.now().toString(36)}`, options.tabs > 0)
   const relay = await createRelay({
     port: 0,
     host: '127.0.0.1',

@@ -24,10 +24,11 @@ import { serveApp, type AppServer } from '../relay/app-server'
 import { useModel } from '../e2e/fixtures/ui-steps'
 import { APP_DIST, buildApp } from '../e2e/fixtures/serve'
 import type { PlanRecord } from '../src/protocol/records'
-import { inviteLink, roomFromFragment } from '../src/protocol/invite'
+import { memberInviteLink } from '../src/protocol/invite'
 import type { PlanTree } from '../src/runtime/types'
 import type { RawCall } from './calls'
 import {
+  benchRoom,
   fingerprint,
   watchDone,
   WATCH_POLL_MS,
@@ -100,8 +101,9 @@ export class TabHost implements PeerHost {
   }
 
   async start(specs: PeerSpec[]): Promise<PeerInfo[]> {
-    const room = roomFromFragment(this.init.room)
-    if (!room) throw new Error('tabs: the room fragment does not parse')
+    // the app joins only as a member (a version-7 link): every tab is the room's owner
+    const { room, member } = benchRoom(this.init.room)
+    if (!member) throw new Error('tabs: the room needs an owner (a version-7 fragment)')
     // one tab at a time: each start is a burst of CPU (the page, its worker, libp2p)
     const out: PeerInfo[] = []
     for (const spec of specs) {
@@ -114,7 +116,9 @@ export class TabHost implements PeerHost {
       // BENCH_LOG=1: the tabs' console, like the Node peers' logs
       if (process.env.BENCH_LOG)
         page.on('console', (m) => console.log(`[tab ${spec.index}] ${m.text()}`))
-      await page.goto(inviteLink(this.origin, room, spec.role))
+      await page.goto(
+        memberInviteLink(this.origin, { room, owner: member.owner, me: member.seed }, spec.role),
+      )
       await page.waitForFunction(() => window.murmuration !== undefined, undefined, {
         timeout: TAB_START_TIMEOUT_MS,
       })

@@ -3,30 +3,72 @@
 // busy for most of a minute; on CI's two cores, side by side they take the
 // time of the longer one. Each script's output is printed whole when it
 // ends, so two logs never interleave.
+//
+// `npm test` runs `node scripts/run-parallel.mjs test:e2e --nice=10 test:unit
+// --background check test:sim`: the one script before the options prints as
+// it goes; the others run beside it at a lower CPU priority (nice(1);
+// `--background` is the lowest), each printed whole once the first has
+// ended. The end-to-end tests mostly wait (leases, presence, meshing,
+// throttled timers: about 0.6 of a core on average), and what runs beside
+// them takes only the CPU they leave: a test that needs a core gets it first.
 import { spawn } from 'node:child_process'
 
-const names = process.argv.slice(2)
-if (names.length === 0) {
+/** nice(1)'s lowest priority: work that is not timed takes only CPU nothing else wants */
+const BACKGROUND_NICENESS = 19
+
+const foreground = []
+const beside = []
+let niceness = null
+let usage = process.argv.length < 3
+for (const arg of process.argv.slice(2)) {
+  if (arg === '--background') niceness = BACKGROUND_NICENESS
+  else if (/^--nice=\d+$/.test(arg)) niceness = Number(arg.slice('--nice='.length))
+  else if (arg.startsWith('--')) usage = true
+  else if (niceness === null) foreground.push(arg)
+  else beside.push({ name: arg, niceness })
+}
+if (usage || foreground.length === 0 || (beside.length > 0 && foreground.length > 1)) {
   console.error('usage: node scripts/run-parallel.mjs <npm script>...')
+  console.error(
+    '   or: node scripts/run-parallel.mjs <npm script> [--nice=N | --background] <npm script>...',
+  )
   process.exit(2)
 }
 
-function run(name) {
+/** Runs `npm run name`; `live` prints its output as it comes, else `report` prints it whole. */
+function run(name, { live = false, nice = 0 } = {}) {
+  const started = Date.now()
+  const npm = ['npm', 'run', '--silent', name]
+  const [command, ...args] = nice > 0 ? ['nice', '-n', String(nice), ...npm] : npm
+  if (live) process.stdout.write(`\n> npm run ${name}\n`)
+  const stdio = live ? 'inherit' : 'pipe'
+  const child = spawn(command, args, { stdio: ['ignore', stdio, stdio] })
+  const out = []
+  child.stdout?.on('data', (b) => out.push(b))
+  child.stderr?.on('data', (b) => out.push(b))
   return new Promise((resolve) => {
-    const started = Date.now()
-    const child = spawn('npm', ['run', '--silent', name], { stdio: ['ignore', 'pipe', 'pipe'] })
-    const out = []
-    child.stdout.on('data', (b) => out.push(b))
-    child.stderr.on('data', (b) => out.push(b))
     child.on('close', (code, signal) => {
-      const secs = ((Date.now() - started) / 1000).toFixed(0)
-      process.stdout.write(`\n> npm run ${name} (${secs} s)\n`)
-      process.stdout.write(Buffer.concat(out))
-      if (code !== 0) console.error(`npm run ${name} failed (${signal ?? `exit ${code}`})`)
-      resolve(code === 0)
+      const secs = Math.round((Date.now() - started) / 1000)
+      const ok = code === 0
+      const status = ok ? 'ok' : `failed (${signal ?? `exit ${code}`})`
+      const heading = `> npm run ${name} (${secs} s${nice > 0 ? `, niceness ${nice}` : ''})`
+      resolve({
+        ok,
+        line: `npm run ${name}: ${status}, ${secs} s${nice > 0 ? ` at niceness ${nice}` : ''}`,
+        report() {
+          if (!live) process.stdout.write(`\n${heading}\n${Buffer.concat(out)}`)
+          if (!ok) console.error(`npm run ${name} failed (${signal ?? `exit ${code}`})`)
+        },
+      })
     })
   })
 }
 
-const results = await Promise.all(names.map(run))
-process.exit(results.every(Boolean) ? 0 : 1)
+const lone = beside.length > 0 || foreground.length === 1
+const behind = Promise.all(beside.map(({ name, niceness }) => run(name, { nice: niceness })))
+const front = await Promise.all(foreground.map((name) => run(name, { live: lone })))
+const results = [...front, ...(await behind)]
+for (const result of results) result.report()
+// one line each at the very end: what passed and what failed, after the long logs
+if (beside.length > 0) process.stdout.write(`\n${results.map((r) => r.line).join('\n')}\n`)
+process.exit(results.every((r) => r.ok) ? 0 : 1)

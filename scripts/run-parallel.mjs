@@ -4,13 +4,15 @@
 // time of the longer one. Each script's output is printed whole when it
 // ends, so two logs never interleave.
 //
-// `npm test` runs `node scripts/run-parallel.mjs test:e2e --nice=10 test:unit
-// --background check test:sim`: the one script before the options prints as
-// it goes; the others run beside it at a lower CPU priority (nice(1);
-// `--background` is the lowest), each printed whole once the first has
-// ended. The end-to-end tests mostly wait (leases, presence, meshing,
-// throttled timers: about 0.6 of a core on average), and what runs beside
-// them takes only the CPU they leave: a test that needs a core gets it first.
+// `node scripts/run-parallel.mjs test:e2e --background check test:sim` (in
+// `npm test`): the one script before `--background` prints as it goes; the
+// others run beside it at the lowest CPU priority (nice 19), each printed
+// whole once the first has ended, then one line each says whether it
+// passed. The end-to-end tests mostly wait (leases, presence, meshing,
+// throttled timers: about 0.6 of a core on average), and work that is not
+// timed (lint, the type check, the simulator's virtual time) takes only the
+// CPU they leave: a test that needs a core gets it first. Timed work (the
+// unit tests: sandbox time limits, real sockets) does not belong beside them.
 import { spawn } from 'node:child_process'
 
 /** nice(1)'s lowest priority: work that is not timed takes only CPU nothing else wants */
@@ -22,16 +24,13 @@ let niceness = null
 let usage = process.argv.length < 3
 for (const arg of process.argv.slice(2)) {
   if (arg === '--background') niceness = BACKGROUND_NICENESS
-  else if (/^--nice=\d+$/.test(arg)) niceness = Number(arg.slice('--nice='.length))
   else if (arg.startsWith('--')) usage = true
   else if (niceness === null) foreground.push(arg)
   else beside.push({ name: arg, niceness })
 }
 if (usage || foreground.length === 0 || (beside.length > 0 && foreground.length > 1)) {
   console.error('usage: node scripts/run-parallel.mjs <npm script>...')
-  console.error(
-    '   or: node scripts/run-parallel.mjs <npm script> [--nice=N | --background] <npm script>...',
-  )
+  console.error('   or: node scripts/run-parallel.mjs <npm script> --background <npm script>...')
   process.exit(2)
 }
 

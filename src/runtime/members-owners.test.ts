@@ -32,7 +32,7 @@ function room() {
     }
     await Promise.all(peers.map((p) => p.members.settle()))
   }
-  async function join(seed: Uint8Array, key: RoomKey = link, ownName?: string) {
+  async function join(seed: Uint8Array, key: RoomKey = link, ownName?: string, synced = true) {
     const peer = { members: null as unknown as RoomMembers, keys: [] as RoomKey[], removed: false }
     peer.members = new RoomMembers({
       room: ROOM,
@@ -55,7 +55,8 @@ function room() {
     peers.push(peer)
     await peer.members.start()
     await publish([peer.members.bind()])
-    await peer.members.joined()
+    // the runtime calls joined() after the first sync (or alone, after a wait)
+    if (synced) await peer.members.joined()
     return peer
   }
   return { join, ownerSeed }
@@ -115,5 +116,15 @@ describe('co-owners', () => {
     expect(owner.members.membership().isActive(dave2.member)).toBe(true)
     // a co-owner cannot remove the room's maker
     await expect(bob.members.remove(owner.members.me.id)).rejects.toThrow(NotOwnerError)
+  })
+
+  it('the maker inviting before its first sync publishes its own admit (its name) first', async () => {
+    const r = room()
+    const owner = await r.join(r.ownerSeed, undefined, 'Ada', false)
+    expect(owner.members.membership().members.get(owner.members.me.id)?.name).toBeNull()
+    const bob = await owner.members.invite('Bob')
+    const m = owner.members.membership()
+    expect(m.members.get(owner.members.me.id)?.name).toBe('Ada')
+    expect(m.members.get(bob.member)?.name).toBe('Bob')
   })
 })

@@ -304,6 +304,8 @@ export class RoomMembers {
   /** Owner: admits a new person and returns their invite (name default "Guest N"). */
   async invite(name?: string, coOwner = false): Promise<PersonInvite> {
     const m = this.mayManage('invite people')
+    // the room's maker, inviting before its first sync: its own admit (its name) goes first
+    await this.joined()
     const taken = [
       ...[...m.members.values()].map((x) => x.name),
       ...this.invites.map((i) => i.name),

@@ -476,8 +476,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
         ? exportJson(core.tree(), goalId)
         : exportMarkdown(core.tree(), goalId)
     },
-    archiveFinished: () =>
-      archiveFinished(room, store, core, now(), members?.members.membership()),
+    archiveFinished: () => archiveFinished(room, store, core, now(), members?.members.membership()),
     members: () => memberView(),
     roomKey: () => members?.members.current ?? roomKey,
     member: () => (init.member ? { owner: init.member.owner, seed: init.member.seed } : null),

@@ -19,7 +19,9 @@ export default defineConfig({
   // its own relay, app server, mock model and network namespaces on free
   // ports), but two at a time beside the simulator made the hidden-tab spec
   // miss its start deadline in a dry run, and saved nothing (the simulator
-  // beside them took 660 s): E2E_WORKERS=2 tries it.
+  // beside them took 660 s): E2E_WORKERS=2 tries it. `npm test` now runs
+  // lint, type check and simulator beside this one at nice 19
+  // (scripts/run-parallel.mjs), where they take only the CPU the tests leave.
   workers: Number(process.env.E2E_WORKERS ?? 1),
   fullyParallel: false,
   forbidOnly: !!process.env.CI,

@@ -193,8 +193,13 @@ test('one person with five PeerIds has one member’s goal limits, as another pe
   const peers: NodePeer[] = []
   try {
     const multiaddrs = await relays(app.url)
-    for (let i = 0; i < 5; i++)
-      peers.push(await startNodePeer({ relays: multiaddrs, invite: fragment }))
+    // started together: each is seconds of tsx and libp2p start-up
+    const started = await Promise.allSettled(
+      Array.from({ length: 5 }, () => startNodePeer({ relays: multiaddrs, invite: fragment })),
+    )
+    for (const s of started) if (s.status === 'fulfilled') peers.push(s.value)
+    const failed = started.find((s) => s.status === 'rejected')
+    if (failed) throw failed.reason
     await expect
       .poll(() => peers.map((p) => links(p.summary())).join(' '), { timeout: 90_000 })
       .toMatch(/^[1-9]\d* [1-9]\d* [1-9]\d* [1-9]\d* [1-9]\d*$/)

@@ -19,13 +19,19 @@ export interface AgentRun {
   exit: Promise<number | null>
 }
 
-/** Runs `scripts/agent.mjs args…` with no API key and no debug output; `kill()` ends every one. */
-export function agentRunner(): { agent(args: string[]): AgentRun; kill(): void } {
+/**
+ * Runs `scripts/agent.mjs args…` with no API key and no debug output (and
+ * `env` on top); `kill()` ends every one still running.
+ */
+export function agentRunner(): {
+  agent(args: string[], env?: Record<string, string>): AgentRun
+  kill(): void
+} {
   const children: ChildProcess[] = []
   return {
-    agent(args) {
+    agent(args, env = {}) {
       const child = spawn(process.execPath, ['scripts/agent.mjs', ...args], {
-        env: { ...process.env, MURMURATION_API_KEY: '', DEBUG: '' },
+        env: { ...process.env, MURMURATION_API_KEY: '', DEBUG: '', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
       })
       children.push(child)

@@ -7,24 +7,11 @@
  * submitted the goal (a scorer: --goal works with any role) must say it is
  * done and where the plan is, and the file must be there.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { serveApp, type AppServer } from '../../relay/app-server'
-import { createRelay, type Relay } from '../../relay/relay'
-import { buildCli, cliIsStale } from '../../scripts/build-cli.mjs'
-import { silentLogger } from '../net/log'
+import { agentRunner, agentWorld, until, type AgentWorld } from './agent-process.test-support'
 import { FINAL_PLAN_END, FINAL_PLAN_START } from './observer-print'
-
-interface Run {
-  child: ChildProcess
-  stdout: () => string
-  stderr: () => string
-  exit: Promise<number | null>
-}
 
 const GOAL = 'Plan a picnic by the river'
 /**
@@ -32,58 +19,25 @@ const GOAL = 'Plan a picnic by the river'
  * idle two-core machine, 45 s with a dozen other test processes on it.
  */
 const OBSERVER_WAIT_MS = 80_000
-const children: ChildProcess[] = []
+const runner = agentRunner()
+const agent = (args: string[]) => runner.agent(args)
 
-function agent(args: string[]): Run {
-  const child = spawn(process.execPath, ['scripts/agent.mjs', ...args], {
-    env: { ...process.env, MURMURATION_API_KEY: '', DEBUG: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  children.push(child)
-  let out = ''
-  let err = ''
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()))
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()))
-  const exit = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)))
-  return { child, stdout: () => out, stderr: () => err, exit }
-}
-
-async function until(check: () => boolean, what: () => string, ms: number): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
-
+let world: AgentWorld
 let dir: string
-let relay: Relay
-let app: AppServer
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'murmuration-swarm-'))
-  await writeFile(join(dir, 'index.html'), '<!doctype html><title>app</title>')
-  if (cliIsStale()) await buildCli()
-  relay = await createRelay({ port: 0, keyFile: join(dir, 'relay.key'), logger: silentLogger })
-  app = await serveApp({
-    dir,
-    host: '127.0.0.1',
-    port: 0,
-    relay: { peerId: relay.peerId, multiaddrs: relay.multiaddrs },
-    lanOrigins: () => [],
-  })
+  world = await agentWorld('murmuration-swarm-')
+  dir = world.dir
 }, 60_000)
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
-  await app?.close()
-  await relay?.stop()
-  await rm(dir, { recursive: true, force: true })
+  runner.kill()
+  await world?.close()
 })
 
 describe('a swarm of headless agents, as a terminal user runs it', () => {
   it(
     'makes a room, joins it by its invite alone, and finishes a goal that the observer prints',
     async () => {
-      const origin = `http://127.0.0.1:${app.port}`
+      const origin = world.origin
       const made = agent(['--new-room', 'picnic', '--app', origin])
       expect(await made.exit).toBe(0)
       const invite = made.stdout().trim()
@@ -113,9 +67,11 @@ describe('a swarm of headless agents, as a terminal user runs it', () => {
         OBSERVER_WAIT_MS,
       )
       const seen = observer.stdout()
-      // the tree as it grew: a new goal, then changes, then the goal done with every mark done
+      // the tree as it grew: a new goal, then changes, then the goal done with every mark done.
+      // The goal is new to the observer when first printed; how far it got by then is a race
+      // (a CI run printed it already scoring its first split)
       expect(seen).toMatch(
-        /\d\d:\d\d:\d\d New goal\n\[ \] Plan a picnic by the river \(by …\w{6}\)/,
+        /\d\d:\d\d:\d\d New goal\n\[[ ~]\] Plan a picnic by the river \(by …\w{6}\)/,
       )
       const end = seen.slice(seen.indexOf('Goal done:'))
       const tree = end.slice(0, end.indexOf(FINAL_PLAN_START)).trim().split('\n').slice(1)

@@ -2,7 +2,6 @@
  * The headless agent as a person runs it: real child processes (the built
  * agent, as `npm run agent` runs it), a real relay, real signals.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -12,22 +11,10 @@ import { createRelay, type Relay } from '../../relay/relay'
 import { silentLogger } from '../net/log'
 import { LOCK_FILE } from './data-dir-lock'
 import { buildCli, cliIsStale } from '../../scripts/build-cli.mjs'
-
+import { agentRunner, type AgentRun } from './agent-process.test-support'
 import { memberInviteLink } from '../protocol/invite'
 import { deriveMemberKey, newMemberSeed } from '../protocol/member-key'
 import { deriveRoomKey, newRoomSecret } from '../protocol/room-key'
-
-// built once in beforeAll: the launcher would build it too, but not from several files at once
-const AGENT = ['scripts/agent.mjs']
-
-interface Run {
-  child: ChildProcess
-  stdout: () => string
-  stderr: () => string
-  exit: Promise<number | null>
-}
-
-const children: ChildProcess[] = []
 
 /** every agent joins a room by its invite link */
 const SEED = newMemberSeed()
@@ -37,19 +24,11 @@ const INVITE = memberInviteLink('http://127.0.0.1:8080', {
   me: SEED,
 })
 
-function agent(args: string[], env: Record<string, string> = {}): Run {
+// the CLI is built once in beforeAll: the launcher would build it too, but not from several files at once
+const runner = agentRunner()
+function agent(args: string[], env: Record<string, string> = {}): AgentRun {
   const invite = args.includes('--new-room') ? [] : ['--invite', INVITE]
-  const child = spawn(process.execPath, [...AGENT, ...invite, ...args], {
-    env: { ...process.env, MURMURATION_API_KEY: '', DEBUG: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  children.push(child)
-  let out = ''
-  let err = ''
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()))
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()))
-  const exit = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)))
-  return { child, stdout: () => out, stderr: () => err, exit }
+  return runner.agent([...invite, ...args], env)
 }
 
 async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
@@ -68,9 +47,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true })
 })
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL')
-})
+afterEach(() => runner.kill())
 
 describe('agent command line', () => {
   it('prints usage for --help and the version for --version, exit 0', async () => {

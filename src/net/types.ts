@@ -91,7 +91,6 @@ export type GossipValidator = (
 /** A fixed ICE configuration, or where to get the current one. */
 export type RtcConfigurationSource = RTCConfiguration | (() => Promise<RTCConfiguration>)
 
-/** What both variants of createSwarmNode take. */
 /**
  * The member a PeerId acts for (its room's membership), or undefined while
  * none is known: strikes and bans count per member (strikes.ts). The net
@@ -99,6 +98,7 @@ export type RtcConfigurationSource = RTCConfiguration | (() => Promise<RTCConfig
  */
 export type MemberLookup = (peerId: string) => string | undefined
 
+/** What both variants of createSwarmNode take. */
 export interface SwarmNodeInitBase {
   /**
    * The swarm's room: peers only link, gossip and sync with peers of the same

@@ -125,12 +125,15 @@ export class IdSet {
    * every id and no sort, which a late joiner otherwise paid for in each of
    * the twenty sessions of a 100,000-record join.
    */
+  constructor(held: Iterable<string>, tombstones?: Iterable<string>)
+  constructor(held: readonly string[], tombstones: Iterable<string>, options: { sorted: true })
   constructor(
     held: Iterable<string>,
     tombstones: Iterable<string> = [],
     options: { sorted?: boolean } = {},
   ) {
     if (options.sorted === true) {
+      // (the overload above: a sorted list, so an array)
       const list = held as readonly string[]
       const dead = [...new Set(tombstones)].filter((id) => !hasSorted(list, id)).sort()
       this.tombstones = new Set(dead)

@@ -20,7 +20,6 @@
  * are capped; a peer that breaks the protocol or sends junk records is logged,
  * struck, and its stream aborted. Nothing thrown here crosses the wire.
  */
-import { lpStream } from '@libp2p/utils'
 import type { Connection, Stream } from '@libp2p/interface'
 import {
   SYNC_IDLE_TIMEOUT_MS,
@@ -52,7 +51,6 @@ import {
   encodeEnd,
   encodeHello,
   encodeMessage,
-  encodeRecord,
   encodeWantFrames,
   frameName,
   lpPrefix,
@@ -60,6 +58,7 @@ import {
 } from './sync-wire'
 import type { RecordStore, SyncReport } from './types'
 import { RecordIntake } from './sync-intake'
+import { frameStream, type FrameParts } from './sync-frames'
 import { StoreIds } from './sync-ids'
 import {
   asError,
@@ -73,6 +72,9 @@ import {
 } from './sync-session'
 
 export { SYNC_PARAMS, SYNC_MAX_RESUMES, SYNC_MAX_SESSIONS_PER_PEER }
+
+/** A RECORD frame's type byte: the frame is written as it and the record's bytes, not joined first. */
+const RECORD_TYPE = Uint8Array.of(FrameType.RECORD)
 
 export interface SyncerInit {
   room: string
@@ -196,7 +198,7 @@ export class Syncer {
     const onAbort = () => stream.abort(asError(signal.reason))
     signal.addEventListener('abort', onAbort, { once: true })
 
-    const lp = lpStream(stream, { maxDataLength: SYNC_MAX_FRAME_BYTES })
+    const lp = frameStream(stream, SYNC_MAX_FRAME_BYTES)
     const set = this.ids.current()
     const held = (id: string) => (store.has ? store.has(id) : store.get(id) !== undefined)
     const fingerprint = set.fingerprintAll()
@@ -219,24 +221,26 @@ export class Syncer {
       armIdle()
       const bytes = await lp.read({ signal })
       report.bytesIn += bytes.byteLength + lpPrefix(bytes.byteLength)
-      return decodeFrame(bytes.subarray())
+      return decodeFrame(bytes)
     }
 
     // frames are written in batches of about SYNC_WRITE_BATCH_BYTES: one
     // send per record would cost a data-channel message and a tick each
-    let batch: Uint8Array[] = []
+    let batch: FrameParts[] = []
     let batchBytes = 0
     const flush = async () => {
       if (batch.length === 0) return
       const frames = batch
       batch = []
       batchBytes = 0
-      await lp.writeV(frames, { signal })
+      await lp.write(frames, { signal })
     }
-    const queue = async (frame: Uint8Array) => {
+    const queue = async (frame: FrameParts) => {
+      const length =
+        frame instanceof Uint8Array ? frame.length : frame.reduce((n, p) => n + p.length, 0)
       batch.push(frame)
-      batchBytes += frame.length
-      report.bytesOut += frame.length + lpPrefix(frame.length)
+      batchBytes += length
+      report.bytesOut += length + lpPrefix(length)
       if (batchBytes >= SYNC_WRITE_BATCH_BYTES) await flush()
     }
     const sendMessage = async (ranges: Range[]) => {
@@ -310,7 +314,7 @@ export class Syncer {
       for (const id of await theirWant) {
         const rec = store.get(id)
         if (rec === undefined) continue
-        await queue(encodeRecord(rec))
+        await queue([RECORD_TYPE, rec])
         report.sent++
       }
       await queue(encodeEnd(FrameType.RECORDS_END))

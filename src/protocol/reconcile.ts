@@ -26,7 +26,9 @@
  * a peer that archived records is never asked to fetch them again, but they
  * are never offered (have) since their bytes are gone.
  */
-import { sha256 } from './sha256'
+import { FINGERPRINT_BYTES, IdSet, type Bound } from './id-set'
+
+export { FINGERPRINT_BYTES, IdSet, mergeSorted, type Bound } from './id-set'
 
 /**
  * Sync: sub-ranges a mismatched range is split into. 16 (Negentropy's
@@ -71,9 +73,6 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true
 }
 
-/** An upper bound: an id, or null for "past every id". */
-export type Bound = string | null
-
 export type Range =
   | { upper: Bound; mode: 'skip' }
   | { upper: Bound; mode: 'fingerprint'; fingerprint: Uint8Array }
@@ -102,125 +101,9 @@ export const SYNC_PARAMS: ReconcileParams = {
   maxHave: SYNC_MAX_WANT_PER_SESSION,
 }
 
-/** Bytes of a fingerprint on the wire. 16 bytes: collisions need 2^64 work. */
-export const FINGERPRINT_BYTES = 16
-
 /** A peer's message broke the reconciliation rules (bounds, ids, sizes). */
 export class ReconcileError extends Error {
   override name = 'ReconcileError'
-}
-
-/** The set one side reconciles: held ids plus tombstones, sorted once. */
-export class IdSet {
-  readonly sorted: string[]
-  /** every id as u8 length ‖ bytes, in order, back to back: a range is one subarray */
-  private readonly bytes: Uint8Array
-  /** offsets[i] is where id i starts in `bytes`; offsets[size] is the end */
-  private readonly offsets: Uint32Array
-  private readonly tombstones: ReadonlySet<string>
-
-  /**
-   * `held` in any order, or with `sorted`, already sorted and distinct (a
-   * store's ids as sync keeps them between sessions): then no hash set of
-   * every id and no sort, which a late joiner otherwise paid for in each of
-   * the twenty sessions of a 100,000-record join.
-   */
-  constructor(held: Iterable<string>, tombstones?: Iterable<string>)
-  constructor(held: readonly string[], tombstones: Iterable<string>, options: { sorted: true })
-  constructor(
-    held: Iterable<string>,
-    tombstones: Iterable<string> = [],
-    options: { sorted?: boolean } = {},
-  ) {
-    if (options.sorted === true) {
-      // (the overload above: a sorted list, so an array)
-      const list = held as readonly string[]
-      const dead = [...new Set(tombstones)].filter((id) => !hasSorted(list, id)).sort()
-      this.tombstones = new Set(dead)
-      this.sorted = dead.length === 0 ? [...list] : mergeSorted(list, dead)
-    } else {
-      const all = new Set<string>(held)
-      const dead = new Set<string>()
-      for (const id of tombstones) {
-        if (!all.has(id)) dead.add(id)
-        all.add(id)
-      }
-      this.tombstones = dead
-      this.sorted = [...all].sort()
-    }
-    ;[this.bytes, this.offsets] = encodeIds(this.sorted)
-  }
-
-  get size(): number {
-    return this.sorted.length
-  }
-
-  /** Whether we hold the record's bytes (so can offer it). */
-  held(id: string): boolean {
-    return !this.tombstones.has(id)
-  }
-
-  /** Index of the first id ≥ bound (size for null). */
-  lowerIndex(bound: Bound): number {
-    if (bound === null) return this.sorted.length
-    let lo = 0
-    let hi = this.sorted.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if ((this.sorted[mid] as string) < bound) lo = mid + 1
-      else hi = mid
-    }
-    return lo
-  }
-
-  has(id: string): boolean {
-    const i = this.lowerIndex(id)
-    return this.sorted[i] === id
-  }
-
-  /** Fingerprint of the ids at indices [start, end). */
-  fingerprint(start: number, end: number): Uint8Array {
-    // one buffer for the platform's SHA-256 (native on Node: a late joiner's
-    // sessions hash the whole set at each level of splitting, both sides)
-    const count = encodeCount(end - start)
-    const ids = this.bytes.subarray(this.offsets[start], this.offsets[end])
-    const input = new Uint8Array(count.length + ids.length)
-    input.set(count)
-    input.set(ids, count.length)
-    return sha256(input).subarray(0, FINGERPRINT_BYTES)
-  }
-
-  /** Fingerprint of the whole set (what HELLO carries). */
-  fingerprintAll(): Uint8Array {
-    return this.fingerprint(0, this.sorted.length)
-  }
-}
-
-/** Value of a lowercase hex digit by char code, -1 for anything else. */
-const HEX_VALUE = new Int8Array(128).fill(-1)
-for (let i = 0; i < 16; i++) HEX_VALUE['0123456789abcdef'.charCodeAt(i)] = i
-
-/** Writes the bytes `hex` spells at `out[at]`; false when it is not even-length lowercase hex. */
-function decodeHexInto(hex: string, out: Uint8Array, at: number): boolean {
-  if (hex.length === 0 || hex.length % 2 !== 0) return false
-  for (let i = 0; i < hex.length; i += 2) {
-    const hi = HEX_VALUE[hex.charCodeAt(i)] ?? -1
-    const lo = HEX_VALUE[hex.charCodeAt(i + 1)] ?? -1
-    if (hi < 0 || lo < 0) return false
-    out[at + i / 2] = hi * 16 + lo
-  }
-  return true
-}
-
-function encodeCount(n: number): Uint8Array {
-  const out: number[] = []
-  let v = n
-  while (v >= 0x80) {
-    out.push((v & 0x7f) | 0x80)
-    v = Math.floor(v / 128)
-  }
-  out.push(v)
-  return Uint8Array.from(out)
 }
 
 /** Ranges that answer a mismatch in [lower, upper): idlist when small, else split. */
@@ -392,51 +275,5 @@ export function reconcileInMemory(
 export function offeredIds(message: readonly Range[]): string[] {
   const out: string[] = []
   for (const r of message) if (r.mode === 'idlist' || r.mode === 'have') out.push(...r.ids)
-  return out
-}
-
-/** `sorted` as u8 length ‖ bytes back to back, and where each id starts. */
-function encodeIds(sorted: readonly string[]): [Uint8Array, Uint32Array] {
-  let total = 0
-  for (const id of sorted) total += 1 + id.length / 2
-  const bytes = new Uint8Array(total)
-  const offsets = new Uint32Array(sorted.length + 1)
-  let at = 0
-  sorted.forEach((id, i) => {
-    offsets[i] = at
-    bytes[at] = id.length / 2
-    if (id.length > 510 || !decodeHexInto(id, bytes, at + 1)) {
-      throw new RangeError(`not a hex id: ${id}`)
-    }
-    at += 1 + id.length / 2
-  })
-  offsets[sorted.length] = at
-  return [bytes, offsets]
-}
-
-/** Whether the sorted list holds `id` (binary search). */
-function hasSorted(sorted: readonly string[], id: string): boolean {
-  let lo = 0
-  let hi = sorted.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    const at = sorted[mid] as string
-    if (at === id) return true
-    if (at < id) lo = mid + 1
-    else hi = mid
-  }
-  return false
-}
-
-/** Two sorted lists of distinct ids (none in both) as one sorted list. */
-export function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
-  const out: string[] = new Array<string>(a.length + b.length)
-  let i = 0
-  let j = 0
-  let k = 0
-  while (i < a.length && j < b.length)
-    out[k++] = (a[i] as string) < (b[j] as string) ? a[i++]! : b[j++]!
-  while (i < a.length) out[k++] = a[i++]!
-  while (j < b.length) out[k++] = b[j++]!
   return out
 }

@@ -14,6 +14,7 @@
  * network latency is simulated: on a LAN add one round trip per round.
  * The last line is JSON.
  */
+import { readFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { streamPair } from '@libp2p/utils'
 import { Syncer } from '../src/net/sync'
@@ -41,6 +42,25 @@ const quiet: NetLogger = { debug() {}, info() {}, warn() {}, error: (m) => conso
  */
 const pool = sharedVerifyPool()
 
+/** Clock ticks a second in /proc (USER_HZ: 100 on Linux). */
+const PROC_TICKS_PER_S = 100
+
+/**
+ * CPU milliseconds of this process's main thread (Linux /proc; undefined
+ * elsewhere): what the worker threads and the garbage collector's helpers
+ * spend is the rest of process.cpuUsage().
+ */
+function mainThreadCpuMs(): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8')
+    // fields after the command name, which ends with ') '; utime and stime are the 14th and 15th
+    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / PROC_TICKS_PER_S
+  } catch {
+    return undefined
+  }
+}
+
 function store(records: SignedRecord[]): PlanStore {
   const s = new PlanStore({
     room: ROOM,
@@ -60,6 +80,8 @@ interface Join {
   ms: number
   /** CPU time of this process (both peers, every thread) */
   cpuMs: number
+  /** of which the main thread's (reading, reconciling, storing; undefined off Linux) */
+  mainCpuMs: number | undefined
   /** records the joiner checked on the verification threads, and in the main thread */
   onThreads: number
   here: number
@@ -84,6 +106,7 @@ async function join(full: PlanStore, joiner: PlanStore, target: number): Promise
   const b = syncer(full)
   const t0 = performance.now()
   const cpu0 = process.cpuUsage()
+  const main0 = mainThreadCpuMs()
   const checked0 = pool.checked
   let sessions = 0
   let rounds = 0
@@ -95,12 +118,14 @@ async function join(full: PlanStore, joiner: PlanStore, target: number): Promise
     bytes += report.bytesIn + report.bytesOut
   }
   const cpu = process.cpuUsage(cpu0)
+  const main1 = mainThreadCpuMs()
   const checked = pool.checked
   return {
     onThreads: checked.onThreads - checked0.onThreads,
     here: checked.here - checked0.here,
     ms: performance.now() - t0,
     cpuMs: (cpu.user + cpu.system) / 1000,
+    mainCpuMs: main0 === undefined || main1 === undefined ? undefined : main1 - main0,
     sessions,
     rounds,
     bytes,
@@ -135,6 +160,8 @@ async function main(): Promise<void> {
       lateJoin: {
         seconds: +(late.ms / 1000).toFixed(2),
         cpuSeconds: +(late.cpuMs / 1000).toFixed(2),
+        mainThreadCpuSeconds:
+          late.mainCpuMs === undefined ? null : +(late.mainCpuMs / 1000).toFixed(2),
         recordsPerSecond: Math.round(n / (late.ms / 1000)),
         sessions: late.sessions,
         rounds: late.rounds,
@@ -159,7 +186,7 @@ async function main(): Promise<void> {
     const l = row.lateJoin
     console.log(
       `${n} records (${(encoded / 1e6).toFixed(2)} MB encoded): late join ${l.seconds} s ` +
-        `(${l.cpuSeconds} CPU-s; checked ${l.checkedOnThreads} on threads, ${l.checkedInMainThread} in the main thread), ` +
+        `(${l.cpuSeconds} CPU-s, ${l.mainThreadCpuSeconds ?? '?'} in the main thread; checked ${l.checkedOnThreads} on threads, ${l.checkedInMainThread} in the main thread), ` +
         `${l.sessions} sessions, ${l.rounds} rounds, ${(l.wireBytes / 1e6).toFixed(2)} MB on the wire ` +
         `(+${(l.overhead * 100).toFixed(2)}%); rejoin missing ${missing}: ${row.rejoin.seconds} s, ` +
         `${(row.rejoin.wireBytes / 1e3).toFixed(1)} kB on the wire for ${(row.rejoin.missingBytes / 1e3).toFixed(1)} kB of records`,

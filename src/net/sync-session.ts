@@ -84,3 +84,40 @@ export function emptyReport(
   if (error !== undefined) r.error = error
   return r
 }
+
+/**
+ * A session's idle deadline, pushed back at every frame read: one timer that,
+ * when it fires early, sleeps again until the deadline, instead of a timer
+ * cleared and set for each of a late join's hundred thousand frames.
+ */
+export class IdleWatch {
+  private timer: ReturnType<typeof setTimeout> | undefined
+  /** when the session is idle (Date.now() time); 0 while not watching */
+  private deadline = 0
+
+  constructor(
+    private readonly ms: number,
+    private readonly onIdle: () => void,
+  ) {}
+
+  /** Starts (or pushes back) the deadline: `ms` from now. */
+  arm(): void {
+    this.deadline = Date.now() + this.ms
+    this.timer ??= setTimeout(() => this.fire(), this.ms)
+  }
+
+  /** Stops watching (waiting on our own work is not the peer being idle). */
+  stop(): void {
+    this.deadline = 0
+    clearTimeout(this.timer)
+    this.timer = undefined
+  }
+
+  private fire(): void {
+    this.timer = undefined
+    if (this.deadline === 0) return
+    const left = this.deadline - Date.now()
+    if (left <= 0) this.onIdle()
+    else this.timer = setTimeout(() => this.fire(), left)
+  }
+}

@@ -65,6 +65,7 @@ import {
   checkHello,
   counted,
   emptyReport,
+  IdleWatch,
   RoomMismatch,
   SYNC_MAX_RESUMES,
   SYNC_MAX_SESSIONS_PER_PEER,
@@ -207,18 +208,13 @@ export class Syncer {
     /** ids we offered the peer: the only ones it may ask for */
     const offered = new Set<string>()
 
-    // idle watchdog: one timer re-armed per frame (cheaper than a timeout
-    // signal per read when thousands of records stream in)
-    let idleTimer: ReturnType<typeof setTimeout> | undefined
-    const armIdle = () => {
-      clearTimeout(idleTimer)
-      idleTimer = setTimeout(
-        () => ac.abort(new NetTimeoutError(`sync: no frame for ${this.idleMs} ms`)),
-        this.idleMs,
-      )
-    }
+    // idle watchdog, pushed back at each frame read (IdleWatch: not a timer
+    // per frame when a hundred thousand records stream in)
+    const idle = new IdleWatch(this.idleMs, () =>
+      ac.abort(new NetTimeoutError(`sync: no frame for ${this.idleMs} ms`)),
+    )
     const readFrame = async (): Promise<Frame> => {
-      armIdle()
+      idle.arm()
       const bytes = await lp.read({ signal })
       report.bytesIn += bytes.byteLength + lpPrefix(bytes.byteLength)
       return decodeFrame(bytes)
@@ -348,7 +344,7 @@ export class Syncer {
       expected: (id) => myWant.delete(id),
       maxRejects: this.maxRejects,
       // waiting on our own checks is not the peer being idle
-      onWait: () => clearTimeout(idleTimer),
+      onWait: () => idle.stop(),
     })
     const readRecords = async () => {
       for (;;) {
@@ -358,7 +354,7 @@ export class Syncer {
           throw violation(`expected RECORD, got ${frameName(f.type)}`)
         await intake.push(f.record)
       }
-      clearTimeout(idleTimer) // nothing more to read: only the session timeout applies now
+      idle.stop() // nothing more to read: only the session timeout applies now
       await intake.finish()
     }
 
@@ -380,7 +376,7 @@ export class Syncer {
           }),
         ])
       }
-      clearTimeout(idleTimer)
+      idle.stop()
       await stream.close({ signal })
     } catch (err) {
       const cause = signal.aborted ? signal.reason : err
@@ -395,7 +391,7 @@ export class Syncer {
       }
       stream.abort(asError(cause))
     } finally {
-      clearTimeout(idleTimer)
+      idle.stop()
       signal.removeEventListener('abort', onAbort)
       // records still being checked are not in flight any more only once
       // they are in the store (or refused): another session would fetch them again

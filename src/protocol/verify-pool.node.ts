@@ -15,7 +15,13 @@
 import { availableParallelism } from 'node:os'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { Worker } from 'node:worker_threads'
-import { inProcessDecoder, type BatchDecoder, type BatchVerdict } from './batch-verify'
+import {
+  inProcessDecoder,
+  packRecords,
+  type BatchDecoder,
+  type BatchVerdict,
+  type PackedRecords,
+} from './batch-verify'
 import { nodeVerify } from './verify.node.js'
 
 /**
@@ -32,11 +38,15 @@ export const VERIFY_THREADS = Math.max(1, Math.min(4, availableParallelism()))
  */
 export const MIN_CHUNK_RECORDS = 32
 
-/** Main thread → verify thread. */
+/**
+ * Main thread → verify thread: the chunk's records packed in one buffer,
+ * transferred (a structured clone of each record cost both threads a
+ * buffer of their own per record).
+ */
 export interface ToVerifyWorker {
   n: number
   room: string
-  batch: Uint8Array[]
+  packed: PackedRecords
 }
 /** Verify thread → main thread (n = -1: started). */
 export interface FromVerifyWorker {
@@ -133,7 +143,8 @@ export function createVerifyPool(options: { threads?: number } = {}): VerifyPool
       thread.pending.set(n, { chunk, room, done })
       thread.worker.ref()
       checked.onThreads += chunk.length
-      thread.worker.postMessage({ n, room, batch: chunk } satisfies ToVerifyWorker)
+      const packed = packRecords(chunk)
+      thread.worker.postMessage({ n, room, packed } satisfies ToVerifyWorker, [packed.buffer])
     })
   }
 

@@ -5,7 +5,7 @@
  * scripts/ts-worker.mjs, which makes TypeScript loadable.
  */
 import { parentPort } from 'node:worker_threads'
-import { inProcessDecoder } from './batch-verify'
+import { inProcessDecoder, unpackRecords } from './batch-verify'
 import { nodeVerify } from './verify.node.js'
 import type { FromVerifyWorker, ToVerifyWorker } from './verify-pool.node.js'
 
@@ -13,7 +13,7 @@ const port = parentPort
 if (port === null) throw new Error('verify-worker.node.ts runs only as a worker thread')
 const decode = inProcessDecoder(nodeVerify)
 port.on('message', (message: ToVerifyWorker) => {
-  void decode(message.batch, message.room).then((results) =>
+  void decode(unpackRecords(message.packed), message.room).then((results) =>
     port.postMessage({ n: message.n, results } satisfies FromVerifyWorker),
   )
 })

@@ -1,6 +1,12 @@
 /** packRecords/unpackRecords: what a verification thread is sent is the batch, record for record. */
 import { describe, expect, it } from 'vitest'
-import { packRecords, unpackRecords } from './batch-verify'
+import {
+  packRecords,
+  packVerdicts,
+  unpackRecords,
+  unpackVerdicts,
+  type BatchVerdict,
+} from './batch-verify'
 
 describe('packed records', () => {
   it('unpack to the records packed, in order, empty ones and views of bigger buffers too', () => {
@@ -15,5 +21,16 @@ describe('packed records', () => {
     expect(packed.buffer.byteLength).toBe(24)
     expect(unpackRecords(packed)).toEqual(records)
     expect(unpackRecords(packRecords([]))).toEqual([])
+  })
+
+  it('verdicts unpack to the verdicts packed', () => {
+    const verdicts: BatchVerdict[] = [
+      { ok: true },
+      { ok: false, reason: 'bad-signature', detail: 'x' },
+      { ok: true },
+      { ok: false, reason: 'schema', detail: 'y' },
+    ]
+    expect(unpackVerdicts(packVerdicts(verdicts))).toEqual(verdicts)
+    expect(packVerdicts(verdicts).rejected.length).toBe(2)
   })
 })

@@ -68,3 +68,25 @@ export function unpackRecords({ buffer, ends }: PackedRecords): Uint8Array[] {
   }
   return out
 }
+
+/** Verdicts as a thread sends them back: how many, and only the rejections in full. */
+export interface PackedVerdicts {
+  count: number
+  rejected: Array<{ at: number; reason: RejectReason; detail: string }>
+}
+
+export function packVerdicts(verdicts: readonly BatchVerdict[]): PackedVerdicts {
+  const rejected: PackedVerdicts['rejected'] = []
+  verdicts.forEach((v, at) => {
+    if (!v.ok) rejected.push({ at, reason: v.reason, detail: v.detail })
+  })
+  return { count: verdicts.length, rejected }
+}
+
+const PASSED: BatchVerdict = Object.freeze({ ok: true })
+
+export function unpackVerdicts({ count, rejected }: PackedVerdicts): BatchVerdict[] {
+  const out = new Array<BatchVerdict>(count).fill(PASSED)
+  for (const { at, reason, detail } of rejected) out[at] = { ok: false, reason, detail }
+  return out
+}

@@ -18,9 +18,11 @@ import { Worker } from 'node:worker_threads'
 import {
   inProcessDecoder,
   packRecords,
+  unpackVerdicts,
   type BatchDecoder,
   type BatchVerdict,
   type PackedRecords,
+  type PackedVerdicts,
 } from './batch-verify'
 import { nodeVerify } from './verify.node.js'
 
@@ -51,7 +53,7 @@ export interface ToVerifyWorker {
 /** Verify thread → main thread (n = -1: started). */
 export interface FromVerifyWorker {
   n: number
-  results: BatchVerdict[]
+  results: PackedVerdicts
 }
 
 export interface VerifyPool {
@@ -123,7 +125,7 @@ export function createVerifyPool(options: { threads?: number } = {}): VerifyPool
         if (job === undefined) return
         thread.pending.delete(n)
         if (thread.pending.size === 0) worker.unref()
-        job.done(results)
+        job.done(unpackVerdicts(results))
       })
       worker.on('error', (err: Error) => fail(thread, err.message))
       worker.on('exit', (code) => {

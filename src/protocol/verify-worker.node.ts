@@ -5,7 +5,7 @@
  * scripts/ts-worker.mjs, which makes TypeScript loadable.
  */
 import { parentPort } from 'node:worker_threads'
-import { inProcessDecoder, unpackRecords } from './batch-verify'
+import { inProcessDecoder, packVerdicts, unpackRecords } from './batch-verify'
 import { nodeVerify } from './verify.node.js'
 import type { FromVerifyWorker, ToVerifyWorker } from './verify-pool.node.js'
 
@@ -14,7 +14,7 @@ if (port === null) throw new Error('verify-worker.node.ts runs only as a worker 
 const decode = inProcessDecoder(nodeVerify)
 port.on('message', (message: ToVerifyWorker) => {
   void decode(unpackRecords(message.packed), message.room).then((results) =>
-    port.postMessage({ n: message.n, results } satisfies FromVerifyWorker),
+    port.postMessage({ n: message.n, results: packVerdicts(results) } satisfies FromVerifyWorker),
   )
 })
-port.postMessage({ n: -1, results: [] } satisfies FromVerifyWorker)
+port.postMessage({ n: -1, results: { count: 0, rejected: [] } } satisfies FromVerifyWorker)

@@ -4,15 +4,17 @@
 // time of the longer one. Each script's output is printed whole when it
 // ends, so two logs never interleave.
 //
-// `node scripts/run-parallel.mjs test:e2e --background check test:sim` (in
-// `npm test`): the one script before `--background` prints as it goes; the
-// others run beside it at the lowest CPU priority (nice 19), each printed
-// whole once the first has ended, then one line each says whether it
-// passed. The end-to-end tests mostly wait (leases, presence, meshing,
-// throttled timers: about 0.6 of a core on average), and work that is not
-// timed (lint, the type check, the simulator's virtual time) takes only the
-// CPU they leave: a test that needs a core gets it first. Timed work (the
-// unit tests: sandbox time limits, real sockets) does not belong beside them.
+// `node scripts/run-parallel.mjs test:unit test:e2e --background check test:sim`
+// (in `npm test`): the scripts before `--background` run one after another,
+// printing as they go, and the first that fails ends that sequence (the
+// end-to-end tests are not worth waiting for when a unit test failed). The
+// scripts after it start at once and run beside the whole sequence at the
+// lowest CPU priority (nice 19), each printed whole once it has ended; then
+// one line each says whether it passed. The tests leave CPU idle while they
+// wait (child processes, sockets, leases, meshing, throttled timers), and
+// work that is not timed (lint, the type check, the simulator's virtual
+// time) takes only the CPU they leave: a test that needs a core gets it
+// first (nice 19 weighs 15 against nice 0's 1024).
 import { spawn } from 'node:child_process'
 
 /** nice(1)'s lowest priority: work that is not timed takes only CPU nothing else wants */
@@ -28,9 +30,10 @@ for (const arg of process.argv.slice(2)) {
   else if (niceness === null) foreground.push(arg)
   else beside.push({ name: arg, niceness })
 }
-if (usage || foreground.length === 0 || (beside.length > 0 && foreground.length > 1)) {
-  console.error('usage: node scripts/run-parallel.mjs <npm script>...')
-  console.error('   or: node scripts/run-parallel.mjs <npm script> --background <npm script>...')
+if (usage || foreground.length === 0) {
+  console.error('usage: node scripts/run-parallel.mjs <npm script>...   (all at once)')
+  console.error('   or: node scripts/run-parallel.mjs <npm script>... --background <npm script>...')
+  console.error('       (the first ones in turn, the others beside them at nice 19)')
   process.exit(2)
 }
 
@@ -63,11 +66,32 @@ function run(name, { live = false, nice = 0 } = {}) {
   })
 }
 
-const lone = beside.length > 0 || foreground.length === 1
+/** Runs the scripts in turn, printing as they go, until one fails; the ones not run are said so. */
+async function inTurn(names) {
+  const results = []
+  for (const name of names) {
+    if (results.some((r) => !r.ok)) {
+      results.push({
+        ok: false,
+        line: `npm run ${name}: not run (an earlier script failed)`,
+        report() {},
+      })
+      continue
+    }
+    const result = await run(name, { live: true })
+    result.report()
+    results.push(result)
+  }
+  return results
+}
+
 const behind = Promise.all(beside.map(({ name, niceness }) => run(name, { nice: niceness })))
-const front = await Promise.all(foreground.map((name) => run(name, { live: lone })))
+const front =
+  beside.length > 0
+    ? await inTurn(foreground)
+    : await Promise.all(foreground.map((name) => run(name, { live: foreground.length === 1 })))
 const results = [...front, ...(await behind)]
-for (const result of results) result.report()
+for (const result of results) if (beside.length === 0 || !front.includes(result)) result.report()
 // one line each at the very end: what passed and what failed, after the long logs
 if (beside.length > 0) process.stdout.write(`\n${results.map((r) => r.line).join('\n')}\n`)
 process.exit(results.every((r) => r.ok) ? 0 : 1)

@@ -20,9 +20,7 @@ import {
   MAX_RECORD_BYTES,
   QUIET_TICK_MS,
   SYNC_MAX_INBOUND_STREAMS,
-  SYNC_MAX_RETRIES,
   SYNC_PROTOCOL,
-  SYNC_RETRY_DELAY_MS,
   SYNC_STRIKE_WEIGHT,
   YAMUX_KEEPALIVE,
 } from './constants'
@@ -41,6 +39,7 @@ import { circuitListen, RelayClient } from './relay-client'
 import { Strikes } from './strikes'
 import { banGater } from './ban-gater'
 import { Syncer } from './sync'
+import { syncAgain } from './sync-session'
 import { firstEnough } from './enough'
 import { LinkPaths } from './link-paths'
 import type {
@@ -268,23 +267,18 @@ export async function createSwarm(
         logger.info('sync session', { ...report })
       }
       emit('sync', report)
-      const leftover = report.missing > 0 || report.deferred > 0
-      // a session that made progress resets the count: a big late join takes
-      // one session per SYNC_MAX_WANT_PER_SESSION records, back to back
-      if ((!leftover && report.error === undefined) || report.accepted > 0) syncRetries = 0
-      if (
-        leftover &&
-        !stopSignal.aborted &&
-        syncRetries < SYNC_MAX_RETRIES &&
-        syncRetryTimer === undefined
-      ) {
+      // a big late join takes one session per SYNC_MAX_WANT_PER_SESSION
+      // records, back to back (sync-session.ts: syncAgain)
+      const again = syncAgain(report, syncRetries)
+      syncRetries = again.retries
+      if (again.delayMs !== undefined && !stopSignal.aborted && syncRetryTimer === undefined) {
         syncRetries++
         syncRetryTimer = setTimeout(() => {
           syncRetryTimer = undefined
           // a session can end after stop() began; a retry then has nothing to do
           if (stopSignal.aborted) return
           syncNow().catch((err) => logger.info('sync retry failed', { error: errMsg(err) }))
-        }, SYNC_RETRY_DELAY_MS)
+        }, again.delayMs)
       }
     },
   })

@@ -1,6 +1,11 @@
-/** IdleWatch: the session's idle deadline, one timer however often it is pushed back. */
+/**
+ * IdleWatch: the session's idle deadline, one timer however often it is
+ * pushed back. syncAgain: when the swarm syncs again after a session.
+ */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { IdleWatch } from './sync-session'
+import { SYNC_MAX_RETRIES, SYNC_RETRY_DELAY_MS } from './constants'
+import { emptyReport, IdleWatch, syncAgain } from './sync-session'
+import type { SyncReport } from './types'
 
 beforeEach(() => vi.useFakeTimers())
 afterEach(() => vi.useRealTimers())
@@ -41,5 +46,37 @@ describe('IdleWatch', () => {
     watch.arm()
     vi.advanceTimersByTime(1_000)
     expect(idle).toBe(1)
+  })
+})
+
+describe('syncAgain', () => {
+  const report = (over: Partial<SyncReport>): SyncReport => ({
+    ...emptyReport('p', true, Date.now()),
+    ...over,
+  })
+
+  it('goes on at once after a session that brought records and left more (a late join)', () => {
+    expect(syncAgain(report({ accepted: 5_000, deferred: 1 }), 2)).toEqual({
+      retries: 0,
+      delayMs: 0,
+    })
+  })
+
+  it('waits SYNC_RETRY_DELAY_MS after a fruitless or failed one, SYNC_MAX_RETRIES times in a row', () => {
+    expect(syncAgain(report({ missing: 3 }), 0)).toEqual({
+      retries: 0,
+      delayMs: SYNC_RETRY_DELAY_MS,
+    })
+    expect(syncAgain(report({ deferred: 1, error: 'gone' }), 1).delayMs).toBe(SYNC_RETRY_DELAY_MS)
+    expect(syncAgain(report({ accepted: 10, missing: 2 }), 2)).toEqual({
+      retries: 0,
+      delayMs: SYNC_RETRY_DELAY_MS,
+    })
+    expect(syncAgain(report({ missing: 3 }), SYNC_MAX_RETRIES).delayMs).toBeUndefined()
+  })
+
+  it('stops when nothing is left, and forgets the count', () => {
+    expect(syncAgain(report({ accepted: 7 }), 2)).toEqual({ retries: 0, delayMs: undefined })
+    expect(syncAgain(report({}), 2)).toEqual({ retries: 0, delayMs: undefined })
   })
 })

@@ -3,6 +3,7 @@
  * how many sessions run with one peer, whether a cut one resumes, its report
  * and its errors.
  */
+import { SYNC_MAX_RETRIES, SYNC_RETRY_DELAY_MS } from './constants'
 import { ProtocolViolationError } from './errors'
 import { SYNC_VERSION, type Hello } from './sync-wire'
 import type { SyncReport } from './types'
@@ -120,4 +121,26 @@ export class IdleWatch {
     if (left <= 0) this.onIdle()
     else this.timer = setTimeout(() => this.fire(), left)
   }
+}
+
+/**
+ * Whether to sync again after a session, and when (the swarm's loop): a
+ * session that left something behind (records missing, or differences over
+ * its budgets) syncs again, at most SYNC_MAX_RETRIES times in a row without
+ * progress. One that brought records and left more (a late joiner's next
+ * 5,000) goes on at once: at SYNC_RETRY_DELAY_MS each, a 100,000-record join
+ * waited 5.7 s between its twenty sessions. A failed or fruitless one waits.
+ * `retries`: the count so far; answered: the count after this session (the
+ * caller adds one when it does schedule the next) and the delay, if any.
+ */
+export function syncAgain(
+  report: SyncReport,
+  retries: number,
+): { retries: number; delayMs: number | undefined } {
+  const leftover = report.missing > 0 || report.deferred > 0
+  // a session that made progress resets the count
+  const count = (!leftover && report.error === undefined) || report.accepted > 0 ? 0 : retries
+  if (!leftover || count >= SYNC_MAX_RETRIES) return { retries: count, delayMs: undefined }
+  const onward = report.accepted > 0 && report.deferred > 0 && report.error === undefined
+  return { retries: count, delayMs: onward ? 0 : SYNC_RETRY_DELAY_MS }
 }

@@ -29,26 +29,35 @@ export function canonicalJson(value: unknown): string {
     case 'object': {
       if (value === null) return 'null'
       if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-      return `{${members(value)
-        .map(([, member]) => member)
-        .join(',')}}`
+      return objectJson(value, undefined).whole
     }
     default:
       throw new NonCanonicalValueError(`cannot encode a ${typeof value}`)
   }
 }
 
-/** A plain object's members in canonical order, each encoded as `"key":value`. */
-function members(value: object): [string, string][] {
+/**
+ * A plain object's canonical JSON, and the same without the member `skip`:
+ * members in key order, each encoded once and appended to both (one string
+ * each, no array of members: ids are hashed over this on every record made).
+ */
+function objectJson(value: object, skip: string | undefined): { whole: string; without: string } {
   const proto = Object.getPrototypeOf(value)
   if (proto !== Object.prototype && proto !== null) {
     throw new NonCanonicalValueError('only plain objects can be encoded')
   }
   const record = value as Record<string, unknown>
-  return Object.keys(record)
-    .filter((key) => record[key] !== undefined)
-    .sort()
-    .map((key) => [key, `${JSON.stringify(key)}:${canonicalJson(record[key])}`])
+  const keys = Object.keys(record).sort()
+  let whole = '{'
+  let without = '{'
+  for (const key of keys) {
+    const field = record[key]
+    if (field === undefined) continue
+    const member = `${JSON.stringify(key)}:${canonicalJson(field)}`
+    whole += whole.length === 1 ? member : `,${member}`
+    if (skip !== undefined && key !== skip) without += without.length === 1 ? member : `,${member}`
+  }
+  return { whole: `${whole}}`, without: `${without}}` }
 }
 
 /**
@@ -60,9 +69,7 @@ export function canonicalJsonWithout(
   value: object,
   key: string,
 ): { whole: string; without: string } {
-  const all = members(value)
-  const join = (list: [string, string][]) => `{${list.map(([, member]) => member).join(',')}}`
-  return { whole: join(all), without: join(all.filter(([k]) => k !== key)) }
+  return objectJson(value, key)
 }
 
 const encoder = new TextEncoder()

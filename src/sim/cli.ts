@@ -6,9 +6,9 @@
  */
 import { parseArgs } from 'node:util'
 import { availableParallelism } from 'node:os'
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads'
+import { isMainThread } from 'node:worker_threads'
 import { DEFAULT_SWARM, type SwarmOptions } from './swarm'
-import { runSeed, type SeedResult } from './run'
+import { SeedPool, serveSeeds } from './pool'
 import { summarise } from './summary'
 import { isSimPersona, SIM_PERSONA_NAMES, withPersona } from './personas'
 import { LOW_SCORES, MAX_WASTED_SHARE, SUITES, type SimSetting } from './suites'
@@ -44,7 +44,9 @@ const HELP = `usage: npm run sim -- [options]
   --skew-s S         clocks skewed up to S seconds either way (default 300)
   --sync MODE        anti-entropy: real (the reconciliation core), oracle, or mixed (real on odd seeds; default)
   --workers N        parallel worker threads (default: cores)
-  --verbose          one line per seed`
+  --verbose          one line per seed
+  --fingerprints     one JSON line per seed: its whole result, with its replica's
+                     record-set and tree ids (diff two runs to prove outcomes equal)`
 
 function optionsFromArgs(argv: string[]) {
   const { values } = parseArgs({
@@ -79,6 +81,7 @@ function optionsFromArgs(argv: string[]) {
       sync: { type: 'string', default: 'mixed' },
       workers: { type: 'string' },
       verbose: { type: 'boolean', default: false },
+      fingerprints: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   })
@@ -126,6 +129,7 @@ function optionsFromArgs(argv: string[]) {
     start: num(values.start, 1),
     workers: Math.max(1, num(values.workers, availableParallelism())),
     verbose: values.verbose,
+    fingerprints: values.fingerprints,
     strict: values.strict || values.suite !== undefined,
     suite: values.suite,
   }
@@ -162,45 +166,20 @@ function strictProblems(summary: ReturnType<typeof summarise>, exclusive: boolea
   return problems
 }
 
-function runRange(base: Omit<SwarmOptions, 'seed'>, seeds: number[]): SeedResult[] {
-  return seeds.map((seed) => runSeed({ ...base, seed }))
-}
-
-async function runSeeds(
-  base: Omit<SwarmOptions, 'seed'>,
-  seeds: number[],
-  workerCount: number,
-): Promise<SeedResult[]> {
-  const workers = Math.min(workerCount, seeds.length)
-  const shards = Array.from({ length: workers }, (_, w) =>
-    seeds.filter((_, i) => i % workers === w),
-  )
-  const results = await Promise.all(
-    shards.map(
-      (shard) =>
-        new Promise<SeedResult[]>((resolve, reject) => {
-          const worker = new Worker(new URL('../../scripts/ts-worker.mjs', import.meta.url), {
-            workerData: { entry: import.meta.url, base, seeds: shard },
-          })
-          worker.once('message', resolve)
-          worker.once('error', reject)
-        }),
-    ),
-  )
-  return results.flat().sort((a, b) => a.seed - b.seed)
-}
-
 /** Run one setting, print its failing seeds and summary; true when it passes. */
 async function runSetting(
   name: string | undefined,
   base: Omit<SwarmOptions, 'seed'>,
   seeds: number[],
   args: ReturnType<typeof optionsFromArgs>,
+  pool: SeedPool,
   exclusive = true,
 ): Promise<boolean> {
   const started = Date.now()
-  const results = await runSeeds(base, seeds, args.workers)
+  const results = await pool.run(base, seeds)
   for (const result of results) {
+    if (args.fingerprints)
+      console.log(JSON.stringify({ ...(name ? { setting: name } : {}), ...result }))
     if (args.verbose || result.violations.length > 0 || result.unfinishable) {
       const verdict = result.violations.length
         ? `FAILED ${result.violations.join('; ')}`
@@ -220,22 +199,41 @@ async function runSetting(
   return summary.seeds_converged === summary.seeds && problems.length === 0
 }
 
+const range = (start: number, count: number) => Array.from({ length: count }, (_, i) => start + i)
+
 async function main(): Promise<void> {
   const args = optionsFromArgs(process.argv.slice(2))
   if (args.help) {
     console.log(HELP)
     return
   }
-  const range = (start: number, count: number) => Array.from({ length: count }, (_, i) => start + i)
+  const suite = args.suite === undefined ? undefined : SUITES[args.suite]
+  if (args.suite !== undefined && !suite)
+    throw new Error(`no suite ${args.suite}: ${Object.keys(SUITES).join(', ')}`)
+  const seedCount = suite ? Math.max(...suite.map((setting) => setting.seeds)) : args.seeds
+  // one set of threads for the whole run: starting one costs some ten seeds' CPU (pool.ts)
+  const pool = new SeedPool(Math.min(args.workers, seedCount), import.meta.url)
+  try {
+    if (!(await runAll(args, suite, pool))) process.exitCode = 1
+  } finally {
+    await pool.close()
+  }
+}
+
+async function runAll(
+  args: ReturnType<typeof optionsFromArgs>,
+  suite: SimSetting[] | undefined,
+  pool: SeedPool,
+): Promise<boolean> {
   let ok = true
-  if (args.suite !== undefined) {
-    const suite = SUITES[args.suite]
-    if (!suite) throw new Error(`no suite ${args.suite}: ${Object.keys(SUITES).join(', ')}`)
+  if (suite) {
     const started = Date.now()
     for (const setting of suite) {
       const seeds = range(setting.start, setting.seeds)
       const exclusive = setting.exclusive ?? true
-      ok = (await runSetting(setting.name, settingOptions(setting), seeds, args, exclusive)) && ok
+      ok =
+        (await runSetting(setting.name, settingOptions(setting), seeds, args, pool, exclusive)) &&
+        ok
     }
     const seeds = suite.reduce((sum, setting) => sum + setting.seeds, 0)
     console.log(
@@ -247,9 +245,9 @@ async function main(): Promise<void> {
       }),
     )
   } else {
-    ok = await runSetting(undefined, args.base, range(args.start, args.seeds), args)
+    ok = await runSetting(undefined, args.base, range(args.start, args.seeds), args, pool)
   }
-  if (!ok) process.exitCode = 1
+  return ok
 }
 
 if (isMainThread) {
@@ -258,6 +256,5 @@ if (isMainThread) {
     process.exitCode = 1
   })
 } else {
-  const { base, seeds } = workerData as { base: Omit<SwarmOptions, 'seed'>; seeds: number[] }
-  parentPort!.postMessage(runRange(base, seeds))
+  serveSeeds()
 }

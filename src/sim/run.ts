@@ -302,8 +302,8 @@ export function runSeed(options: SwarmOptions): SeedResult {
   const liveScorers = alive.filter((p) => p.role === 'scorer').map((p) => p.peerId)
   const unfinishable = completed ? null : undecidable(derived(reference()!.state!), liveScorers)
   if (!converged) violations.push('replicas differ after settling')
-  if (new Set(alive.map(treeFingerprint)).size !== 1)
-    violations.push('same records, different trees')
+  const trees = new Map(alive.map((p) => [p, treeFingerprint(p)]))
+  if (new Set(trees.values()).size !== 1) violations.push('same records, different trees')
   if (!completed && !unfinishable) violations.push('the plan did not finish in time')
   if (options.hostile) {
     for (const p of alive) violations.push(...hostileViolations(derived(p.state!)))
@@ -396,7 +396,10 @@ export function runSeed(options: SwarmOptions): SeedResult {
     llmCalls: sim.peers.reduce((sum, p) => sum + p.llmCalls, 0),
     accepts,
     violations,
-    fingerprint: { records: replicaFingerprint(peer), tree: treeFingerprint(peer) },
+    fingerprint: {
+      records: replicaFingerprint(peer),
+      tree: trees.get(peer) ?? treeFingerprint(peer),
+    },
     ...(options.flood
       ? {
           flood: {

@@ -14,15 +14,16 @@ export default defineConfig({
   testIgnore: 'artifacts/**',
   outputDir: 'e2e/artifacts/test-results',
   globalSetup: './e2e/global-setup.ts',
-  // One spec at a time. A spec keeps 0.6 of a core busy on average (the
-  // suite: about 600 s of CPU in 960 s) and specs share nothing (each makes
-  // its own relay, app server, mock model and network namespaces on free
-  // ports), but two at a time beside the simulator made the hidden-tab spec
-  // miss its start deadline in a dry run, and saved nothing (the simulator
-  // beside them took 660 s): E2E_WORKERS=2 tries it. `npm test` now runs
-  // lint, type check and simulator beside this one at nice 19
-  // (scripts/run-parallel.mjs), where they take only the CPU the tests leave.
-  workers: Number(process.env.E2E_WORKERS ?? 1),
+  // Two specs at a time (E2E_WORKERS=1 for one). Specs share nothing (each
+  // makes its own relay, app server, mock model and network namespaces on
+  // free ports). The suite is mostly CPU, not waiting: 1,635 CPU-seconds
+  // (its cgroup, one spec at a time at load 12; Chromium's renderers 771 of
+  // them), so one spec at a time left a core idle once the simulator beside
+  // it had ended (a dry run: e2e 1,073 s, simulator done at 467 s); two fill
+  // both cores. `npm test` runs lint, type
+  // check and simulator beside the tests at nice 19
+  // (scripts/run-parallel.mjs), where they take only the CPU left over.
+  workers: Number(process.env.E2E_WORKERS ?? 2),
   fullyParallel: false,
   forbidOnly: !!process.env.CI,
   retries: 0,

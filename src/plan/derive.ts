@@ -228,23 +228,29 @@ function deriveGoal(
   // the earliest decision stands (authority.ts); a veto of it sends the goal
   // back to the decomposers without the proposals it lists (steering.ts)
   const allVotes = collectVotes(all, records.scores)
-  const wasAccepted = (proposal: string) =>
-    records.accepts.some(
-      (a) => a.proposal === proposal && authorised(decide, a) && acceptHolds(a, allVotes),
-    )
-  const acceptAmong = (retired: ReadonlySet<string>) => {
-    const live = all.filter((proposal) => !retired.has(proposal.id))
-    const votes = collectVotes(live, records.scores)
-    const liveIds = new Set(live.map((proposal) => proposal.id))
-    return earliestAccept(
-      decide.id,
-      records.accepts.filter((a) => liveIds.has(a.proposal) && acceptHolds(a, votes)),
-      (a) => authorised(decide, a),
-    )
-  }
-  const rounds = vetoRounds(records.verdicts, author, wasAccepted, acceptAmong, actsFor)
+  // closures passed inline: tsx names each named one as it is made, on every derivation
+  const rounds = vetoRounds(
+    records.verdicts,
+    author,
+    (proposal) =>
+      records.accepts.some(
+        (a) => a.proposal === proposal && authorised(decide, a) && acceptHolds(a, allVotes),
+      ),
+    (retired) => {
+      const live = all.filter((proposal) => !retired.has(proposal.id))
+      // nothing retired (the usual case): the same votes as allVotes, not collected again
+      const votes = live.length === all.length ? allVotes : collectVotes(live, records.scores)
+      const liveIds = new Set(live.map((proposal) => proposal.id))
+      return earliestAccept(
+        decide.id,
+        records.accepts.filter((a) => liveIds.has(a.proposal) && acceptHolds(a, votes)),
+        (a) => authorised(decide, a),
+      )
+    },
+    actsFor,
+  )
   const proposals = all.filter((proposal) => !rounds.retired.has(proposal.id))
-  const votes = collectVotes(proposals, records.scores)
+  const votes = proposals.length === all.length ? allVotes : collectVotes(proposals, records.scores)
   const accept = rounds.accept
   const proposalById = new Map(all.map((proposal) => [proposal.id, proposal]))
   const accepted = accept ? (proposalById.get(accept.proposal) ?? null) : null

@@ -83,15 +83,22 @@ export function bestOutput<R extends WireRecord & { epoch: number }>(
   return best
 }
 
+/**
+ * An output whose author's claim is here but does not count will never
+ * count: nothing to wait for. (A function, not a closure in deriveTask: tsx
+ * names each closure as it is made, a cost on every derivation in the
+ * simulator.)
+ */
+function awaited(raw: readonly ClaimRecord[], output: WireRecord & { epoch: number }): boolean {
+  return !raw.some((claim) => claim.from === output.from && claim.epoch === output.epoch)
+}
+
 export function deriveTask(plan: PlanState, type: TaskType, subject: string): TaskState {
   const id = taskId(type, subject)
   const records = plan.taskRecords(id)
   // epochs move one checkable step at a time, never past a result (authority.ts)
   const raw = records.claims.filter((claim) => claim.taskType === type && claim.subject === subject)
   const claims = countedClaims(raw, type === 'decide' ? [] : records.results)
-  // an output whose author's claim is here but does not count will never count: nothing to wait for
-  const awaited = (output: WireRecord & { epoch: number }) =>
-    !raw.some((claim) => claim.from === output.from && claim.epoch === output.epoch)
   let epoch = -1
   for (const claim of claims) epoch = Math.max(epoch, claim.epoch)
   let holder: ClaimRecord | null = null
@@ -123,7 +130,7 @@ export function deriveTask(plan: PlanState, type: TaskType, subject: string): Ta
     task.holder = claims.find((c) => c.from === doneBy.from && c.epoch === doneBy.epoch) ?? holder
   }
   task.unclaimedOutputs = records.results.filter(
-    (result) => !authorised(task, result) && awaited(result),
+    (result) => !authorised(task, result) && awaited(raw, result),
   ).length
   const failures: FailureRecord[] = []
   const failedBy = new Set<string>()
@@ -135,7 +142,7 @@ export function deriveTask(plan: PlanState, type: TaskType, subject: string): Ta
         gap = failure
       }
     } else if (!authorised(task, failure)) {
-      if (awaited(failure)) task.unclaimedOutputs++
+      if (awaited(raw, failure)) task.unclaimedOutputs++
     } else if (failure.index === -1) {
       failures.push(failure)
       if (!PEER_TROUBLE_ERRORS.has(failure.errorKind)) failedBy.add(failure.from)

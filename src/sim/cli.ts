@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util'
 import { availableParallelism } from 'node:os'
 import { isMainThread } from 'node:worker_threads'
-import { DEFAULT_SWARM, type SwarmOptions } from './swarm'
+import { DEFAULT_SWARM, type SwarmOptions } from './options'
 import { SeedPool, serveSeeds } from './pool'
 import { summarise } from './summary'
 import { isSimPersona, SIM_PERSONA_NAMES, withPersona } from './personas'

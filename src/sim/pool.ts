@@ -7,8 +7,8 @@
  * seed does not hold up a shard.
  */
 import { Worker, parentPort } from 'node:worker_threads'
-import { runSeed, type SeedResult } from './run'
-import type { SwarmOptions } from './swarm'
+import type { SeedResult } from './run'
+import type { SwarmOptions } from './options'
 
 type Base = Omit<SwarmOptions, 'seed'>
 
@@ -111,11 +111,17 @@ export class SeedPool {
   }
 }
 
-/** In a worker thread: run each seed the main thread sends, and answer its result. */
+/**
+ * In a worker thread: run each seed the main thread sends, and answer its
+ * result. The simulator's modules load here only, not on the main thread,
+ * which only hands out seeds (each thread compiles them anew under tsx).
+ */
 export function serveSeeds(): void {
-  parentPort!.on('message', ({ base, seed }: SeedJob) => {
+  const simulator = import('./run')
+  parentPort!.on('message', async ({ base, seed }: SeedJob) => {
     let reply: SeedReply
     try {
+      const { runSeed } = await simulator
       reply = { result: runSeed({ ...base, seed }) }
     } catch (error) {
       reply = { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }

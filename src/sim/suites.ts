@@ -1,8 +1,9 @@
 /**
  * Named sets of simulator settings, run with `npm run sim -- --suite <name>`.
- * `ci` is what CI runs on every change (1,090 seeds, about 170 s of CPU:
- * some 80 s on two idle cores); `sweep` is the same settings with ten times
- * the seeds, for a change to the protocol's rules (some 12 minutes).
+ * `ci` is what CI runs on every change (1,230 seeds, some 96 to 105 s of
+ * CPU on one pool of two threads, measured at load 6 to 12); `sweep` is the
+ * same settings with ten times the seeds, for a change to the protocol's
+ * rules.
  */
 import type { SimModelOptions } from './model'
 import { DEFAULT_SWARM } from './options'

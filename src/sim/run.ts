@@ -3,10 +3,8 @@
  * loss and skew, let it settle, then check that every live replica holds the
  * same records and derives the same tree, and measure what it cost.
  */
-import { contentId } from '../protocol/hash'
 import type { DerivedPlan } from '../plan/derive'
 import type { PlanRecord } from '../protocol/records'
-import { projectTree } from '../plan/tree'
 import { LEASE_TIMEOUT_MS, QUORUM_VOTES } from '../protocol/rules'
 import { derived } from '../roles/peer'
 import { ATTACK_EVERY_MS, attackRecords, hostileViolations } from './hostile'
@@ -23,6 +21,7 @@ import {
 } from './flood'
 import { Swarm, type SimPeer, type SwarmOptions } from './swarm'
 import { checkSubgoals } from './subgoals'
+import { replicaFingerprint, sameRecords, treeFingerprint } from './fingerprint'
 
 export interface SeedResult {
   seed: number
@@ -76,28 +75,6 @@ export interface SeedResult {
 const SUBMIT_AT_MS = 3_000
 /** Once the plan settled, this long without loss or delay tails for replicas to converge. */
 const CONVERGE_WITHIN_MS = 120_000
-
-function replicaFingerprint(peer: SimPeer): string {
-  const state = peer.state!
-  return contentId([...state.plan.ids()].sort())
-}
-
-/**
- * Do these replicas (at least one) hold the same records? What equal
- * replicaFingerprints say, without sorting and hashing every id of every
- * replica at each check (asked every virtual second while they settle).
- */
-function sameRecords(peers: readonly SimPeer[]): boolean {
-  const [first, ...others] = peers.map((peer) => peer.state!.plan)
-  if (!first) return false
-  const ids = [...first.ids()]
-  return others.every((plan) => plan.size === first.size && ids.every((id) => plan.has(id)))
-}
-
-function treeFingerprint(peer: SimPeer): string {
-  const state = peer.state!
-  return contentId(projectTree(derived(state), state.plan) as unknown as never)
-}
 
 function settled(plan: DerivedPlan, goals: number): boolean {
   // the flooder's goals are not the plan the run waits for

@@ -1,7 +1,7 @@
 /**
  * Named sets of simulator settings, run with `npm run sim -- --suite <name>`.
- * `ci` is what CI runs on every change (1,230 seeds, some 96 to 105 s of
- * CPU on one pool of two threads, measured at load 6 to 12); `sweep` is the
+ * `ci` is what CI runs on every change (1,230 seeds, some 96 to 123 s of
+ * CPU on one pool of two threads, measured at load 5 to 12); `sweep` is the
  * same settings with ten times the seeds, for a change to the protocol's
  * rules.
  */

@@ -27,6 +27,10 @@ describe('IdleWatch', () => {
   })
 
   it('sets one timer however many frames push the deadline back', () => {
+    // a spy over the real setTimeout: one laid over the fake timers survived
+    // useRealTimers and left the next test file's timers fake (files share a
+    // worker's globals, vitest.config.ts isolate: false)
+    vi.useRealTimers()
     const set = vi.spyOn(globalThis, 'setTimeout')
     const watch = new IdleWatch(5_000, () => {})
     for (let i = 0; i < 10_000; i++) watch.arm()

@@ -4,17 +4,17 @@
 // time of the longer one. Each script's output is printed whole when it
 // ends, so two logs never interleave.
 //
-// `node scripts/run-parallel.mjs test:unit test:e2e --background check test:sim`
-// (in `npm test`): the scripts before `--background` run one after another,
-// printing as they go, and the first that fails ends that sequence (the
-// end-to-end tests are not worth waiting for when a unit test failed). The
-// scripts after it start at once and run beside the whole sequence at the
-// lowest CPU priority (nice 19), each printed whole once it has ended; then
-// one line each says whether it passed. The tests leave CPU idle while they
-// wait (child processes, sockets, leases, meshing, throttled timers), and
-// work that is not timed (lint, the type check, the simulator's virtual
-// time) takes only the CPU they leave: a test that needs a core gets it
-// first (nice 19 weighs 15 against nice 0's 1024).
+// `node scripts/run-parallel.mjs test:e2e --background check test:sim` (in
+// `npm test`, after the unit tests): the scripts before `--background` run
+// one after another, printing as they go, and the first that fails ends
+// that sequence. The scripts after it start at once and run beside the
+// whole sequence at the lowest CPU priority (nice 19), each printed whole
+// once it has ended; then one line each says whether it passed. Work that
+// is not timed (lint, the type check, the simulator's virtual time) takes
+// only the CPU the tests leave: a test that needs a core gets it first
+// (nice 19 weighs 15 against nice 0's 1024). The unit tests stay out of
+// this: beside even nice-19 work they ran a fifth slower, and some of them
+// measure time.
 import { spawn } from 'node:child_process'
 
 /** nice(1)'s lowest priority: work that is not timed takes only CPU nothing else wants */

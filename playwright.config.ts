@@ -14,16 +14,14 @@ export default defineConfig({
   testIgnore: 'artifacts/**',
   outputDir: 'e2e/artifacts/test-results',
   globalSetup: './e2e/global-setup.ts',
-  // Two specs at a time (E2E_WORKERS=1 for one). Specs share nothing (each
-  // makes its own relay, app server, mock model and network namespaces on
-  // free ports). The suite is mostly CPU, not waiting: 1,635 CPU-seconds
-  // (its cgroup, one spec at a time at load 12; Chromium's renderers 771 of
-  // them), so one spec at a time left a core idle once the simulator beside
-  // it had ended (a dry run: e2e 1,073 s, simulator done at 467 s); two fill
-  // both cores. `npm test` runs lint, type
-  // check and simulator beside the tests at nice 19
-  // (scripts/run-parallel.mjs), where they take only the CPU left over.
-  workers: Number(process.env.E2E_WORKERS ?? 2),
+  // One spec at a time (E2E_WORKERS=2 for two). The suite is mostly CPU,
+  // not waiting: 1,635 CPU-seconds (its cgroup, at load 12; Chromium's
+  // renderers 771 of them). Two at a time took 957 s against 1,073 in a dry
+  // run, but each test ran 1.5 to 2 times longer, and in the next dry run
+  // relays.spec's late tab held 2 direct links, not 3, when it looked: a
+  // flake that one spec at a time has not shown. `npm test` runs lint, type
+  // check and simulator beside them at nice 19 (scripts/run-parallel.mjs).
+  workers: Number(process.env.E2E_WORKERS ?? 1),
   fullyParallel: false,
   forbidOnly: !!process.env.CI,
   retries: 0,

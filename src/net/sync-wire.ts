@@ -28,7 +28,15 @@
  */
 import { SYNC_MAX_ID_BYTES } from './constants'
 import { ProtocolViolationError } from './errors'
-import { concat, decodeUvarint, encodeUvarint, fromUtf8, utf8 } from './bytes'
+import {
+  bytesToHex,
+  concat,
+  decodeUvarint,
+  encodeUvarint,
+  fromUtf8,
+  hexToBytes,
+  utf8,
+} from './bytes'
 import { checkRoom } from './discovery-wire'
 import { FINGERPRINT_BYTES, type Range } from '../protocol/reconcile'
 
@@ -90,30 +98,10 @@ export function isWireId(id: string): boolean {
   return true
 }
 
-/**
- * Two hex digits by byte value, and the value of each hex digit by char code:
- * ids are turned into bytes and back a hundred thousand times in a late join
- * (WANT, have), and a table beats a regex and parseInt per id.
- */
-const HEX_PAIRS = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'))
-const HEX_DIGIT = new Uint8Array(128)
-for (let d = 0; d < 16; d++) HEX_DIGIT['0123456789abcdef'.charCodeAt(d)] = d
-
 function idBytes(id: string): Uint8Array {
-  if (!isWireId(id)) throw new RangeError(`bad id ${id}`)
-  const out = new Uint8Array(id.length / 2)
-  for (let i = 0; i < out.length; i++) {
-    out[i] =
-      ((HEX_DIGIT[id.charCodeAt(2 * i)] as number) << 4) |
-      (HEX_DIGIT[id.charCodeAt(2 * i + 1)] as number)
-  }
-  return out
-}
-
-function idHex(bytes: Uint8Array): string {
-  let s = ''
-  for (let i = 0; i < bytes.length; i++) s += HEX_PAIRS[bytes[i] as number] as string
-  return s
+  const b = isWireId(id) ? hexToBytes(id) : undefined
+  if (b === undefined) throw new RangeError(`bad id ${id}`)
+  return b
 }
 
 function encodeIdList(ids: readonly string[]): Uint8Array[] {
@@ -185,7 +173,7 @@ function readId(f: Uint8Array, o: number): [string, number] {
   const len = f[o]
   if (len === undefined || len === 0 || len > SYNC_MAX_ID_BYTES) throw violation('bad id length')
   if (o + 1 + len > f.length) throw violation('truncated id')
-  return [idHex(f.subarray(o + 1, o + 1 + len)), o + 1 + len]
+  return [bytesToHex(f.subarray(o + 1, o + 1 + len)), o + 1 + len]
 }
 
 function readIdList(f: Uint8Array, at: number): [string[], number] {

@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test'
+import { chromiumArgs } from './e2e/fixtures/chromium-args'
 
 /**
  * Real Chromium (Debian's, at /usr/bin/chromium: `npx playwright install`
@@ -14,14 +15,11 @@ export default defineConfig({
   testIgnore: 'artifacts/**',
   outputDir: 'e2e/artifacts/test-results',
   globalSetup: './e2e/global-setup.ts',
-  // One spec at a time (E2E_WORKERS=2 for two). The suite is mostly CPU,
-  // not waiting: 1,635 CPU-seconds (its cgroup, at load 12; Chromium's
-  // renderers 771 of them). Two at a time took 957 s against 1,073 in a dry
-  // run, but each test ran 1.5 to 2 times longer, and in the next dry run
-  // relays.spec's late tab held 2 direct links, not 3, when it looked: a
-  // flake that one spec at a time has not shown. `npm test` runs lint, type
-  // check and simulator beside them at nice 19 (scripts/run-parallel.mjs).
-  workers: Number(process.env.E2E_WORKERS ?? 1),
+  // Two specs at a time (E2E_WORKERS=1 for one). The suite is mostly CPU,
+  // not waiting: about 1,300 CPU-seconds, Chromium's renderers half of them,
+  // and one spec at a time keeps only 1.3 cores busy. `npm test` runs lint,
+  // type check and simulator beside them at nice 19 (scripts/run-parallel.mjs).
+  workers: Number(process.env.E2E_WORKERS ?? 2),
   fullyParallel: false,
   forbidOnly: !!process.env.CI,
   retries: 0,
@@ -38,7 +36,7 @@ export default defineConfig({
     headless: true,
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--allow-loopback-in-peer-connection'],
+      args: chromiumArgs(),
     },
     permissions: ['microphone'],
     actionTimeout: 10_000,

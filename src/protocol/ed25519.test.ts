@@ -1,5 +1,5 @@
 import { ed25519 } from '@noble/curves/ed25519.js'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { acceptableSignature, strictVerify, verifyAsync } from './ed25519'
 import {
   challenge,
@@ -76,6 +76,36 @@ describe('Ed25519 rules every peer applies (PROTOCOL §3.1)', () => {
       const exact = challenge(signature.subarray(0, 32), publicKey, MESSAGE) % 8n === 0n
       expect(await verdicts(signature, publicKey)).toEqual([exact, exact, exact])
       expect(zip215(signature, publicKey)).toBe(true)
+    }
+  })
+})
+
+describe('verifyAsync with WebCrypto', () => {
+  it('imports each author’s key once, and still checks every signature against it', async () => {
+    // fresh keys: the cache is the module's, and other files in this worker verify too
+    const author = () => {
+      const secret = crypto.getRandomValues(new Uint8Array(32))
+      return { secret, A: ed25519.getPublicKey(secret) }
+    }
+    const { A, secret } = author()
+    const importKey = vi.spyOn(globalThis.crypto.subtle, 'importKey')
+    try {
+      const messages = [1, 2, 3].map((n) => new Uint8Array([n, n, n]))
+      for (const message of messages) {
+        expect(await verifyAsync(ed25519.sign(message, secret), message, A)).toBe(true)
+      }
+      // a signature of another message, under the same (cached) key
+      const forged = ed25519.sign(messages[0]!, secret)
+      expect(await verifyAsync(forged, messages[1]!, A)).toBe(false)
+      expect(importKey).toHaveBeenCalledTimes(1)
+      // another author's key is imported for them
+      const other = author()
+      expect(
+        await verifyAsync(ed25519.sign(messages[0]!, other.secret), messages[0]!, other.A),
+      ).toBe(true)
+      expect(importKey).toHaveBeenCalledTimes(2)
+    } finally {
+      importKey.mockRestore()
     }
   })
 })

@@ -88,6 +88,29 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 let webCryptoEd25519: boolean | null = null
 
 /**
+ * Keys of the peers heard from, imported once: importing took two and a half
+ * times as long as verifying (Chromium's trace of a run: DoImportKey 198 ms,
+ * DoVerify 77 ms), and a room has tens of authors. Bounded like the Node
+ * verifier's (verify.node.ts): past this many, it starts again.
+ */
+const MAX_CACHED_KEYS = 1_024
+const importedKeys = new Map<string, Promise<CryptoKey>>()
+
+function importedKey(subtle: SubtleCrypto, publicKey: Uint8Array): Promise<CryptoKey> {
+  // 32 bytes as a string of 32 char codes: a Map key without a hex codec
+  const id = String.fromCharCode(...publicKey)
+  let key = importedKeys.get(id)
+  if (key === undefined) {
+    key = subtle.importKey('raw', copy(publicKey), { name: 'Ed25519' }, false, ['verify'])
+    if (importedKeys.size >= MAX_CACHED_KEYS) importedKeys.clear()
+    importedKeys.set(id, key)
+    // a key this WebCrypto refused is not kept: the next call sees the same failure afresh
+    key.catch(() => importedKeys.delete(id))
+  }
+  return key
+}
+
+/**
  * Verifies with the platform's WebCrypto Ed25519 (BoringSSL in Chromium,
  * OpenSSL in Node: cofactorless, several times faster than pure JS), or
  * with strictVerify where WebCrypto has no Ed25519. Never throws.
@@ -101,9 +124,7 @@ export async function verifyAsync(
   const subtle = globalThis.crypto?.subtle
   if (webCryptoEd25519 !== false && subtle !== undefined) {
     try {
-      const key = await subtle.importKey('raw', copy(publicKey), { name: 'Ed25519' }, false, [
-        'verify',
-      ])
+      const key = await importedKey(subtle, publicKey)
       const valid = await subtle.verify({ name: 'Ed25519' }, key, copy(signature), copy(message))
       webCryptoEd25519 = true
       return valid

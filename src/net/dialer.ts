@@ -41,6 +41,7 @@ import {
 import { backoff } from './backoff'
 import { directAddrs, isDirect, isUpgradeError, isWebSocket } from './direct-addrs'
 import { errMsg, type NetLogger } from './log'
+import { closeLink } from './hang-up'
 import type { RelayInfo } from './relay-client'
 import { linkTargets, quietLinkShape } from './topology'
 
@@ -275,7 +276,7 @@ export class Dialer {
       else if (now - since >= this.surplusGraceMs && wantedLinked >= wanted.size - slack) {
         this.unwantedSince.delete(id)
         this.init.logger.info('surplus direct link closed', { peer: id, quiet: this.quiet })
-        void c.close().catch(() => {})
+        closeLink(c, this.init.logger)
       }
     }
   }
@@ -302,7 +303,7 @@ export class Dialer {
       if (c.limits == null) continue
       const opened = direct.get(c.remotePeer.toString()) ?? []
       if (opened.some((at) => at >= c.timeline.open && now - at >= RELAYED_LINK_GRACE_MS)) {
-        void c.close().catch(() => {})
+        closeLink(c, this.init.logger)
       }
     }
   }

@@ -38,6 +38,7 @@ import { peerIdOf } from './multiaddr'
 import { circuitListen, RelayClient } from './relay-client'
 import { Strikes } from './strikes'
 import { banGater } from './ban-gater'
+import { abortLink } from './hang-up'
 import { Syncer } from './sync'
 import { syncAgain } from './sync-session'
 import { firstEnough } from './enough'
@@ -122,7 +123,7 @@ export async function createSwarm(
   // a banned peer's links close: all of its member's PeerIds' (strikes.ts)
   const hangUpBanned = () => {
     for (const c of ref.node?.getConnections() ?? []) {
-      if (strikes.isBanned(c.remotePeer.toString())) void c.close().catch(() => {})
+      if (strikes.isBanned(c.remotePeer.toString())) abortLink(c, 'peer banned')
     }
   }
   const strikes = new Strikes({

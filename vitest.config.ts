@@ -11,6 +11,8 @@ export default defineConfig({
       'e2e/**/*.test.ts',
     ],
     setupFiles: ['./scripts/node-preload.mjs'],
+    // builds the Node commands the tests spawn, when a source changed
+    globalSetup: ['./test/global-setup.ts'],
     testTimeout: 20_000,
     // vitest's default is one worker fewer than the cores: one on CI's two.
     // Most of the slow files wait on child processes and sockets, not CPU.

@@ -18,6 +18,7 @@ import { join, resolve } from 'node:path'
 import type { Page } from '@playwright/test'
 import { serveApp } from '../relay/app-server'
 import { otherRelays } from '../relay/other-relays'
+import { CLI_ENTRY } from '../scripts/build-cli.mjs'
 import { silentLogger } from '../src/net/log'
 import { startRelayProcess, type RelayProcess } from './fixtures/relay'
 import { APP_DIST, buildApp, type Served } from './fixtures/serve'
@@ -82,7 +83,7 @@ function startScorer(relay: RelayProcess, invite: string, data: string) {
   const child: ChildProcess = spawn(
     process.execPath,
     [
-      ...['--import', './scripts/node-preload.mjs', '--import', 'tsx', 'src/cli/agent.ts'],
+      CLI_ENTRY,
       ...['--role', 'scorer', '--invite', invite, '--data', data, '--rtc-bind', '127.0.0.1'],
       ...relayArgs,
     ],

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createMockLlmServer } from '../test/mock-llm/server'
+import { CLI_ENTRY } from '../scripts/build-cli.mjs'
 import { serve } from './fixtures/serve'
 import {
   duplicateResults,
@@ -214,11 +215,7 @@ test('a headless executor joins the tabs and does the work', async ({ browser, s
   const agent = spawn(
     process.execPath,
     [
-      '--import',
-      './scripts/node-preload.mjs',
-      '--import',
-      'tsx',
-      'src/cli/agent.ts',
+      CLI_ENTRY,
       '--role',
       'executor',
       '--app',

@@ -1,5 +1,5 @@
 /**
- * A flood from one address against a real relay process (`relay/main.ts`,
+ * A flood from one address against a real relay process (`relay/main.ts`, built,
  * default limits), while two honest peers, made as agents make theirs
  * (createSwarmNode: reservation, room discovery, WebRTC), join a room.
  *
@@ -19,6 +19,7 @@ import { createSwarmNode } from '../src/net/node.node.js'
 import { silentLogger } from '../src/net/log'
 import { MemoryStore, testValidate } from '../src/net/testing/memory-store'
 import type { SwarmNode } from '../src/net/types'
+import { RELAY_ENTRY } from '../scripts/build-cli.mjs'
 
 /** Flood peers: 4 discovery streams each, so 25 of them overdraw the 64-request burst. */
 const FLOOD_PEERS = 25
@@ -34,11 +35,9 @@ afterAll(async () => {
 })
 
 function run(args: string[]): { child: ChildProcess; out: () => string } {
-  const child = spawn(
-    process.execPath,
-    ['--import', './scripts/node-preload.mjs', '--import', 'tsx', ...args],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  )
+  const child = spawn(process.execPath, ['--import', './scripts/node-preload.mjs', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   children.push(child)
   let out = ''
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()))
@@ -59,11 +58,14 @@ const count = (text: string, re: RegExp) => text.split('\n').filter((l) => re.te
 describe('relay under a flood from one address', () => {
   it('refuses the flood (one log line per kind) and honest peers still join and link', async () => {
     dir = await mkdtemp(join(tmpdir(), 'murmuration-flood-'))
-    const relay = run(['relay/main.ts', '--port', '0', '--key-file', join(dir, 'relay.key')])
+    const relay = run([RELAY_ENTRY, '--port', '0', '--key-file', join(dir, 'relay.key')])
     await waitFor(() => relay.out().includes('RELAY_READY'), 30_000, 'the relay')
     const relayAddr = /^RELAY_MULTIADDR (\S+)$/m.exec(relay.out())?.[1] as string
 
     const flood = run([
+      // a test's own program: run from source
+      '--import',
+      'tsx',
       'relay/limits-flooder.ts',
       relayAddr,
       '127.0.0.2',

@@ -4,6 +4,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
+import { START_ENTRY } from '../scripts/build-cli.mjs'
 import { EXIT_USAGE } from '../src/cli/options'
 import { DEFAULT_RELAY_KEY_FILE, DEFAULT_RELAY_PORT } from './defaults'
 import {
@@ -15,7 +16,9 @@ import {
   START_USAGE,
 } from './options'
 
-const TSX = ['--import', './scripts/node-preload.mjs', '--import', 'tsx']
+/** `npm run relay` as package.json runs it, and relay/start.ts built, as `npm start` runs it */
+const RELAY = ['--import', './scripts/node-preload.mjs', 'scripts/relay.mjs']
+const START = ['--import', './scripts/node-preload.mjs', START_ENTRY]
 
 /** runs a program as its npm script does; everything it printed, and how it ended */
 function run(args: string[]) {
@@ -140,12 +143,12 @@ describe('the programs', () => {
   })
 
   it('npm run relay -- with a misspelled option or a bad value: one line naming it, exit 2', () => {
-    const misspelled = run([...TSX, 'relay/main.ts', '--htp-port', '9091'])
+    const misspelled = run([...RELAY, '--htp-port', '9091'])
     expect(misspelled.code).toBe(EXIT_USAGE)
     expect(misspelled.stderr).toBe(
       "murmuration: Unknown option '--htp-port' (did you mean --http-port?); npm run relay -- --help lists every option\n",
     )
-    const bad = run([...TSX, 'relay/main.ts', '--port', '99999'])
+    const bad = run([...RELAY, '--port', '99999'])
     expect(bad.code).toBe(EXIT_USAGE)
     expect(bad.stderr.trimEnd().split('\n')).toEqual([
       'murmuration: --port must be a port number (0 to 65535), got "99999"; npm run relay -- --help lists every option',
@@ -154,13 +157,13 @@ describe('the programs', () => {
   })
 
   it('npm run relay -- -h: the usage, exit 0', () => {
-    const { code, stdout } = run([...TSX, 'relay/main.ts', '-h'])
+    const { code, stdout } = run([...RELAY, '-h'])
     expect(code).toBe(0)
     expect(stdout).toBe(`${RELAY_USAGE}\n`)
   })
 
   it('relay/start.ts checks its own command line too (as the e2e fixtures run it)', () => {
-    const { code, stderr } = run([...TSX, 'relay/start.ts', '--lan', '--cert', 'c.pem'])
+    const { code, stderr } = run([...START, '--lan', '--cert', 'c.pem'])
     expect(code).toBe(EXIT_USAGE)
     expect(stderr).toBe(
       'murmuration: --cert and --key go together; npm start -- --help lists every option\n',

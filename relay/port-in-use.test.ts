@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { portInUse } from './port-in-use'
+import { START_ENTRY } from '../scripts/build-cli.mjs'
 
 describe('portInUse', () => {
   it('finds the address of EADDRINUSE as node:net throws it, in a cause, in an AggregateError or a message', () => {
@@ -46,7 +47,7 @@ describe('npm start with a port in use', () => {
     new Promise<{ code: number | null; stdout: string; stderr: string }>((ok) => {
       const child = spawn(
         process.execPath,
-        ['--import', './scripts/node-preload.mjs', '--import', 'tsx', 'relay/start.ts', ...args],
+        ['--import', './scripts/node-preload.mjs', START_ENTRY, ...args],
         { env: { ...process.env, DEBUG: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
       )
       let stdout = ''

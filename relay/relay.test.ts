@@ -14,6 +14,7 @@ import { silentLogger } from '../src/net/log'
 import { fetchRelayInfo, pickRelayAddrs } from '../src/net/relay-info'
 import { iceServersSource } from '../src/net/ice-config'
 import { iceFromOptions } from './ice'
+import { RELAY_ENTRY } from '../scripts/build-cli.mjs'
 
 let dir: string
 beforeAll(async () => {
@@ -207,9 +208,7 @@ describe('relay', () => {
         [
           '--import',
           './scripts/node-preload.mjs',
-          '--import',
-          'tsx',
-          'relay/main.ts',
+          RELAY_ENTRY,
           '--port',
           '0',
           '--key-file',

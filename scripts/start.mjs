@@ -1,16 +1,20 @@
 // `npm start`: check the command line, build the web app when its sources
-// changed, then run the relay and the app server (relay/start.ts) with the
-// Node 20 preload.
+// changed, then run the relay and the app server (relay/start.ts, built:
+// scripts/build-cli.mjs) with the Node 20 preload.
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { tsImport } from 'tsx/esm/api'
+import { pathToFileURL } from 'node:url'
+import { buildCli, cliIsStale, OPTIONS_ENTRY, START_ENTRY } from './build-cli.mjs'
 
-// --help and a mistake are answered before any build (a fresh clone's takes
-// a while): the options' table is relay/options.ts, the one start.ts parses by
-const { optionsOrExit, parseStartArgs, START_USAGE } = await tsImport(
-  '../relay/options.ts',
-  import.meta.url,
+// the Node commands are built at `npm install`; again here if a source changed
+if (cliIsStale()) await buildCli()
+
+// --help and a mistake are answered before the web app's build (a fresh
+// clone's takes a while): the options' table is relay/options.ts, the one
+// start.ts parses by
+const { optionsOrExit, parseStartArgs, START_USAGE } = await import(
+  pathToFileURL(OPTIONS_ENTRY).href
 )
 optionsOrExit(() => parseStartArgs(process.argv.slice(2)), START_USAGE, 'npm start -- --help')
 
@@ -36,14 +40,7 @@ if (built < sources) {
 
 const child = spawn(
   process.execPath,
-  [
-    '--import',
-    './scripts/node-preload.mjs',
-    '--import',
-    'tsx',
-    'relay/start.ts',
-    ...process.argv.slice(2),
-  ],
+  ['--import', './scripts/node-preload.mjs', START_ENTRY, ...process.argv.slice(2)],
   { stdio: 'inherit' },
 )
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal))

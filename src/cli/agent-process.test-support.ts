@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { serveApp, type AppServer } from '../../relay/app-server'
 import { createRelay, type Relay } from '../../relay/relay'
-import { buildCli, cliIsStale } from '../../scripts/build-cli.mjs'
 import { silentLogger } from '../net/log'
 
 export interface AgentRun {
@@ -64,11 +63,10 @@ export interface AgentWorld {
   close(): Promise<void>
 }
 
-/** A temporary directory, a relay and an app server naming it (the CLI built if stale). */
+/** A temporary directory, a relay and an app server naming it. */
 export async function agentWorld(prefix: string): Promise<AgentWorld> {
   const dir = await mkdtemp(join(tmpdir(), prefix))
   await writeFile(join(dir, 'index.html'), '<!doctype html><title>app</title>')
-  if (cliIsStale()) await buildCli()
   const relay = await createRelay({
     port: 0,
     keyFile: join(dir, 'relay.key'),

@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRelay, type Relay } from '../../relay/relay'
 import { createMockLlmServer, type MockLlmServer } from '../../test/mock-llm/server'
+import { CLI_ENTRY } from '../../scripts/build-cli.mjs'
 import { silentLogger } from '../net/log'
 import { memberInviteLink } from '../protocol/invite'
 import { deriveMemberKey, newMemberSeed } from '../protocol/member-key'
@@ -21,7 +22,8 @@ import { deriveRoomKey, newRoomSecret } from '../protocol/room-key'
 import { createNodeRuntime } from '../runtime/node'
 import type { PeerRuntime, Role } from '../runtime/types'
 
-const AGENT = ['--import', './scripts/node-preload.mjs', '--import', 'tsx', 'src/cli/agent.ts']
+/** the built agent, as `npm run agent` runs it (it imports the Node 20 preload itself) */
+const AGENT = [CLI_ENTRY]
 const ROOM = deriveRoomKey('agent-tools', newRoomSecret())
 /** the room's owner: the agent and the in-process peers are this one member (version 7) */
 const SEED = newMemberSeed()

@@ -10,7 +10,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createRelay, type Relay } from '../../relay/relay'
 import { silentLogger } from '../net/log'
 import { LOCK_FILE } from './data-dir-lock'
-import { buildCli, cliIsStale } from '../../scripts/build-cli.mjs'
 import { agentRunner, type AgentRun } from './agent-process.test-support'
 import { memberInviteLink } from '../protocol/invite'
 import { deriveMemberKey, newMemberSeed } from '../protocol/member-key'
@@ -24,7 +23,7 @@ const INVITE = memberInviteLink('http://127.0.0.1:8080', {
   me: SEED,
 })
 
-// the CLI is built once in beforeAll: the launcher would build it too, but not from several files at once
+// the CLI is built once before every file (test/global-setup.ts): the launcher would build it too, but not from several files at once
 const runner = agentRunner()
 function agent(args: string[], env: Record<string, string> = {}): AgentRun {
   const invite = args.includes('--new-room') ? [] : ['--invite', INVITE]
@@ -42,8 +41,7 @@ async function until(check: () => boolean, what: string, ms = 20_000): Promise<v
 let dir: string
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'murmuration-agent-'))
-  if (cliIsStale()) await buildCli()
-}, 60_000)
+})
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true })
 })

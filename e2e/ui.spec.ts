@@ -1,6 +1,6 @@
 /**
  * The app as people use it, in real Chromium tabs: a relay and the built app
- * served by `npm run serve`, real libp2p and WebRTC between tabs, real
+ * served as `npm start` serves it, real libp2p and WebRTC between tabs, real
  * workers and IndexedDB; only the LLM is a mock server (test/mock-llm).
  * Everything is done by clicking and typing, and checked by what is on screen.
  */

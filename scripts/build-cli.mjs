@@ -99,8 +99,8 @@ export async function buildCli() {
     outExtension: { '.js': '.mjs' },
     bundle: true,
     // the run itself (libp2p and all) is a chunk of its own, loaded only to run:
-    // --help and a mistake on the command line never load it; the three
-    // commands share their common code
+    // --help and a mistake on the command line never load it; the commands
+    // share their common code
     splitting: true,
     format: 'esm',
     platform: 'node',
@@ -132,11 +132,11 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       `built ${ENTRIES.map((entry) => relative(ROOT, entry)).join(', ')} in ${Date.now() - started} ms`,
     )
   } catch (err) {
-    // --soft (npm install's postinstall): the agent builds itself when started,
+    // --soft (npm install's postinstall): each command builds it when started,
     // so a build that cannot be made now must not fail the install
     if (!process.argv.includes('--soft')) throw err
     console.warn(
-      'could not build the agent now (see above); `npm run agent` builds it when started',
+      'could not build the agent and the relay now (see above); `npm run agent`, `npm run relay` and `npm start` build them when started',
     )
   }
 }

@@ -120,7 +120,7 @@ export async function createSwarm(
 
   // the gater and the ban handler exist before the node does
   const ref: { node?: Libp2p<Services> } = {}
-  // a banned peer's links close: all of its member's PeerIds' (strikes.ts)
+  // a banned peer's links are dropped: all of its member's PeerIds' (strikes.ts)
   const hangUpBanned = () => {
     for (const c of ref.node?.getConnections() ?? []) {
       if (strikes.isBanned(c.remotePeer.toString())) abortLink(c, 'peer banned')

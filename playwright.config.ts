@@ -15,14 +15,16 @@ export default defineConfig({
   testIgnore: 'artifacts/**',
   outputDir: 'e2e/artifacts/test-results',
   globalSetup: './e2e/global-setup.ts',
-  // Three specs at a time on two cores (E2E_WORKERS=1 for one). The suite
-  // is mostly CPU: about 1,300 CPU-seconds, Chromium's renderers half of
-  // them; yet one spec at a time keeps only 1.3 cores busy, and two left a
-  // fifth of two cores idle (tests wait on timers, leases and links). Alone
-  // on this machine: 1,080 s one at a time, 720 s three at a time. `npm test`
-  // runs lint, type check and simulator beside them at nice 19
-  // (scripts/run-parallel.mjs).
-  workers: Number(process.env.E2E_WORKERS ?? 3),
+  // Two specs at a time (E2E_WORKERS=1 for one). The suite is mostly CPU:
+  // about 1,300 CPU-seconds, Chromium's renderers half of them, and one
+  // spec at a time keeps only 1.3 cores busy. Three at a time took 720 s
+  // alone on this machine against 1,080 one at a time, but beside lint,
+  // type check and simulator (which `npm test` runs at nice 19,
+  // scripts/run-parallel.mjs) the whole command took no less than with two
+  // (1,083 s in a dry run): two cores are full either way, and with three
+  // the timed tests ran closer to their bounds (a tab's first direct link
+  // 12 to 15 s after its page loaded, against 6).
+  workers: Number(process.env.E2E_WORKERS ?? 2),
   fullyParallel: false,
   forbidOnly: !!process.env.CI,
   retries: 0,

@@ -23,7 +23,7 @@ const INVITE = memberInviteLink('http://127.0.0.1:8080', {
   me: SEED,
 })
 
-// the CLI is built once before every file (test/global-setup.ts): the launcher would build it too, but not from several files at once
+// the CLI is built once before the test files run (test/global-setup.ts): the launcher would build it too, but not from several files at once
 const runner = agentRunner()
 function agent(args: string[], env: Record<string, string> = {}): AgentRun {
   const invite = args.includes('--new-room') ? [] : ['--invite', INVITE]

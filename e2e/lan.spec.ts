@@ -35,6 +35,9 @@ test.describe.configure({ mode: 'serial' })
 // namespaces need root: skipped with one line without it, failed under CI
 requireRoot(test, { needs: ['netns'] })
 
+/** what a tab that is about to hang logs, with its sessionStorage */
+const HANGING = 'hanging with '
+
 async function peerIdOf(page: Page): Promise<string> {
   await page.waitForFunction(() => window.murmuration !== undefined, undefined, {
     timeout: 30_000,
@@ -137,52 +140,67 @@ test.describe('a friend on another machine, over plain http', () => {
   test('tab identity without Web Locks: reload, duplicate, two at once, a hung tab, a crash', async () => {
     test.setTimeout(180_000)
     const url = testRoom('ids').link(`http://${HOST_LAN}:${APP_PORT}`, 'observer')
-    const open = async (session?: Record<string, string>) => {
+    type Session = Record<string, string>
+    const open = async (session?: Session) => {
       const page = await scene.friend.newPage()
       if (session !== undefined) await plantSession(page, session)
       await page.goto(url)
       return page
     }
-    const sessionOf = (page: Page) =>
-      page.evaluate(() => ({ ...sessionStorage }) as Record<string, string>)
+    const sessionOf = (page: Page) => page.evaluate(() => ({ ...sessionStorage }) as Session)
+    // the slot a tab holds is its identity: one key per slot (a reload keeps both)
+    const slotOf = (session: Session) => session['murmuration-identity-slot']
 
     const a = await open()
     expect(await a.evaluate(() => isSecureContext || navigator.locks !== undefined)).toBe(false)
     const idA = await peerIdOf(a)
     await a.reload()
-    expect(await peerIdOf(a)).toBe(idA)
+    expect(await peerIdOf(a), 'a reload keeps its identity').toBe(idA)
 
     const dup = await open(await sessionOf(a))
     const idDup = await peerIdOf(dup)
-    expect(idDup).not.toBe(idA)
+    expect(idDup, 'a duplicated tab takes another identity').not.toBe(idA)
 
     const [x, y] = await Promise.all([open(), open()])
     const [idX, idY] = await Promise.all([peerIdOf(x!), peerIdOf(y!)])
-    expect(new Set([idA, idDup, idX, idY]).size).toBe(4)
+    expect(new Set([idA, idDup, idX, idY]).size, 'two tabs opened at once: four identities').toBe(4)
 
-    // a tab whose page hangs still holds its slot (its keeper worker answers)…
-    const ySession = await sessionOf(y!)
-    void y!
-      .evaluate(
-        () =>
-          void setTimeout(() => {
-            for (;;);
-          }, 10),
-      )
-      .catch(() => {})
-    await y!.waitForTimeout(200)
-    const meanwhile = await open(ySession)
-    expect(await peerIdOf(meanwhile)).not.toBe(idY)
+    // a tab that hangs the moment it holds its slot keeps it: its keeper
+    // worker listened before the slot was handed over, and answers for it…
+    const hung = await scene.friend.newPage()
+    await hung.addInitScript((said) => {
+      const timer = setInterval(() => {
+        if (sessionStorage.getItem('murmuration-identity-slot') === null) return
+        clearInterval(timer)
+        console.log(said + JSON.stringify({ ...sessionStorage }))
+        for (;;);
+      }, 1)
+    }, HANGING)
+    const hanging = hung.waitForEvent('console', {
+      predicate: (m) => m.text().startsWith(HANGING),
+      timeout: 30_000,
+    })
+    void hung.goto(url).catch(() => {}) // it may hang before its load event
+    const hungSession = JSON.parse((await hanging).text().slice(HANGING.length)) as Session
+    const meanwhile = await open(hungSession)
+    const idMeanwhile = await peerIdOf(meanwhile)
+    expect(slotOf(await sessionOf(meanwhile)), 'a hung tab keeps its slot').not.toBe(
+      slotOf(hungSession),
+    )
     // …and once it is gone without a goodbye (a hung page cannot run pagehide,
-    // like a crash), its slot comes free: the restored tab gets its identity back
-    await y!.close({ runBeforeUnload: false })
-    const restored = await open(ySession)
-    expect(await peerIdOf(restored)).toBe(idY)
+    // like a crash), its slot comes free: the restored tab takes it back
+    await hung.close({ runBeforeUnload: false })
+    const restored = await open(hungSession)
+    expect(slotOf(await sessionOf(restored)), "a gone tab's slot comes free").toBe(
+      slotOf(hungSession),
+    )
+    const ids = [idA, idDup, idX, idY, idMeanwhile, await peerIdOf(restored)]
+    expect(new Set(ids).size, 'six open tabs, six identities').toBe(6)
     // and nobody else was disturbed
     await a.reload()
-    expect(await peerIdOf(a)).toBe(idA)
+    expect(await peerIdOf(a), 'a second reload keeps its identity').toBe(idA)
     expect(await peerIdOf(dup)).toBe(idDup)
-    for (const page of [a, dup, x!, meanwhile, restored]) await page.close()
+    for (const page of [a, dup, x!, y!, meanwhile, restored]) await page.close()
   })
 
   test('joins from the share link, links directly, does the work with its own key', async () => {

@@ -3,7 +3,7 @@
  * from its own thread, so that a page busy with a long task still says
  * "mine" in time. It lives exactly as long as its page (or until released).
  */
-import type { KeeperCommand } from './tab-slots-rollcall.browser'
+import type { KeeperCommand, KeeperReport } from './tab-slots-rollcall.browser'
 
 let channel: BroadcastChannel | undefined
 
@@ -19,4 +19,6 @@ self.onmessage = ({ data }: MessageEvent<KeeperCommand>) => {
     }
   }
   channel = open
+  // its page hands the slot on only now (see tab-slots-rollcall.browser.ts)
+  self.postMessage({ listening: slot } satisfies KeeperReport)
 }

@@ -11,7 +11,10 @@
  * - Liveness: a roll call on a BroadcastChannel. A tab that holds (or is
  *   claiming) a slot answers "mine" from a tiny worker (tab-slot-keeper) and
  *   from its main thread, so a page busy with a long task still answers. A
- *   record whose owner does not answer belongs to a tab that is gone.
+ *   record whose owner does not answer belongs to a tab that is gone. A tab
+ *   has its slot only once its keeper listens: a worker's start needs its
+ *   page's main thread, and a page that hung before its keeper started fell
+ *   silent, and a duplicated tab took its slot (CI saw it).
  *
  * Why it is safe: a claim that committed before our snapshot was made by a tab
  * that answers our later roll call while it lives; a claim that commits after
@@ -22,6 +25,7 @@
  * page did not clear its record in time).
  */
 import { getMany, update, type UseStore } from 'idb-keyval'
+import type { SlotClaim } from './tab-slots.browser'
 
 /**
  * How long a roll call waits for answers. Keepers answer from their own
@@ -33,6 +37,14 @@ export const ROLL_CALL_MS = 1_000
 /** Claims lost to a racing tab before giving up (each retry reads afresh). */
 const MAX_CLAIM_ATTEMPTS = 8
 
+/**
+ * How long a tab waits for its keeper to listen before it goes on with its
+ * main thread alone answering. A keeper started in 50 to 330 ms on an idle
+ * machine (a cold worker); a worker that cannot load fails sooner, with an
+ * error event, so this bound is only ever met by a machine far overloaded.
+ */
+export const KEEPER_START_MS = 5_000
+
 type Owner = { owner: string } | null | undefined
 
 type SlotMessage =
@@ -40,6 +52,9 @@ type SlotMessage =
 
 /** What the keeper worker is told by its page. */
 export type KeeperCommand = { channel: string; slot: number } | { release: true }
+
+/** What the keeper tells its page: it now answers roll calls for `listening`. */
+export type KeeperReport = { listening: number }
 
 export interface RollCallInit {
   prefix: string
@@ -119,21 +134,36 @@ export function rollCallSlots(init: RollCallInit) {
     return won
   }
 
-  const startKeeper = (slot: number): Worker | undefined => {
-    try {
-      const worker = new Worker(new URL('./tab-slot-keeper.worker.ts', import.meta.url), {
-        type: 'module',
-        name: 'murmuration-identity-keeper',
-      })
+  /** A keeper answering for `slot`, once it listens (undefined: the main thread answers alone). */
+  const startKeeper = (slot: number): Promise<Worker | undefined> =>
+    new Promise((resolve) => {
+      let worker: Worker
+      try {
+        worker = new Worker(new URL('./tab-slot-keeper.worker.ts', import.meta.url), {
+          type: 'module',
+          name: 'murmuration-identity-keeper',
+        })
+      } catch {
+        resolve(undefined)
+        return
+      }
+      const settle = (listening: boolean) => {
+        clearTimeout(timer)
+        worker.onmessage = null
+        worker.onerror = null
+        resolve(worker) // even unconfirmed: it may yet start, and release terminates it
+        if (!listening) console.warn(`identity slot ${slot}: its keeper worker did not start`)
+      }
+      const timer = setTimeout(() => settle(false), KEEPER_START_MS)
+      worker.onmessage = ({ data }: MessageEvent<KeeperReport>) => {
+        if (data?.listening === slot) settle(true)
+      }
+      worker.onerror = () => settle(false)
       worker.postMessage({ channel: channelName, slot } satisfies KeeperCommand)
-      return worker
-    } catch {
-      return undefined // the main thread still answers
-    }
-  }
+    })
 
-  const holding = (slot: number) => {
-    const keeper = startKeeper(slot)
+  const holding = async (slot: number): Promise<SlotClaim> => {
+    const keeper = await startKeeper(slot)
     let released = false
     const release = () => {
       if (released) return

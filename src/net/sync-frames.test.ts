@@ -4,6 +4,7 @@
  * in one chunk), and the reader refuses what lpStream refused: a length over
  * the limit, a length that runs on, a stream that ends inside a frame.
  */
+import { getEventListeners } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import { streamPair } from '@libp2p/utils'
 import { concat, encodeUvarint } from './bytes'
@@ -89,5 +90,30 @@ describe('sync frames', () => {
     await expect(inn.read()).rejects.toThrow(FrameEndError)
     await b.close()
     await closing
+  })
+
+  it("leaves no listener on the session's signal, however often a write waits to drain", async () => {
+    // capacity 1: every write that finds a message in flight waits for 'drain'
+    const [a, b] = await streamPair({ capacity: 1, delay: 1 })
+    const out = frameStream(a, 100_000)
+    const inn = frameStream(b, 100_000)
+    const session = new AbortController()
+    const writes = 40
+    const reading = (async () => {
+      for (let i = 0; i < writes; i++) await inn.read()
+    })()
+    for (let i = 0; i < writes; i++) {
+      await out.write([frame(1_000, i)], { signal: session.signal })
+    }
+    await reading
+    expect(getEventListeners(session.signal, 'abort')).toHaveLength(0)
+    // and the session's abort still reaches a write that waits
+    const stuck = (async () => {
+      for (;;) await out.write([frame(1_000, 0)], { signal: session.signal })
+    })()
+    session.abort(new Error('session over'))
+    await expect(stuck).rejects.toThrow('session over')
+    a.abort(new Error('done'))
+    b.abort(new Error('done'))
   })
 })

@@ -190,6 +190,29 @@ export function frameStream(stream: Stream, maxFrameBytes: number): FrameStream 
   }, maxFrameBytes)
   return {
     read: (options) => reader.read(options?.signal),
-    write: (frames, options) => bytes.write(encodeFrames(frames), options),
+    write: async (frames, options) => {
+      const scoped = writeSignal(options?.signal)
+      try {
+        await bytes.write(encodeFrames(frames), { signal: scoped.signal })
+      } finally {
+        scoped.done()
+      }
+    },
   }
+}
+
+/**
+ * A signal for one write that follows the session's. A write that waits for
+ * the stream to drain waits through p-event, which adds an abort listener to
+ * the signal it is given and never removes it: on the session's own signal
+ * a long sync left one per wait (Node's "11 abort listeners" warning), each
+ * holding its stream, until the session ended.
+ */
+function writeSignal(outer: AbortSignal | undefined): { signal?: AbortSignal; done(): void } {
+  if (outer === undefined) return { done: () => {} }
+  const inner = new AbortController()
+  const follow = () => inner.abort(outer.reason)
+  if (outer.aborted) follow()
+  else outer.addEventListener('abort', follow, { once: true })
+  return { signal: inner.signal, done: () => outer.removeEventListener('abort', follow) }
 }

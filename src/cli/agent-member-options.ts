@@ -4,7 +4,7 @@
  * and an owner's one-off actions --invite-person (with --co-owner),
  * --remove-member and --reset-invite. Pure.
  */
-import type { MemberInvite } from '../protocol/invite'
+import { isOwnersLink, type MemberInvite } from '../protocol/invite'
 import { MAX_MEMBER_NAME } from '../protocol/limits'
 import { deriveMemberKey, memberPublicKey, newMemberSeed } from '../protocol/member-key'
 import { deriveRoomKey, newRoomSecret, ROOM_NAME_PATTERN } from '../protocol/room-key'
@@ -62,7 +62,7 @@ export function newRoomInvite(flags: MemberFlags & { 'new-room': string }): {
  */
 export function ownNameFor(flags: MemberFlags, invite: MemberInvite): string | undefined {
   const name = ownName(flags)
-  if (name !== undefined && deriveMemberKey(invite.me).id !== invite.owner)
+  if (name !== undefined && !isOwnersLink(invite))
     throw new UsageError(
       '--name is for the owner’s own link: a member’s name is the one whoever invited them gave',
     )

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import {
   inviteLink,
+  isOwnersLink,
   memberInviteFromFragment,
   memberInviteLink,
   OldInviteError,
@@ -17,6 +18,12 @@ const owner = deriveMemberKey(Uint8Array.from({ length: 16 }, (_, i) => 200 - i)
 const me = Uint8Array.from({ length: 16 }, (_, i) => i + 40)
 
 describe('version-7 invite links', () => {
+  it("tell the owner's own link (its seed is the owner's) from anyone else's", () => {
+    const ownerSeed = Uint8Array.from({ length: 16 }, (_, i) => 200 - i)
+    expect(isOwnersLink({ owner: owner.id, me: ownerSeed })).toBe(true)
+    expect(isOwnersLink({ owner: owner.id, me })).toBe(false)
+  })
+
   it('carry room, key, owner and me in the fragment, the role in the query', () => {
     const link = memberInviteLink(
       'http://192.168.1.20:8080',

@@ -21,7 +21,12 @@ import {
   stableRoomId,
 } from './room-key'
 import { fromBase64url, toBase64url } from './base64url'
-import { MAX_MEMBER_SEED_BYTES, MEMBER_SEED_BYTES, memberPublicKey } from './member-key'
+import {
+  deriveMemberKey,
+  MAX_MEMBER_SEED_BYTES,
+  MEMBER_SEED_BYTES,
+  memberPublicKey,
+} from './member-key'
 
 export interface Invite {
   room: RoomKey
@@ -89,6 +94,11 @@ export interface MemberInvite {
   stable: string
   /** this person's member seed */
   me: Uint8Array
+}
+
+/** Whether the invite is the owner's own link (its member seed is the owner's). */
+export function isOwnersLink(invite: Pick<MemberInvite, 'owner' | 'me'>): boolean {
+  return deriveMemberKey(invite.me).id === invite.owner
 }
 
 /**

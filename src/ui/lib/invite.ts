@@ -11,6 +11,7 @@
  * (a different, private room) or to paste a current link.
  */
 import {
+  isOwnersLink,
   memberInviteFragment,
   memberInviteFromFragment,
   memberInviteLink,
@@ -236,5 +237,5 @@ export function saveOwnName(name: string, storage: Storage = localStorage): void
  */
 export function ownNameFor(invite: RoomInvite, name: string): string | undefined {
   const trimmed = name.trim().slice(0, MAX_MEMBER_NAME).trim()
-  return trimmed !== '' && deriveMemberKey(invite.me).id === invite.owner ? trimmed : undefined
+  return trimmed !== '' && isOwnersLink(invite) ? trimmed : undefined
 }

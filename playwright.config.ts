@@ -30,10 +30,12 @@ export default defineConfig({
   retries: 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
-  // skip-summary last: the run's final lines name what was skipped and why
+  // the last lines recap what failed (with its error) and what was skipped
+  // and why: a log cut to its tail still says it
   reporter: [
     ['list'],
     ['html', { outputFolder: 'e2e/artifacts/report', open: 'never' }],
+    ['./e2e/fixtures/failure-summary.ts'],
     ['./e2e/fixtures/skip-summary.ts'],
   ],
   use: {

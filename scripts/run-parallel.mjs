@@ -4,18 +4,28 @@
 // time of the longer one. Each script's output is printed whole when it
 // ends, so two logs never interleave.
 //
-// `node scripts/run-parallel.mjs test:e2e --background check test:sim` (in
-// `npm test`, after the unit tests): the scripts before `--background` run
-// one after another, printing as they go, and the first that fails ends
-// that sequence. The scripts after it start at once and run beside the
-// whole sequence at the lowest CPU priority (nice 19), each printed whole
-// once it has ended; then one line each says whether it passed. Work that
-// is not timed (lint, the type check, the simulator's virtual time) takes
-// only the CPU the tests leave: a test that needs a core gets it first
-// (nice 19 weighs 15 against nice 0's 1024). The unit tests stay out of
-// this: beside even nice-19 work they ran a fifth slower, and some of them
-// measure time.
+// `node scripts/run-parallel.mjs test:unit test:e2e --background check
+// test:sim` (`npm test`): the scripts before `--background` run one after
+// another, printing as they go, and the first that fails ends that
+// sequence. The scripts after it start at once and run beside the whole
+// sequence in the background, each printed whole once it has ended; then
+// one line each says whether it passed. Work that is not timed (lint, the
+// type check, the simulator's virtual time) takes only the CPU the tests
+// leave: the unit tests wait on sockets and child processes for a third of
+// their time, and that is where it runs.
+//
+// Background means two things on Linux. nice(1) alone is not enough: with
+// the kernel's autogroup scheduling (on by default) CPU is shared first
+// between sessions, and only within a session by niceness. Chromium, which
+// Playwright starts in a session of its own, took no precedence over
+// nice-19 work in ours: two nice-19 busy loops beside two busy loops of
+// another session got a third of two cores. So a background script gets a
+// session of its own (a new autogroup) whose niceness is set to 19 as well
+// (/proc/<pid>/autogroup): the same two loops then waited until the others
+// had ended. It runs only on CPU nobody else wants.
 import { spawn } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { constants } from 'node:os'
 
 /** nice(1)'s lowest priority: work that is not timed takes only CPU nothing else wants */
 const BACKGROUND_NICENESS = 19
@@ -37,6 +47,39 @@ if (usage || foreground.length === 0) {
   process.exit(2)
 }
 
+/** Scripts still running, each the leader of a session (and process group) of its own. */
+const running = new Set()
+
+/**
+ * Lowers the priority of `pid`'s whole autogroup (its session) to `nice`.
+ * Without autogroup scheduling the file is missing, and nice(1) suffices.
+ */
+function lowerAutogroup(pid, nice) {
+  try {
+    writeFileSync(`/proc/${pid}/autogroup`, String(nice))
+  } catch (err) {
+    if (err.code !== 'ENOENT')
+      console.error(`run-parallel: ${pid}'s autogroup kept its priority: ${err.message}`)
+  }
+}
+
+// Each script runs in a session of its own (a background one must; the
+// others too, so that a signal reaches all they started). The terminal's
+// Ctrl-C then reaches only this script: a signal that ends it is passed on
+// to each script's whole process group.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    for (const child of running) {
+      try {
+        process.kill(-child.pid, signal)
+      } catch {
+        // already gone
+      }
+    }
+    process.exit(128 + constants.signals[signal])
+  })
+}
+
 /** Runs `npm run name`; `live` prints its output as it comes, else `report` prints it whole. */
 function run(name, { live = false, nice = 0 } = {}) {
   const started = Date.now()
@@ -44,7 +87,10 @@ function run(name, { live = false, nice = 0 } = {}) {
   const [command, ...args] = nice > 0 ? ['nice', '-n', String(nice), ...npm] : npm
   if (live) process.stdout.write(`\n> npm run ${name}\n`)
   const stdio = live ? 'inherit' : 'pipe'
-  const child = spawn(command, args, { stdio: ['ignore', stdio, stdio] })
+  const child = spawn(command, args, { stdio: ['ignore', stdio, stdio], detached: true })
+  if (nice > 0) lowerAutogroup(child.pid, nice)
+  running.add(child)
+  child.on('exit', () => running.delete(child))
   const out = []
   child.stdout?.on('data', (b) => out.push(b))
   child.stderr?.on('data', (b) => out.push(b))

@@ -13,8 +13,9 @@ import { execFileSync, spawn } from 'node:child_process'
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { expect, test } from '@playwright/test'
+import { expect } from '@playwright/test'
 import { RUN_AS_ROOT } from './fixtures/capabilities'
+import { test } from './fixtures/workers'
 
 /** The uid and gid of `nobody` on Linux (the kernel's overflow ids). */
 const NOBODY = 65534

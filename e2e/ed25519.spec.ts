@@ -5,12 +5,13 @@
  * (BoringSSL) alone agrees too: it checks the same cofactorless equation. A
  * tab and an agent can never disagree on whether a record is signed.
  */
-import { expect, test } from '@playwright/test'
+import { expect } from '@playwright/test'
 import { acceptableSignature, strictVerify } from '../src/protocol/ed25519'
 import { edgeVectors, MESSAGE } from '../src/protocol/ed25519-vectors.test-support'
 import { nodeVerify } from '../src/protocol/verify.node'
 import { harnessUrl } from './fixtures/net'
 import type { Ed25519Harness } from './harness/ed25519'
+import { test } from './fixtures/workers'
 
 test('a tab and a Node peer give every edge-case signature the same verdict', async ({ page }) => {
   // the harness pages the global setup built and serves (on 127.0.0.1: a secure context)

@@ -6,7 +6,6 @@
  * Invite panel in their own Chromium, with their own key for their own mock
  * LLM, and does the plan's work. Needs root (fixtures/capabilities.ts).
  */
-import { test } from '@playwright/test'
 import type { Page } from '@playwright/test'
 import { requireRoot } from './fixtures/capabilities'
 import { LAN_PREFIX } from './fixtures/lan'
@@ -25,6 +24,7 @@ import {
   useModel,
   waitForPeers,
 } from './fixtures/ui-steps'
+import { test } from './fixtures/workers'
 
 const GOAL = 'Plan a two-week trip to Japan'
 const HOST_LAN = `${LAN_PREFIX}.1`

@@ -7,7 +7,6 @@
  * routers leave no direct way, through the NATs when they do, and does the
  * plan's work with its own key.
  */
-import { test } from '@playwright/test'
 import type { Page } from '@playwright/test'
 import { requireRoot } from './fixtures/capabilities'
 import { SERVER_IP } from './fixtures/nat'
@@ -26,6 +25,7 @@ import {
   useModel,
   waitForPeers,
 } from './fixtures/ui-steps'
+import { test } from './fixtures/workers'
 
 const GOAL = 'Plan a two-week trip to Japan'
 const HOST_TABS = 3

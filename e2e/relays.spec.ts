@@ -30,7 +30,9 @@ const GOAL = 'Set up a neighbourhood seed swap'
 /** three tabs and an agent on the offline model, 2 shared cores */
 const FINISH_TIMEOUT_MS = 90_000
 
-const test = base.extend<object, { relays: RelayProcess[]; app: Served }>({
+// test-scoped (the file has one test): worker fixtures of a spec's own would
+// cost a worker of its own (workers.ts)
+const test = base.extend<{ relays: RelayProcess[]; site: Served }>({
   relays: [
     // eslint-disable-next-line no-empty-pattern
     async ({}, use) => {
@@ -38,9 +40,9 @@ const test = base.extend<object, { relays: RelayProcess[]; app: Served }>({
       await use(relays)
       await Promise.all(relays.map((r) => r.dispose()))
     },
-    { scope: 'worker', timeout: 120_000 },
+    { scope: 'test', timeout: 120_000 },
   ],
-  app: [
+  site: [
     async ({ relays }, use) => {
       await buildApp()
       const [first, second] = relays as [RelayProcess, RelayProcess]
@@ -67,7 +69,7 @@ const test = base.extend<object, { relays: RelayProcess[]; app: Served }>({
       await use({ url, origin: new URL(url).origin, output: [], stop: close })
       await close()
     },
-    { scope: 'worker', timeout: 120_000 },
+    { scope: 'test', timeout: 120_000 },
   ],
 })
 
@@ -98,7 +100,7 @@ function startScorer(relay: RelayProcess, invite: string, data: string) {
 test('two relays: tabs register with both; one killed mid-run costs nothing, and a tab that joins afterwards joins through the other', async ({
   browse,
   room,
-  app,
+  site: app,
   relays,
 }) => {
   test.setTimeout(FINISH_TIMEOUT_MS + 150_000)

@@ -7,13 +7,14 @@
  * compression, caching), so the engine must load as it will in the app.
  * Checks the limits a model-written program meets in a tab.
  */
-import { expect, test, type Page } from '@playwright/test'
+import { expect, type Page } from '@playwright/test'
 import { serveApp, type AppServer } from '../relay/app-server'
 import type { SandboxHarness } from './harness/sandbox'
 import type { HarnessReply } from './harness/sandbox-messages'
 import type { SandboxInit } from '../src/sandbox/limits'
 import type { WorkerHostOptions } from '../src/sandbox/worker-host'
 import type { CodeRun } from '../src/sandbox/types'
+import { test } from './fixtures/workers'
 
 const LIMITS: SandboxInit = { timeLimitMs: 1_000, memoryMb: 16, stdoutChars: 200 }
 

@@ -5,7 +5,7 @@
  */
 import type { Page } from '@playwright/test'
 import { expect, screenshot, test } from './fixtures/ui-app'
-import { test as labTest } from './fixtures/ui-lab'
+import { test as labTest } from './fixtures/workers'
 import { expectJoined, unnamedControls } from './fixtures/ui-steps'
 
 /** The focused element shows a focus ring. */

@@ -5,7 +5,7 @@
  * apart (no opener, no referrer) and only to the web or e-mail.
  */
 import { expect } from '@playwright/test'
-import { test } from './fixtures/ui-lab'
+import { test } from './fixtures/workers'
 
 test('untrusted Markdown renders safely', async ({ page, lab }) => {
   const requested: string[] = []

@@ -7,10 +7,12 @@
 import { expect } from '@playwright/test'
 import { writeFileSync } from 'node:fs'
 import type { BenchResult } from '../src/ui/dev/bench'
-import { test } from './fixtures/ui-lab'
+import { test } from './fixtures/workers'
 
-// tracing records a screencast and DOM snapshots, which would be measured too
-test.use({ trace: 'off', screenshot: 'off' })
+// tracing records DOM snapshots, which would be measured too. Under CI no
+// test traces (playwright.config.ts), and there the file must not ask for
+// options of its own: they would cost it a worker of its own (workers.ts).
+if (!process.env.CI) test.use({ trace: 'off', screenshot: 'off' })
 
 test('a 1,000-node plan renders, opens and updates smoothly', async ({ page, lab }, testInfo) => {
   test.setTimeout(120_000)

@@ -9,10 +9,40 @@ import { chromiumArgs } from './e2e/fixtures/chromium-args'
  * gathering never completes on loopback) and a microphone permission for the
  * page's origin (without it, it gathers no host candidates at all).
  */
+/**
+ * The spec files that take longest (a minute or more of a worker's time,
+ * `serial` files counted whole), run first. Playwright takes spec files in
+ * alphabetical order, a file's tests on one worker, and a long file that
+ * comes last runs alone: ui.spec.ts held one worker for its last 47 s while
+ * the other had nothing left to do. Longest first leaves short files to
+ * even out the end. They are a project of their own because the order of
+ * projects is the one order Playwright keeps; it costs each worker one
+ * restart where the projects meet (a project is part of a worker's identity).
+ */
+const LONG_SPECS = [
+  'swarm',
+  'members',
+  'lan',
+  'net',
+  'a11y',
+  'hidden',
+  'steer',
+  'room-flood',
+  'tools',
+  'nat',
+  'ui',
+  'room-secret',
+  'surface',
+].map((name) => `**/${name}.spec.ts`)
+
 export default defineConfig({
   testDir: 'e2e',
   testMatch: '**/*.spec.ts',
   testIgnore: 'artifacts/**',
+  projects: [
+    { name: 'long', testMatch: LONG_SPECS },
+    { name: 'short', testIgnore: ['artifacts/**', ...LONG_SPECS] },
+  ],
   outputDir: 'e2e/artifacts/test-results',
   globalSetup: './e2e/global-setup.ts',
   // Two specs at a time (E2E_WORKERS=1 for one). The suite is mostly CPU:

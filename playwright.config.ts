@@ -2,16 +2,8 @@ import { defineConfig } from '@playwright/test'
 import { chromiumArgs } from './e2e/fixtures/chromium-args'
 
 /**
- * Real Chromium (Debian's, at /usr/bin/chromium: `npx playwright install`
- * cannot download browsers here), real WebRTC, loopback only.
- *
- * Chromium needs both --allow-loopback-in-peer-connection (without it ICE
- * gathering never completes on loopback) and a microphone permission for the
- * page's origin (without it, it gathers no host candidates at all).
- */
-/**
- * The spec files that take longest (a minute or more of a worker's time,
- * `serial` files counted whole), run first. Playwright takes spec files in
+ * The spec files that take longest (45 s or more of a worker's time, a file
+ * of several tests counted whole), run first. Playwright takes spec files in
  * alphabetical order, a file's tests on one worker, and a long file that
  * comes last runs alone: ui.spec.ts held one worker for its last 47 s while
  * the other had nothing left to do. Longest first leaves short files to
@@ -35,6 +27,14 @@ const LONG_SPECS = [
   'surface',
 ].map((name) => `**/${name}.spec.ts`)
 
+/**
+ * Real Chromium (Debian's, at /usr/bin/chromium: `npx playwright install`
+ * cannot download browsers here), real WebRTC, loopback only.
+ *
+ * Chromium needs both --allow-loopback-in-peer-connection (without it ICE
+ * gathering never completes on loopback) and a microphone permission for the
+ * page's origin (without it, it gathers no host candidates at all).
+ */
 export default defineConfig({
   testDir: 'e2e',
   testMatch: '**/*.spec.ts',

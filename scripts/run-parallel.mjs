@@ -11,8 +11,8 @@
 // sequence in the background, each printed whole once it has ended; then
 // one line each says whether it passed. Work that is not timed (lint, the
 // type check, the simulator's virtual time) takes only the CPU the tests
-// leave: the unit tests wait on sockets and child processes for a third of
-// their time, and that is where it runs.
+// leave: the unit tests wait on sockets and child processes for a quarter
+// of their time, and that is where it runs.
 //
 // Background means two things on Linux. nice(1) alone is not enough: with
 // the kernel's autogroup scheduling (on by default) CPU is shared first

@@ -10,12 +10,15 @@ import { chromiumArgs } from './e2e/fixtures/chromium-args'
  * even out the end. They are a project of their own because the order of
  * projects is the one order Playwright keeps; it costs each worker one
  * restart where the projects meet (a project is part of a worker's identity).
+ * net.spec.ts (98 s in eight tests) stays among the short ones, late in the
+ * run: its timed tests are a late join within 2 s and a mesh that forms
+ * quickly, and beside room-flood.spec.ts's flood of goals the late join
+ * took 2.8 s.
  */
 const LONG_SPECS = [
   'swarm',
   'members',
   'lan',
-  'net',
   'a11y',
   'hidden',
   'steer',

@@ -2,35 +2,6 @@ import { defineConfig } from '@playwright/test'
 import { chromiumArgs } from './e2e/fixtures/chromium-args'
 
 /**
- * The spec files that take longest (45 s or more of a worker's time, a file
- * of several tests counted whole), run first. Playwright takes spec files in
- * alphabetical order, a file's tests on one worker, and a long file that
- * comes last runs alone: ui.spec.ts held one worker for its last 47 s while
- * the other had nothing left to do. Longest first leaves short files to
- * even out the end. They are a project of their own because the order of
- * projects is the one order Playwright keeps; it costs each worker one
- * restart where the projects meet (a project is part of a worker's identity).
- * net.spec.ts (98 s in eight tests) stays among the short ones, late in the
- * run: its timed tests are a late join within 2 s and a mesh that forms
- * quickly, and beside room-flood.spec.ts's flood of goals the late join
- * took 2.8 s.
- */
-const LONG_SPECS = [
-  'swarm',
-  'members',
-  'lan',
-  'a11y',
-  'hidden',
-  'steer',
-  'room-flood',
-  'tools',
-  'nat',
-  'ui',
-  'room-secret',
-  'surface',
-].map((name) => `**/${name}.spec.ts`)
-
-/**
  * Real Chromium (Debian's, at /usr/bin/chromium: `npx playwright install`
  * cannot download browsers here), real WebRTC, loopback only.
  *
@@ -42,10 +13,6 @@ export default defineConfig({
   testDir: 'e2e',
   testMatch: '**/*.spec.ts',
   testIgnore: 'artifacts/**',
-  projects: [
-    { name: 'long', testMatch: LONG_SPECS },
-    { name: 'short', testIgnore: ['artifacts/**', ...LONG_SPECS] },
-  ],
   outputDir: 'e2e/artifacts/test-results',
   globalSetup: './e2e/global-setup.ts',
   // Two specs at a time (E2E_WORKERS=1 for one). The suite is mostly CPU:

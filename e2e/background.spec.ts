@@ -48,7 +48,7 @@ async function until(tab: RawTab, expression: string, timeoutMs: number, what: s
 
 test('a background tab, hidden for real and its timers throttled, keeps its links and leases and does the plan’s work', async ({
   browser,
-  served,
+  app: served,
   room,
 }) => {
   const raw = await launchRawChromium(undefined, [QUICK_INTENSIVE_THROTTLING])

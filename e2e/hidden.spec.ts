@@ -67,7 +67,7 @@ const seconds = (ms: number) => (ms / 1000).toFixed(1)
 
 test('an executor frozen mid-call for longer than a lease: thawed, it drops its stale answer and its successor’s result stands', async ({
   browser,
-  served,
+  app: served,
   room,
 }) => {
   const mock = await createMockLlmServer()

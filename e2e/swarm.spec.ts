@@ -99,7 +99,7 @@ test('five tabs run a goal to a finished tree; a late observer gets it whole; di
 
 test('an executor reloaded mid-run keeps its PeerId, and the run completes without redoing finished work', async ({
   browser,
-  served,
+  app: served,
   room,
 }) => {
   const context = await machine(browser, served.origin)
@@ -169,7 +169,7 @@ test('an executor reloaded mid-run keeps its PeerId, and the run completes witho
 
 test('an executor closed just after it wins a claim: another executor finishes that leaf', async ({
   browser,
-  served,
+  app: served,
   room,
 }) => {
   const mock = await createMockLlmServer()
@@ -205,7 +205,11 @@ test('an executor closed just after it wins a claim: another executor finishes t
   }
 })
 
-test('a headless executor joins the tabs and does the work', async ({ browser, served, room }) => {
+test('a headless executor joins the tabs and does the work', async ({
+  browser,
+  app: served,
+  room,
+}) => {
   const context = await machine(browser, served.origin)
   const roles: Role[] = ['decomposer', 'scorer', 'scorer', 'observer']
   const pages = []

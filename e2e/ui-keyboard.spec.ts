@@ -5,7 +5,6 @@
  */
 import type { Page } from '@playwright/test'
 import { expect, screenshot, test } from './fixtures/ui-app'
-import { test as labTest } from './fixtures/workers'
 import { expectJoined, unnamedControls } from './fixtures/ui-steps'
 
 /** The focused element shows a focus ring. */
@@ -131,7 +130,7 @@ test('keyboard only: join, submit two goals, cancel one, switch to observer', as
   expect(new URL(page.url()).searchParams.get('role')).toBe('observer')
 })
 
-labTest('the plan tree is a keyboard-navigable ARIA tree', async ({ page, lab }) => {
+test('the plan tree is a keyboard-navigable ARIA tree', async ({ page, lab }) => {
   await page.goto(`${lab.url}lab.html?nodes=60`)
   const tree = page.getByRole('tree', { name: /^Plan tree: / })
   const items = tree.getByRole('treeitem')

@@ -36,6 +36,8 @@ const QUICK_INTENSIVE_THROTTLING =
 const COUNT_WAKES = `(window.wakes = 0, (function wake() { window.wakes++; setTimeout(wake, 100) })(), 1)`
 /** Wake-ups of that chain over the next 10 s. */
 const WAKES_IN_10_S = `new Promise((done) => { const n = window.wakes; setTimeout(() => done(window.wakes - n), 10_000) })`
+/** Windows of 10 s to wait for intensive throttling to show on the page without links. */
+const MAX_THROTTLE_WINDOWS = 4
 
 /** Polls `expression` in a raw tab until it is truthy. */
 async function until(tab: RawTab, expression: string, timeoutMs: number, what: string) {
@@ -85,13 +87,23 @@ test('a background tab, hidden for real and its timers throttled, keeps its link
     )
 
     // hidden past intensive throttling's grace: Chromium wakes the plain page's timers once a
-    // minute, the executor's (it holds WebRTC links) once a second, not ten times
+    // minute, the executor's (it holds WebRTC links) once a second, not ten times. When that
+    // grace ends is Chromium's to say (in a dry run of 2026-12-07 the plain page still woke every
+    // second 15 to 25 s after it was hidden), so both are counted over the same windows until the plain page shows
+    // intensive throttling is on, and the executor is judged in that window.
     await new Promise((r) => setTimeout(r, Math.max(0, hiddenAt + 15_000 - Date.now())))
-    const [executorWakes, plainWakes] = await Promise.all([
-      executor.evaluate<number>(WAKES_IN_10_S),
-      plain.evaluate<number>(WAKES_IN_10_S),
-    ])
-    expect(plainWakes).toBeLessThanOrEqual(1)
+    const windows: { links: number; none: number }[] = []
+    const counted = () => windows.map((w) => `${w.links}, ${w.none}`).join('; ')
+    while (windows.length === 0 || windows.at(-1)!.none > 1) {
+      if (windows.length === MAX_THROTTLE_WINDOWS)
+        throw new Error(`intensive throttling never began: wakes (links, none) ${counted()}`)
+      const [links, none] = await Promise.all([
+        executor.evaluate<number>(WAKES_IN_10_S),
+        plain.evaluate<number>(WAKES_IN_10_S),
+      ])
+      windows.push({ links, none })
+    }
+    const executorWakes = windows.at(-1)!.links
     expect(executorWakes).toBeGreaterThanOrEqual(5)
     expect(executorWakes).toBeLessThanOrEqual(15)
 
@@ -123,7 +135,7 @@ test('a background tab, hidden for real and its timers throttled, keeps its link
     expect(results.filter((r) => r.from !== executorId)).toEqual([])
     expect(await executor.evaluate<string>('document.visibilityState')).toBe('hidden')
     console.log(
-      `BACKGROUND_FIGURE wakes in 10 s hidden: ${executorWakes} (links), ${plainWakes} (none); ` +
+      `BACKGROUND_FIGURE wakes in 10 s hidden (links, none): ${counted()}; ` +
         `plan done in ${((Date.now() - submitted) / 1000).toFixed(1)} s, ${results.length} results`,
     )
   } finally {

@@ -178,7 +178,7 @@ test('c. a reloaded tab keeps its PeerId; a duplicated tab gets its own', async 
   expect(await peerIdOf(a)).toBe(idA)
 })
 
-test('d. a late joiner gets every record through sync within 2 s; junk offered by sync is rejected and logged', async ({
+test('d. a late joiner gets every record through sync within 4 s of its first link; junk offered by sync is rejected and logged', async ({
   tabs,
 }) => {
   const [a, b] = (await tabs.openMany(2)) as [Page, Page]
@@ -219,7 +219,10 @@ test('d. a late joiner gets every record through sync within 2 s; junk offered b
         .map((r) => `${r.accepted} in ${r.ms} ms`)
         .join(', ')})`,
   )
-  expect(afterLink).toBeLessThan(2_000)
+  // 0.2 to 0.9 s on a quiet machine, 2.8 s once beside room-flood.spec.ts's flood: the bound is
+  // not a speed target (`npm run bench:sync` measures that) but under the sync idle timeout
+  // (SYNC_IDLE_TIMEOUT_MS, 5 s), so a session that stalled and was retried would not pass
+  expect(afterLink).toBeLessThan(4_000)
   const accepted = t.reports.reduce((n, r) => n + r.accepted, 0)
   expect(accepted).toBeLessThanOrEqual(total)
 

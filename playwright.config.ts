@@ -16,14 +16,15 @@ export default defineConfig({
   outputDir: 'e2e/artifacts/test-results',
   globalSetup: './e2e/global-setup.ts',
   // Two specs at a time (E2E_WORKERS=1 for one). The suite is mostly CPU:
-  // about 1,300 CPU-seconds, Chromium's renderers half of them, and one
-  // spec at a time keeps only 1.3 cores busy. Three at a time took 720 s
-  // alone on this machine against 1,080 one at a time, but beside lint,
-  // type check and simulator (which `npm test` runs at nice 19,
-  // scripts/run-parallel.mjs) the whole command took no less than with two
-  // (1,083 s in a dry run): two cores are full either way, and with three
-  // the timed tests ran closer to their bounds (a tab's first direct link
-  // 12 to 15 s after its page loaded, against 6).
+  // about 1,300 CPU-seconds on the Chromium of early December 2026 (650 to
+  // 700 on 156.0.8078.129: docs/PERFORMANCE.md), Chromium's renderers half
+  // of them, and one spec at a time kept only 1.3 cores busy. Three at a
+  // time took 720 s alone on this machine against 1,080 one at a time, but
+  // beside lint, type check and simulator (which `npm test` runs at nice
+  // 19, scripts/run-parallel.mjs) the whole command took no less than with
+  // two (1,083 s in a dry run): two cores were full either way, and with
+  // three the timed tests ran closer to their bounds (a tab's first direct
+  // link 12 to 15 s after its page loaded, against 6).
   workers: Number(process.env.E2E_WORKERS ?? 2),
   fullyParallel: false,
   forbidOnly: !!process.env.CI,

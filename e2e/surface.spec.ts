@@ -27,12 +27,17 @@ async function figure(page: Page, term: string): Promise<number> {
 
 /** What a tab's call inspector lists for one goal: its calls and their tokens. */
 async function inspected(page: Page, goal: string): Promise<{ calls: number; tokens: number }> {
+  // closed, the inspector holds no list (a busy executor's would grow with every call)
+  const list = page.getByRole('list', { name: 'Calls, newest first', includeHidden: true })
+  await expect(list).toHaveCount(0)
   await page.getByRole('button', { name: /^Model calls \(/ }).click()
   const dialog = page.getByRole('dialog', { name: 'Model calls of this tab' })
   await dialog.getByLabel('Goal').selectOption({ label: goal })
   const text = await dialog.getByRole('status', { name: 'Calls shown' }).innerText()
-  await dialog.getByRole('button', { name: 'Close' }).click()
   const [, calls, tokens] = /^(\d+) of \d+ calls · ([\d,]+) tokens/.exec(text.trim()) ?? []
+  await expect(list.locator(':scope > li')).toHaveCount(Number(calls))
+  await dialog.getByRole('button', { name: 'Close' }).click()
+  await expect(list).toHaveCount(0)
   return { calls: Number(calls), tokens: Number(tokens!.replaceAll(',', '')) }
 }
 

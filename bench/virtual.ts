@@ -18,7 +18,7 @@
  */
 import type { LlmOutcome, LlmTask } from '../src/llm/types'
 import { newGoal, type WireRecord } from '../src/protocol/records'
-import { TICK_MS } from '../src/runtime/driver'
+import { TICK_MS } from '../src/runtime/cadence'
 import { linkGraph } from '../src/net/topology'
 import { createPeer, step, type Effects, type PeerInput, type PeerState } from '../src/roles/index'
 import { derived } from '../src/roles/peer'

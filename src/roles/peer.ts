@@ -183,7 +183,7 @@ function membershipOf(peer: PeerState, owner: string): Membership {
 /**
  * Is the room quiet for this peer: no plan record heard for
  * quietRoomAfterMs (shorter once the plan is over)? Its beats and ticks slow
- * down then (presence.ts, driver.ts).
+ * down then (presence.ts, runtime/cadence.ts).
  */
 export function roomQuiet(peer: PeerState, now: number): boolean {
   return now - peer.lastPlanAt >= quietRoomAfterMs(planOver(derived(peer)))

@@ -3,14 +3,8 @@ import type { Presence, WireRecord } from '../protocol/records'
 import { createRng } from '../sim/rng'
 import { fakePeerId } from '../sim/swarm'
 import { createView, hearPresence, isAlive } from '../roles/view'
-import {
-  CoreDriver,
-  QUIET_AFTER_MS,
-  QUIET_ROOM_TICK_MS,
-  QUIET_TICK_MS,
-  TICK_MS,
-  tickDelay,
-} from './driver'
+import { QUIET_AFTER_MS, QUIET_ROOM_TICK_MS, QUIET_TICK_MS, TICK_MS, tickDelay } from './cadence'
+import { CoreDriver } from './driver'
 
 // A tab's core runs on timers. Hidden, Chromium fires a page's timers at most
 // once a second, and after minutes hidden once a minute (intensive throttling,

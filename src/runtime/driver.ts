@@ -17,8 +17,8 @@ import {
   type LlmProvider,
   type ProviderInit,
 } from '../llm/index'
-import type { LoopSpend, TaskTools } from '../llm/tools'
-import type { Capability, LlmOutcome, LlmTask, ModelConfig } from '../llm/types'
+import type { LoopSpend } from '../llm/tools'
+import type { Capability, LlmOutcome, ModelConfig } from '../llm/types'
 import type { CodeSandbox } from '../sandbox/types'
 import type { LlmCallReport } from '../llm/call-report'
 import type { PlanRecord, WireRecord } from '../protocol/records'
@@ -28,8 +28,8 @@ import { createPeer, step, type PeerInput, type PeerState } from '../roles/index
 import { derived, roomCapabilities, roomQuiet } from '../roles/peer'
 import { rootOfWork, type Consent } from '../roles/consent'
 import type { PeerConfig, PeerEvent } from '../roles/types'
-import { presenceTtlMs } from '../protocol/rules'
 import { ActivityLog } from './activity'
+import { QUIET_TICK_MS, rosterKey, TICK_MS, tickDelay } from './cadence'
 import { LiveTextFeed, type LiveText } from './live-text'
 import { callEntry, type CallEntry } from './call-log'
 import {
@@ -45,34 +45,9 @@ import {
   type UsageEvent,
 } from './budget'
 import type { SpendingPersistence } from './persist'
-import { effectiveCapabilities, toolsInUse } from './tools'
-import { NO_TOOLS, type RoleActivity, type ToolConsent } from './types'
+import { RoleTools } from './role-tools'
+import type { RoleActivity, ToolConsent } from './types'
 
-/**
- * How often the core looks at the clock. Rules are written so that a late
- * tick only delays an outcome; 250 ms keeps claim windows and staggers close
- * to their nominal values in a foreground tab or a worker.
- */
-export const TICK_MS = 250
-/**
- * The tick of a quiet core: nothing in flight, nothing held, and no input but
- * ticks and presence beats for QUIET_AFTER_MS. Nothing then waits on a
- * claim window or a stagger (those follow a plan record, which makes the
- * core busy again at once); what remains is keepalive beats (gaps of 5 s
- * and more, with a 1 s margin in presenceTtlMs) and others' leases and
- * deadlines (20 s and more), which a tick up to a second late only delays.
- * A hidden tab's timers fire at most once a second anyway.
- */
-export const QUIET_TICK_MS = 1_000
-/** How long after the last input that is not a tick or a beat the core is taken for quiet. */
-export const QUIET_AFTER_MS = 5_000
-/**
- * The tick of a quiet core in a quiet room (peer.ts roomQuiet): its own
- * keepalives are a minute apart then, and others' keepalives live 181 s, so a
- * tick 5 s late delays nothing anyone sees. The first record makes the core
- * busy, and the tick fast, at once.
- */
-export const QUIET_ROOM_TICK_MS = 5_000
 /** At most this often the tree and activity are re-projected for the UI. */
 export const VIEW_THROTTLE_MS = 150
 
@@ -132,7 +107,7 @@ export class CoreDriver {
   private readonly calls = new Map<string, AbortController>()
   private ticker: ReturnType<typeof setTimeout> | null = null
   /** the delay of the pending tick (TICK_MS or QUIET_TICK_MS) */
-  private tickDelay = 0
+  private pendingTickMs = 0
   /** local time of the last input that is not a tick or a presence beat */
   private lastBusyAt: number
   private viewTimer: ReturnType<typeof setTimeout> | null = null
@@ -149,10 +124,8 @@ export class CoreDriver {
   private decision: BudgetDecision
   private authors: readonly string[] | null
   private consentKey: string
-  /** the capabilities the person chose; the core advertises those the tools allow */
-  private chosen: Capability[]
-  private tools: ToolConsent
-  private sandbox: Promise<CodeSandbox> | null = null
+  /** the capabilities the person chose and the tools it may use; the core advertises what they allow */
+  private readonly tools: RoleTools
   /** what was spent before this start is loaded (or there is no storage) */
   private spendingLoaded: boolean
   /** the last save of what was spent (saves run one after another) */
@@ -163,8 +136,16 @@ export class CoreDriver {
     this.model = init.model
     this.provider = createProvider(init.model, init.providerInit)
     this.authors = init.authors ?? null
-    this.chosen = [...init.config.capabilities]
-    this.tools = { ...(init.tools ?? NO_TOOLS) }
+    this.tools = new RoleTools({
+      executor: init.config.role === 'executor',
+      chosen: init.config.capabilities,
+      ...(init.tools ? { consent: init.tools } : {}),
+      ...(init.createSandbox ? { createSandbox: init.createSandbox } : {}),
+      model: () => ({
+        offline: this.model.provider === 'offline',
+        tools: this.provider.toolSupport(),
+      }),
+    })
     this.spendingLoaded = init.spending === undefined
     const first = budgetStep(createBudget(init.budget ?? DEFAULT_BUDGET), null, this.now())
     this.budget = first.state
@@ -172,7 +153,7 @@ export class CoreDriver {
     const consent = this.consent()
     this.consentKey = JSON.stringify(consent)
     this.peer = createPeer(
-      { ...init.config, capabilities: this.effective().capabilities, consent },
+      { ...init.config, capabilities: this.tools.effective().capabilities, consent },
       this.now(),
     )
     for (const record of init.records ?? []) this.peer.plan.add(record)
@@ -223,13 +204,13 @@ export class CoreDriver {
         },
       },
     ])
-    if (!this.toolsInUse().runCode) this.closeSandbox()
+    this.tools.closeUnlessAllowed()
     this.readvertise()
   }
 
   /** The capabilities its person offers; the core advertises those the tools allow. */
   setCapabilities(capabilities: readonly Capability[]): void {
-    this.chosen = [...capabilities]
+    this.tools.choose(capabilities)
     this.readvertise()
     // the switches show what is offered: the tab hears it at once
     this.scheduleViews()
@@ -237,33 +218,14 @@ export class CoreDriver {
 
   /** New tool consent, at once: capabilities follow in the next presence beat. */
   setTools(consent: ToolConsent): void {
-    this.tools = { ...consent }
-    if (!this.toolsInUse().runCode) this.closeSandbox()
+    this.tools.allow(consent)
     this.readvertise()
     this.scheduleViews()
   }
 
-  private effective() {
-    if (this.init.config.role !== 'executor') return { capabilities: [], withheld: {} }
-    const model = this.provider.toolSupport()
-    const support = { ...model, code: model.code && this.init.createSandbox !== undefined }
-    return effectiveCapabilities(this.chosen, this.toolsInUse(), support)
-  }
-
-  /** The consent in force: the offline model's own tools, or what the person ticked (tools.ts). */
-  private toolsInUse(): ToolConsent {
-    return toolsInUse(this.tools, this.model.provider === 'offline')
-  }
-
   /** Tells the core when what it may advertise changed (consent, model, a model that refused tools). */
   private readvertise(): void {
-    const { capabilities } = this.effective()
-    // code on, but the model (or this peer) cannot run it: write code nobody runs (claimAs)
-    const writesUnrunCode =
-      this.init.config.role === 'executor' &&
-      this.chosen.includes('can_run_code') &&
-      this.toolsInUse().runCode &&
-      !capabilities.includes('can_run_code')
+    const { capabilities, writesUnrunCode } = this.tools.advertised()
     const config = this.peer.config
     if (
       JSON.stringify(capabilities) === JSON.stringify(config.capabilities) &&
@@ -273,28 +235,6 @@ export class CoreDriver {
     this.deliver([
       { type: 'command', command: { type: 'set-capabilities', capabilities, writesUnrunCode } },
     ])
-  }
-
-  private closeSandbox(): void {
-    const sandbox = this.sandbox
-    this.sandbox = null
-    sandbox?.then(
-      (box) => box.close(),
-      () => {},
-    )
-  }
-
-  /** The tools an execute call may use, by consent; the LLM layer picks by the leaf's capability. */
-  private taskTools(id: string, task: LlmTask): TaskTools | undefined {
-    if (task.kind !== 'execute') return undefined
-    const { runCode, webSearch, knowledgeAnswers } = this.toolsInUse()
-    const create = this.init.createSandbox
-    return {
-      ...(runCode && create ? { sandbox: () => (this.sandbox ??= Promise.resolve(create())) } : {}),
-      search: webSearch,
-      knowledge: knowledgeAnswers,
-      budget: (spent) => this.capReachedBy(id, spent),
-    }
   }
 
   /**
@@ -348,7 +288,7 @@ export class CoreDriver {
   }
 
   activity(): RoleActivity {
-    const { withheld } = this.effective()
+    const { withheld } = this.tools.effective()
     return {
       ...this.activityLog.snapshot(this.model, this.now()),
       budget: {
@@ -358,8 +298,7 @@ export class CoreDriver {
         authors: this.authors === null ? null : this.authors.length,
       },
       tools: {
-        consent: this.toolsInUse(),
-        chosen: [...this.chosen],
+        ...this.tools.view(),
         withheld,
         model: this.provider.toolSupport(),
       },
@@ -400,7 +339,7 @@ export class CoreDriver {
     for (const controller of this.calls.values()) controller.abort()
     this.calls.clear()
     this.live?.stop()
-    this.closeSandbox()
+    this.tools.close()
   }
 
   private runStep(): void {
@@ -418,7 +357,7 @@ export class CoreDriver {
     for (const request of effects.startLlm) this.call(request.id, request.task)
     this.activityLog.record(effects.events, effects.publish, this.now())
     this.scheduleTick()
-    const roster = this.rosterKey()
+    const roster = rosterKey(this.peer, this.now())
     const rosterChanged = roster !== this.lastRoster
     this.lastRoster = roster
     if (
@@ -445,9 +384,9 @@ export class CoreDriver {
       tickMs: this.init.tickMs ?? TICK_MS,
       quietTickMs: this.init.quietTickMs ?? QUIET_TICK_MS,
     })
-    if (this.ticker && delay >= this.tickDelay) return
+    if (this.ticker && delay >= this.pendingTickMs) return
     if (this.ticker) clearTimeout(this.ticker)
-    this.tickDelay = delay
+    this.pendingTickMs = delay
     this.ticker = setTimeout(() => {
       this.ticker = null
       this.deliver([{ type: 'tick' }])
@@ -457,7 +396,7 @@ export class CoreDriver {
   private call(id: string, task: Parameters<typeof runLlmTask>[0]): void {
     const controller = new AbortController()
     this.calls.set(id, controller)
-    const tools = this.taskTools(id, task)
+    const tools = this.tools.forTask(task, (spent) => this.capReachedBy(id, spent))
     const secrets = [this.model.apiKey]
     const live = STREAMED_KINDS.includes(task.kind) ? this.live : null
     const work = this.peer.work.get(id)
@@ -549,34 +488,6 @@ export class CoreDriver {
     }
   }
 
-  /**
-   * Who is alive and what they said that the roster shows (not when each was
-   * last heard): a peer that joins, leaves or changes refreshes the views,
-   * while keepalive beats that change nothing cost the UI nothing.
-   */
-  private rosterKey(): string {
-    const now = this.now()
-    const parts: string[] = []
-    for (const { presence: p, heardAt } of this.peer.view.peers.values()) {
-      if (now - heardAt > presenceTtlMs(p.every)) continue
-      parts.push(
-        [
-          p.from,
-          p.role,
-          p.healthy,
-          p.model,
-          p.offline,
-          p.capabilities.join(','),
-          p.load,
-          p.capacity,
-          // what it holds: other tabs show those leaves as being written
-          p.holding.join(','),
-        ].join('/'),
-      )
-    }
-    return parts.sort().join('|')
-  }
-
   private scheduleViews(): void {
     if (this.viewTimer || this.stopped) return
     this.viewTimer = setTimeout(() => {
@@ -594,28 +505,6 @@ export class CoreDriver {
       this.init.onActivity?.(this.activity())
     }, VIEW_THROTTLE_MS)
   }
-}
-
-/**
- * The delay to the next tick: tickMs while the core has calls in flight or
- * work held, or had an input other than a tick or a beat in the last
- * QUIET_AFTER_MS; quietTickMs (never shorter) once it is quiet; and
- * QUIET_ROOM_TICK_MS (never shorter) once its room is quiet too (peer.ts
- * roomQuiet: no plan record for a minute, or for OVER_ROOM_AFTER_MS once the
- * plan is over).
- */
-export function tickDelay(state: {
-  busy: boolean
-  sinceInputMs: number
-  /** the room is quiet (peer.ts roomQuiet); default false */
-  roomQuiet?: boolean
-  tickMs: number
-  quietTickMs: number
-}): number {
-  const quiet = !state.busy && state.sinceInputMs >= QUIET_AFTER_MS
-  if (!quiet) return state.tickMs
-  const slow = Math.max(state.tickMs, state.quietTickMs)
-  return state.roomQuiet === true ? Math.max(slow, QUIET_ROOM_TICK_MS) : slow
 }
 
 export function modelLabel(model: ModelConfig): string {

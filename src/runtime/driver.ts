@@ -32,19 +32,9 @@ import { ActivityLog } from './activity'
 import { QUIET_TICK_MS, rosterKey, TICK_MS, tickDelay } from './cadence'
 import { LiveTextFeed, type LiveText } from './live-text'
 import { callEntry, type CallEntry } from './call-log'
-import {
-  budgetStep,
-  createBudget,
-  DEFAULT_BUDGET,
-  setLimits,
-  spentOf,
-  withSpent,
-  type BudgetDecision,
-  type BudgetLimits,
-  type BudgetState,
-  type UsageEvent,
-} from './budget'
+import type { BudgetLimits, UsageEvent } from './budget'
 import type { SpendingPersistence } from './persist'
+import { RoleSpending } from './role-spending'
 import { RoleTools } from './role-tools'
 import type { RoleActivity, ToolConsent } from './types'
 
@@ -120,17 +110,11 @@ export class CoreDriver {
   private readonly activityLog: ActivityLog
   private readonly live: LiveTextFeed | null
   private readonly now: () => number
-  private budget: BudgetState
-  private decision: BudgetDecision
+  private readonly spending: RoleSpending
   private authors: readonly string[] | null
   private consentKey: string
   /** the capabilities the person chose and the tools it may use; the core advertises what they allow */
   private readonly tools: RoleTools
-  /** what was spent before this start is loaded (or there is no storage) */
-  private spendingLoaded: boolean
-  /** the last save of what was spent (saves run one after another) */
-  private saving: Promise<void> = Promise.resolve()
-
   constructor(private readonly init: DriverInit) {
     this.now = init.now ?? Date.now
     this.model = init.model
@@ -146,10 +130,12 @@ export class CoreDriver {
         tools: this.provider.toolSupport(),
       }),
     })
-    this.spendingLoaded = init.spending === undefined
-    const first = budgetStep(createBudget(init.budget ?? DEFAULT_BUDGET), null, this.now())
-    this.budget = first.state
-    this.decision = first.decision
+    this.spending = new RoleSpending({
+      ...(init.budget ? { limits: init.budget } : {}),
+      ...(init.spending ? { persistence: init.spending } : {}),
+      now: this.now,
+      ...(init.log ? { log: init.log } : {}),
+    })
     const consent = this.consent()
     this.consentKey = JSON.stringify(consent)
     this.peer = createPeer(
@@ -161,18 +147,7 @@ export class CoreDriver {
     this.lastBusyAt = this.now()
     this.live = init.onLive ? new LiveTextFeed(init.onLive) : null
     this.deliver([{ type: 'tick' }])
-    init.spending
-      ?.load()
-      .then(
-        (saved) => {
-          this.budget = withSpent(this.budget, saved, this.now())
-        },
-        (err: Error) => this.init.log?.(`could not load what this role spent: ${err.message}`),
-      )
-      .finally(() => {
-        this.spendingLoaded = true
-        this.deliver([{ type: 'tick' }])
-      })
+    this.spending.load(() => this.deliver([{ type: 'tick' }]))
   }
 
   /**
@@ -250,17 +225,12 @@ export class CoreDriver {
       outputTokens: spent.outputTokens,
       offline: false,
     }
-    const event = this.usageEvent(id, usage, { webSearches: spent.webSearches })
-    const { decision } = budgetStep(this.budget, event, this.now())
-    if (decision.paused) return 'an hourly budget cap was reached'
-    if (event.goal !== null && decision.skipGoals.includes(event.goal))
-      return "this goal's budget cap was reached"
-    return null
+    return this.spending.wouldReach(this.usageEvent(id, usage, { webSearches: spent.webSearches }))
   }
 
   /** New caps: raising the one that was reached resumes the role at the next step. */
   setBudget(limits: BudgetLimits): void {
-    this.budget = setLimits(this.budget, limits)
+    this.spending.setLimits(limits)
     this.deliver([{ type: 'tick' }])
   }
 
@@ -292,8 +262,8 @@ export class CoreDriver {
     return {
       ...this.activityLog.snapshot(this.model, this.now()),
       budget: {
-        limits: { ...this.budget.limits },
-        decision: this.decision,
+        limits: this.spending.limits,
+        decision: this.spending.decision,
         modelPriced: priceKnown(this.model.provider, this.model.model),
         authors: this.authors === null ? null : this.authors.length,
       },
@@ -308,21 +278,17 @@ export class CoreDriver {
   private consent(): Consent {
     return {
       authors: this.authors,
-      paused: this.decision.paused || !this.spendingLoaded,
-      skipGoals: this.decision.skipGoals,
+      paused: this.spending.paused,
+      skipGoals: this.spending.decision.skipGoals,
     }
   }
 
   /**
-   * Counts a finished call against the budget (event) or lets time pass
-   * (null); when what the role may do changed, tells the core before its
-   * next step.
+   * Lets time pass for the budget; when what the role may do changed, tells
+   * the core before its next step. Says whether the budget's decision changed.
    */
-  private rebudget(event: UsageEvent | null, inputs: PeerInput[]): boolean {
-    const { state, decision } = budgetStep(this.budget, event, this.now())
-    this.budget = state
-    const changed = JSON.stringify(decision) !== JSON.stringify(this.decision)
-    this.decision = decision
+  private rebudget(inputs: PeerInput[]): boolean {
+    const changed = this.spending.advance()
     const consent = this.consent()
     const key = JSON.stringify(consent)
     if (key !== this.consentKey) {
@@ -346,7 +312,7 @@ export class CoreDriver {
     this.scheduled = false
     if (this.stopped) return
     const inputs = this.pending.splice(0)
-    const budgetChanged = this.rebudget(null, inputs)
+    const budgetChanged = this.rebudget(inputs)
     const effects = step(this.peer, inputs, this.now())
     if (effects.publish.length) this.init.publish(effects.publish)
     if (effects.sync) this.init.requestSync?.()
@@ -454,24 +420,12 @@ export class CoreDriver {
   private count(id: string, outcome: LlmOutcome): void {
     const { usage } = outcome
     if (usage.offline || usage.provider === 'offline') return
-    const { state } = budgetStep(this.budget, this.usageEvent(id, usage, outcome.tools), this.now())
-    this.budget = state
-    const spending = this.init.spending
-    if (this.spendingLoaded && spending) {
-      // one save at a time, in order: two writes in flight could land the
-      // older total last
-      const saved = spentOf(this.budget)
-      this.saving = this.saving
-        .then(() => spending.save(saved))
-        .catch((err: Error) =>
-          this.init.log?.(`could not save what this role spent: ${err.message}`),
-        )
-    }
+    this.spending.count(this.usageEvent(id, usage, outcome.tools))
   }
 
   /** Resolves once what this role has spent so far is in its storage. */
   spendingSaved(): Promise<void> {
-    return this.saving
+    return this.spending.saved()
   }
 
   private usageEvent(

@@ -88,9 +88,9 @@ test('a background tab, hidden for real and its timers throttled, keeps its link
 
     // hidden past intensive throttling's grace: Chromium wakes the plain page's timers once a
     // minute, the executor's (it holds WebRTC links) once a second, not ten times. When that
-    // grace ends is Chromium's to say (in a dry run of 2026-12-07 the plain page still woke every
-    // second 15 to 25 s after it was hidden), so both are counted over the same windows until the plain page shows
-    // intensive throttling is on, and the executor is judged in that window.
+    // grace ends is Chromium's to say (in a dry run of 2026-12-07 the plain page still woke
+    // every second 15 to 25 s after it was hidden), so both are counted over the same windows
+    // until the plain page shows intensive throttling on, and the executor is judged in that one
     await new Promise((r) => setTimeout(r, Math.max(0, hiddenAt + 15_000 - Date.now())))
     const windows: { links: number; none: number }[] = []
     const counted = () => windows.map((w) => `${w.links}, ${w.none}`).join('; ')

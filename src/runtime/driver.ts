@@ -115,6 +115,7 @@ export class CoreDriver {
   private consentKey: string
   /** the capabilities the person chose and the tools it may use; the core advertises what they allow */
   private readonly tools: RoleTools
+
   constructor(private readonly init: DriverInit) {
     this.now = init.now ?? Date.now
     this.model = init.model

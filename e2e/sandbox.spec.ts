@@ -17,6 +17,12 @@ import type { CodeRun } from '../src/sandbox/types'
 import { test } from './fixtures/workers'
 
 const LIMITS: SandboxInit = { timeLimitMs: 1_000, memoryMb: 16, stdoutChars: 200 }
+/**
+ * The guest's own time limit far off (10 s) for runs that another path must
+ * end (the host's terminate, an abort): only that path can end them within
+ * 5 s, however loaded the machine.
+ */
+const FAR_LIMITS: SandboxInit = { ...LIMITS, timeLimitMs: 10_000 }
 
 test.describe.configure({ mode: 'serial' })
 
@@ -117,15 +123,9 @@ test('an endless loop ends at the time limit, and a silent worker is terminated'
   const looped = await run('while (true) {}')
   expect(looped).toMatchObject({ exit: 1, timedOut: true, error: 'time limit of 1 s reached' })
   expect(looped.ms).toBeLessThan(2_000)
-  // a negative grace makes the host give up before the guest's deadline: the terminate() path
-  // a hang inside WebAssembly takes; the next run gets a fresh worker. The guest's own limit is
-  // far off (10 s, the host gives up at 0.3), so only the terminate path ends the run sooner,
-  // however loaded the machine
-  const killed = await run(
-    'while (true) {}',
-    { killGraceMs: -9_700 },
-    { ...LIMITS, timeLimitMs: 10_000 },
-  )
+  // a negative grace makes the host give up before the guest's deadline (at 0.3 s): the
+  // terminate() path a hang inside WebAssembly takes; the next run gets a fresh worker
+  const killed = await run('while (true) {}', { killGraceMs: -9_700 }, FAR_LIMITS)
   expect(killed).toMatchObject({ exit: 1, timedOut: true, error: 'time limit of 10 s reached' })
   expect(killed.ms).toBeLessThan(5_000)
   expect(await run('console.log("fresh")', { killGraceMs: -700 })).toMatchObject({
@@ -146,10 +146,7 @@ test('a memory bomb ends with a memory error and the sandbox survives', async ()
 })
 
 test('an aborted run rejects and the next run works', async () => {
-  // the guest's own limit far off (10 s), so only the abort ends the loop sooner, however
-  // loaded the machine
-  const init = { ...LIMITS, timeLimitMs: 10_000 }
-  const answer = await reply('while (true) {}', { init, abortAfterMs: 200 })
+  const answer = await reply('while (true) {}', { init: FAR_LIMITS, abortAfterMs: 200 })
   expect('rejected' in answer && answer.rejected).toMatch(/abort/i)
   expect(answer.ms).toBeLessThan(5_000)
   await expectWorking()

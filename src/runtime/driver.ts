@@ -259,7 +259,6 @@ export class CoreDriver {
   }
 
   activity(): RoleActivity {
-    const { withheld } = this.tools.effective()
     return {
       ...this.activityLog.snapshot(this.model, this.now()),
       budget: {
@@ -268,11 +267,7 @@ export class CoreDriver {
         modelPriced: priceKnown(this.model.provider, this.model.model),
         authors: this.authors === null ? null : this.authors.length,
       },
-      tools: {
-        ...this.tools.view(),
-        withheld,
-        model: this.provider.toolSupport(),
-      },
+      tools: this.tools.status(),
     }
   }
 

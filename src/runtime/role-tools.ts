@@ -14,7 +14,7 @@ import {
   type EffectiveCapabilities,
   type ModelTools,
 } from './tools'
-import { NO_TOOLS, type ToolConsent } from './types'
+import { NO_TOOLS, type ToolConsent, type ToolStatus } from './types'
 
 export interface RoleToolsInit {
   /** only executors use tools; any other role offers no capability */
@@ -101,9 +101,14 @@ export class RoleTools {
     }
   }
 
-  /** What the role's page shows of its tools. */
-  view(): { consent: ToolConsent; chosen: Capability[] } {
-    return { consent: this.inUse(), chosen: [...this.chosen] }
+  /** What the role's page shows of its tools: "Run code: on/off", and why a capability is withheld. */
+  status(): ToolStatus {
+    return {
+      consent: this.inUse(),
+      chosen: [...this.chosen],
+      withheld: this.effective().withheld,
+      model: this.init.model().tools,
+    }
   }
 
   close(): void {

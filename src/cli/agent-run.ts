@@ -198,6 +198,26 @@ export async function runAgent(options: AgentOptions): Promise<void> {
   }
   // a removed member's agent says so, as its tab would, and stops
   exitWhenRemoved(runtime, () => runtime.stop())
+  // Ctrl-C and SIGTERM are ours before the line that says the agent runs: a
+  // signal sent as soon as it is read must stop it cleanly, not kill it
+  let stopping = false
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      // the second Ctrl-C: the person wants out now
+      process.stderr.write('agent: forced exit\n')
+      process.exit(EXIT_FORCED)
+    }
+    stopping = true
+    if (signal === 'SIGINT' && !options.quiet)
+      process.stderr.write('agent: stopping… (Ctrl-C again to force)\n')
+    if (options.role !== 'observer') console.log(`  ${spentLine(runtime.activity())}`)
+    runtime.stop().then(
+      () => process.exit(0),
+      (err: unknown) => fail(`error while stopping: ${String(err)}`),
+    )
+  }
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
   const { model } = options
   console.log(
     `Murmuration ${options.role} ${runtime.peerId} in room "${options.room.name}" (${options.role === 'observer' ? 'no LLM' : `${model.provider}/${model.model}`})${options.role === 'executor' ? `; tools: ${toolsLine(toolsInUse(options.tools, model.provider === 'offline'))}` : ''}`,
@@ -258,23 +278,4 @@ export async function runAgent(options: AgentOptions): Promise<void> {
     })
   }
   if (options.goal) submitGoal(runtime, options.goal, options)
-
-  let stopping = false
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      // the second Ctrl-C: the person wants out now
-      process.stderr.write('agent: forced exit\n')
-      process.exit(EXIT_FORCED)
-    }
-    stopping = true
-    if (signal === 'SIGINT' && !options.quiet)
-      process.stderr.write('agent: stopping… (Ctrl-C again to force)\n')
-    if (options.role !== 'observer') console.log(`  ${spentLine(runtime.activity())}`)
-    runtime.stop().then(
-      () => process.exit(0),
-      (err: unknown) => fail(`error while stopping: ${String(err)}`),
-    )
-  }
-  process.on('SIGINT', stop)
-  process.on('SIGTERM', stop)
 }

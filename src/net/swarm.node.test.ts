@@ -60,10 +60,16 @@ async function peer(r: Relay, extra: Partial<NodeSwarmNodeInit> = {}): Promise<P
   return { node, store, logs }
 }
 
-async function waitFor(cond: () => boolean, ms = 15_000, what = 'condition'): Promise<void> {
+/** `what` may be a function: it then says the state at the timeout, not at the call. */
+async function waitFor(
+  cond: () => boolean,
+  ms = 15_000,
+  what: string | (() => string) = 'condition',
+): Promise<void> {
   const end = Date.now() + ms
   while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    if (Date.now() > end)
+      throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`)
     await new Promise((r) => setTimeout(r, 20))
   }
 }
@@ -238,14 +244,18 @@ describe('swarm node (Node variant)', { timeout: 60_000 }, () => {
     const busyUntil = async (what: string, cond: () => boolean) => {
       const busy = setInterval(() => nodes.forEach((n) => n.roomActive()), 500)
       try {
-        await waitFor(cond, 20_000, `${what} (links ${links()})`)
+        await waitFor(cond, 20_000, () => `${what} (links ${links()})`)
       } finally {
         clearInterval(busy)
       }
     }
     await busyUntil('a full mesh', () => links().every((l) => l === 4))
     // nothing happens: two links a peer, a ring that still carries gossip
-    await waitFor(() => links().every((l) => l === 2), 20_000, `a ring (links ${links()})`)
+    await waitFor(
+      () => links().every((l) => l === 2),
+      20_000,
+      () => `a ring (links ${links()})`,
+    )
     expect(nodes.every((n) => n.connections().quiet)).toBe(true)
     nodes[0]!.roomActive()
     await nodes[0]!.publish('t', enc('news'))
@@ -261,7 +271,7 @@ describe('swarm node (Node variant)', { timeout: 60_000 }, () => {
         return got.slice(1).every((g) => g === 1) && seenAwake.every(Boolean)
       },
       10_000,
-      `the record over the ring, waking each peer (got ${got}, awake ${seenAwake})`,
+      () => `the record over the ring, waking each peer (got ${got}, awake ${seenAwake})`,
     )
     await busyUntil('a full mesh again', () => links().every((l) => l === 4))
   })

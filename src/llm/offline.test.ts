@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest'
 import { MAX_GOAL_TEXT, MAX_SUBGOAL_TEXT } from '../protocol/limits'
 import { createOfflineProvider, OFFLINE_MODEL, offlineAnswer } from './offline'
-import { offlineProgram } from './offline-model/code-model'
+import { offlineCodeModel, offlineProgram } from './offline-model/code-model'
 import { PLACEHOLDER, PLACEHOLDER_MARK } from './offline-model/execute'
 import { buildPrompts } from './prompts'
 import { runLlmTask } from './run-task'
@@ -270,6 +270,70 @@ describe('code leaves: the program does what the answer says', () => {
     expect(out).toContain('**Redone after the author’s note:** “Only the first 10 please”')
     expect(out).toContain('The program follows what the note names.')
     expect(run(offlineProgram(leaf(PRIMES, 'Only the first 10 please')))[1]).toBe('their sum: 129')
+  })
+})
+
+describe('the code model: it calls the tools a call offers that it has a use for', () => {
+  const task: ExecuteTask = {
+    kind: 'execute',
+    path: [PRIMES],
+    task: PRIMES,
+    capability: 'can_run_code',
+    dependencies: [],
+  }
+  const tool = (name: string) => ({ type: 'function' as const, name, inputSchema: {} })
+  const user = { role: 'user' as const, content: [{ type: 'text' as const, text: 'go' }] }
+  const generate = (tools: string[], prompt: unknown[] = [user], none = false) =>
+    offlineCodeModel(task, OFFLINE_MODEL).doGenerate({
+      prompt: prompt as never,
+      tools: tools.map(tool),
+      ...(none ? { toolChoice: { type: 'none' as const } } : {}),
+    })
+  const text = (r: Awaited<ReturnType<typeof generate>>) =>
+    r.content[0]?.type === 'text'
+      ? (JSON.parse(r.content[0].text) as { output: string }).output
+      : ''
+
+  it('calls run_javascript with its program, then reports exactly what came back', async () => {
+    const first = await generate(['read_file', 'run_javascript'])
+    expect(first.finishReason.unified).toBe('tool-calls')
+    const call = first.content[0]!
+    expect(call).toMatchObject({ type: 'tool-call', toolName: 'run_javascript' })
+    const input = JSON.parse(call.type === 'tool-call' ? call.input : '{}') as { code: string }
+    expect(input.code).toBe(offlineProgram(task))
+    const printed = 'their sum: 639\n```not a fence end'
+    const second = await generate(
+      ['read_file', 'run_javascript'],
+      [
+        user,
+        { role: 'assistant', content: [{ ...call, input }] },
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: call.type === 'tool-call' ? call.toolCallId : '',
+              toolName: 'run_javascript',
+              output: { type: 'json', value: { exit: 0, stdout: printed } },
+            },
+          ],
+        },
+      ],
+    )
+    expect(second.finishReason.unified).toBe('stop')
+    const output = text(second)
+    expect(output).toContain(`### What ran\n\n\`\`\`js\n${input.code}\n\`\`\``)
+    expect(output).toContain(`\`\`\`\`text\n${printed.trim()}\n\`\`\`\``)
+  })
+
+  it('calls no tool it has no use for, nor any when told not to: the program, not run', async () => {
+    for (const r of [
+      await generate(['read_file']),
+      await generate(['run_javascript'], [user], true),
+    ]) {
+      expect(r.finishReason.unified).toBe('stop')
+      expect(text(r)).toContain('Not run: this call had no sandbox.')
+    }
   })
 })
 

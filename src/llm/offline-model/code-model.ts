@@ -14,9 +14,8 @@ import type {
 } from '@ai-sdk/provider'
 import { estimateTokens } from '../tokens'
 import { RUN_JAVASCRIPT } from '../tools'
-import { buildsOn, fit, PLACEHOLDER, redoLines, whereItSits, type ExecuteTask } from './execute'
+import { answer, type ExecuteTask } from './execute'
 import { programFor } from './programs'
-import { clause } from './words'
 
 /** One tool the model called in this conversation, with what it got back. */
 export interface ToolUse {
@@ -42,10 +41,14 @@ function inputFor(tool: LanguageModelV3FunctionTool, task: ExecuteTask): unknown
   return tool.name === RUN_JAVASCRIPT ? { code: offlineProgram(task) } : undefined
 }
 
-const fence = (lang: string, text: string) => ['```' + lang, text, '```']
+/** A code fence longer than any run of backticks in the text, so no output can close it early. */
+function fence(lang: string, text: string): string[] {
+  const ticks = '`'.repeat(Math.max(3, ...(text.match(/`+/g) ?? []).map((run) => run.length + 1)))
+  return [ticks + lang, text, ticks]
+}
 const isObj = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v)
-const json = (v: unknown) => JSON.stringify(v, null, 2).slice(0, QUOTED_OUTPUT)
+const json = (v: unknown) => JSON.stringify(v ?? null, null, 2).slice(0, QUOTED_OUTPUT)
 
 /** One tool use as the answer reports it: a program and what it printed, or any tool's in and out. */
 function useLines(use: ToolUse): string[] {
@@ -88,13 +91,8 @@ export function codeAnswer(task: ExecuteTask, uses: readonly ToolUse[]): string 
       : own
         ? `It ran ${what}.`
         : 'It ran the program below.'
-  return fit([
-    ...[PLACEHOLDER, '', `## ${clause(task.task)}`, '', ...redoLines(task, did)],
-    `${whereItSits(task)} ${ran}`,
-    ...(runs.length ? [] : ['', '### The program', '', ...fence('js', program.code)]),
-    ...uses.flatMap(useLines),
-    ...buildsOn(task),
-  ])
+  const shown = runs.length ? [] : ['', '### The program', '', ...fence('js', program.code)]
+  return answer(task, did, ran, [...shown, ...uses.flatMap(useLines)])
 }
 
 /** The tool calls in the conversation so far and their results, in order. */

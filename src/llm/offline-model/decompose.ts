@@ -17,6 +17,8 @@ type DecomposeTask = Extract<LlmTask, { kind: 'decompose' }>
 interface Split {
   subgoals: SubgoalDraft[]
   why: string
+  /** after a veto: what this split did with the author's note */
+  did?: string
 }
 /** A fixed split: its stages in order, each waiting for the one before (a check, for all before). */
 type Pattern = { why: string; stages: Stage[] }
@@ -80,7 +82,10 @@ function noteFirst(split: Split, note: string): Split {
     text: s.text,
     dependsOn: [0, ...s.dependsOn.map((d) => d + 1)],
   }))
-  return { subgoals: [{ text, dependsOn: [] }, ...rest], why: split.why }
+  const did = note
+    ? 'made the note the first step, which the others wait for (the offline model cannot rework steps by what a note means)'
+    : 'made a first step of settling what the veto asks to change'
+  return { subgoals: [{ text, dependsOn: [] }, ...rest], why: split.why, did }
 }
 
 /** The same goal in two steps, if it can have fewer. */
@@ -105,31 +110,18 @@ function reworked(task: DecomposeTask, options: Split[]): LlmOutputs['decompose'
   const note = clause(vetoed.at(-1)?.note ?? '')
   const before = vetoed.at(-1)?.subgoals.length ?? 0
   const fewer = FEWER.test(note) ? fewerSteps(task.path.at(-1) ?? '') : undefined
-  const n = (s: Split) => s.subgoals.length
-  const candidates: [Split, string][] = [
-    ...(fewer && n(fewer) < before
-      ? [
-          [fewer, `fewer steps, as the note asks: ${n(fewer)} instead of ${before}`] as [
-            Split,
-            string,
-          ],
-        ]
-      : []),
-    ...(note
-      ? options.map((o): [Split, string] => [
-          noteFirst(o, note),
-          'made the note the first step, which the others wait for (the offline model cannot rework steps by what a note means)',
-        ])
-      : options.map((o): [Split, string] => [o, 'proposed the other pattern'])),
-    ...options.map((o): [Split, string] => [
-      noteFirst(o, ''),
-      'made a first step of settling what the veto asks to change',
-    ]),
+  const did = `fewer steps, as the note asks: ${fewer?.subgoals.length} instead of ${before}`
+  const candidates: Split[] = [
+    ...(fewer && fewer.subgoals.length < before ? [{ ...fewer, did }] : []),
+    ...options.map((o) =>
+      note ? noteFirst(o, note) : { ...o, did: 'proposed the other pattern' },
+    ),
+    ...options.map((o) => noteFirst(o, '')),
   ]
   const taken = new Set(vetoed.map((v) => key(v.subgoals)))
-  const [split, did] =
-    candidates.find(([s]) => !taken.has(key(s.subgoals.map((g) => g.text)))) ?? candidates.at(-1)!
-  const why = `Reworked after the author's veto${note ? ` (their note: ${quote(note)})` : ''}: ${did}.`
+  const split =
+    candidates.find((c) => !taken.has(key(c.subgoals.map((g) => g.text)))) ?? candidates.at(-1)!
+  const why = `Reworked after the author's veto${note ? ` (their note: ${quote(note)})` : ''}: ${split.did}.`
   return { subgoals: split.subgoals, rationale: rationale(split, why) }
 }
 

@@ -39,36 +39,28 @@ function excerpt(output: string): string {
     : `its result came in (${output.length} characters)`
 }
 
-/** What the leaf builds on: each earlier result by name, with what shows it arrived. */
-export function buildsOn(task: ExecuteTask): string[] {
-  if (task.dependencies.length === 0) return []
-  const name = (text: string) => clause(text).replace(/[*_`]+/g, '')
-  return [
-    '',
-    '### Builds on',
-    '',
-    ...task.dependencies.map((d) => `- **${name(d.text)}**: ${excerpt(d.output)}`),
-  ]
-}
-
-/** Where the leaf sits: its goal and, if deeper, the root. */
-export function whereItSits(task: ExecuteTask): string {
-  const parent = task.path.at(-1)
-  const root = task.path[0]
-  if (!parent) return 'A task with no goal above it.'
-  return `Part of ${quote(clause(parent))}${root && root !== parent ? `, under the goal ${quote(clause(root))}` : ''}.`
-}
-
-/** A redo's opening: the note quoted, and what this answer did with it. */
-export function redoLines(task: ExecuteTask, did: string): string[] {
-  if (!task.redo) return []
-  const failed = task.redo.previous === null ? ' The earlier attempt failed.' : ''
-  return [`**Redone after the author’s note:** ${quote(task.redo.note, 600)}.${failed} ${did}`, '']
-}
-
-/** Cut to the protocol's limit (never reached by these short answers, but the limit is the rule). */
-export function fit(lines: readonly string[]): string {
-  const text = lines.join('\n').trim()
+/**
+ * An offline answer: what it is, the leaf as its heading, a redo's note and
+ * what was done with it, where the leaf sits and what the answer says, its
+ * body, and (unless shortened) what it builds on.
+ */
+export function answer(task: ExecuteTask, did: string, says: string, body: string[], deps = true) {
+  const parent = task.path.at(-1) ?? ''
+  const root = task.path[0] ?? ''
+  const under = root !== parent ? `, under the goal ${quote(clause(root))}` : ''
+  const failed = task.redo?.previous === null ? ' The earlier attempt failed.' : ''
+  const redo = task.redo
+    ? [`**Redone after the author’s note:** ${quote(task.redo.note, 600)}.${failed} ${did}`, '']
+    : []
+  const built = task.dependencies.map(
+    (d) => `- **${clause(d.text).replace(/[*_`]+/g, '')}**: ${excerpt(d.output)}`,
+  )
+  const text = [
+    ...[PLACEHOLDER, '', `## ${clause(task.task)}`, '', ...redo],
+    `Part of ${quote(clause(parent))}${under}.${says ? ` ${says}` : ''}`,
+    ...body,
+    ...(deps && built.length ? ['', '### Builds on', '', ...built] : []),
+  ].join('\n')
   return text.length <= MAX_OUTPUT ? text : text.slice(0, MAX_OUTPUT)
 }
 
@@ -78,33 +70,23 @@ const NEEDS: Record<string, string> = {
     'It needs current facts: a real model with web search looks them up and cites its sources. The offline model looked nothing up.',
 }
 
+const checklist = (title: string, items: string[]) =>
+  items.length ? ['', `### ${title}`, '', ...items.map((i) => `- [ ] ${i}`)] : []
+
 export function offlineExecute(task: ExecuteTask): LlmOutputs['execute'] {
   const note = task.redo ? clause(task.redo.note) : ''
   const shorter = SHORTER.test(note)
   const asked = points(note)
-  const did = shorter
-    ? 'Shortened, as the note asks: only the task and where it sits are left.'
-    : asked.length > 0
-      ? 'The offline model cannot rewrite content by a note; it has carried the note’s points in below, for a real model or a person to do.'
-      : ''
-  const parts = colonList(task.task)?.items ?? []
-  return {
-    output: fit([
-      PLACEHOLDER,
-      '',
-      `## ${clause(task.task)}`,
-      '',
-      ...redoLines(task, did),
-      shorter
-        ? whereItSits(task)
-        : `${whereItSits(task)} ${NEEDS[task.capability] ?? NEEDS.can_write_text}`,
-      ...(parts.length && !shorter
-        ? ['', '### Parts the task names', '', ...parts.map((p) => `- [ ] ${p}`)]
-        : []),
-      ...(asked.length && !shorter
-        ? ['', '### From the author’s note', '', ...asked.map((p) => `- [ ] ${p}`)]
-        : []),
-      ...(shorter ? [] : buildsOn(task)),
-    ]),
+  if (shorter) {
+    const did = 'Shortened, as the note asks: only the task and where it sits are left.'
+    return { output: answer(task, did, '', [], false) }
   }
+  const did = asked.length
+    ? 'The offline model cannot rewrite content by a note; it has carried the note’s points in below, for a real model or a person to do.'
+    : ''
+  const body = [
+    ...checklist('Parts the task names', colonList(task.task)?.items ?? []),
+    ...checklist('From the author’s note', asked),
+  ]
+  return { output: answer(task, did, NEEDS[task.capability] ?? NEEDS.can_write_text!, body) }
 }

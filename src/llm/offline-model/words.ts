@@ -31,19 +31,11 @@ export function quote(text: string, max = QUOTE_MAX): string {
   return `“${whole.slice(0, max).replace(/\s+\S*$/, '')} …”`
 }
 
-/** Short words every sentence has: they say nothing about what a text is about. */
-const COMMON = new Set(
-  (
-    'the and for with from into onto that this these those your our their what which who whom ' +
-    'will must should would could can may are was were been being has have had not but all any ' +
-    'each than then them they you its about over under only also just very some such more most'
-  ).split(' '),
-)
-
-/** The lower-case words of a text that carry its meaning. */
+/** The lower-case words of a text longer than three letters: the ones that say what it is about. */
 export function contentWords(text: string): string[] {
-  const all = text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? []
-  return all.filter((w) => w.length > 2 && !COMMON.has(w))
+  return (text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? []).filter(
+    (w) => w.length > 3,
+  )
 }
 
 /** "Head: a, b and c": the parts a text names after a colon (at least two), or null. */

@@ -8,7 +8,7 @@
  * author's note gives fewer steps when it asks for them, else becomes the
  * split's first step, and the rationale says which.
  */
-import { MAX_RATIONALE, MAX_SUBGOAL_TEXT } from '../../protocol/limits'
+import { MAX_RATIONALE } from '../../protocol/limits'
 import type { LlmOutputs, LlmTask, SubgoalDraft } from '../types'
 import { stageOf, subjectFor, title, type Stage } from './titles'
 import { clause, colonList, hashString, joinList, quote } from './words'
@@ -54,13 +54,19 @@ function byParts(head: string, items: readonly string[], check: boolean): Split 
   }
 }
 
-/** The splits this goal can have, the seed's choice among them first. */
-function splits(goal: string, seed: string): Split[] {
+/** The parts a goal lists after a colon, when they fit a split (up to 5, and a check). */
+function partsOf(goal: string) {
   const list = colonList(goal)
   const fits =
     list && list.items.length <= 5 && list.items.every((i) => list.head.length + i.length < 300)
+  return fits ? list : null
+}
+
+/** The splits this goal can have, the seed's choice among them first. */
+function splits(goal: string, seed: string): Split[] {
+  const list = partsOf(goal)
   const own = stageOf(goal)
-  const options = fits
+  const options = list
     ? [byParts(list.head, list.items, true), byParts(list.head, list.items, false)]
     : own?.stage === 'work'
       ? WORK.map((p) => fill(own.subject, p))
@@ -73,11 +79,9 @@ const key = (texts: readonly string[]) => texts.join('\n').toLowerCase()
 
 /** The note as the split's first step, which every other step waits for. */
 function noteFirst(split: Split, note: string): Split {
-  const asked = note ? `Follow the author's note: ${quote(note, 300)}` : ''
-  const text =
-    asked && asked.length <= MAX_SUBGOAL_TEXT
-      ? asked
-      : "Settle first what the author's veto asks to change"
+  const text = note
+    ? `Follow the author's note: ${quote(note, 300)}`
+    : "Settle first what the author's veto asks to change"
   const rest = split.subgoals.slice(0, 5).map((s) => ({
     text: s.text,
     dependsOn: [0, ...s.dependsOn.map((d) => d + 1)],
@@ -88,16 +92,15 @@ function noteFirst(split: Split, note: string): Split {
   return { subgoals: [{ text, dependsOn: [] }, ...rest], why: split.why, did }
 }
 
-/** The same goal in two steps, if it can have fewer. */
+/** The same goal in two steps. */
 function fewerSteps(goal: string): Split {
-  const list = colonList(goal)
-  if (!list) return fill(stageOf(goal)?.subject ?? subjectFor(goal), FEWER_STEPS)
+  const list = partsOf(goal)
+  const own = stageOf(goal)
+  if (own?.stage === 'work') return fill(own.subject, WORK[0]!)
+  if (!list) return fill(subjectFor(goal), FEWER_STEPS)
   const half = Math.ceil(list.items.length / 2)
-  return byParts(
-    list.head,
-    [list.items.slice(0, half), list.items.slice(half)].map(joinList),
-    false,
-  )
+  const halves = [list.items.slice(0, half), list.items.slice(half)].map(joinList)
+  return byParts(list.head, halves, false)
 }
 
 /**

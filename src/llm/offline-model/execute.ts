@@ -57,7 +57,7 @@ export function answer(task: ExecuteTask, did: string, says: string, body: strin
   )
   const text = [
     ...[PLACEHOLDER, '', `## ${clause(task.task)}`, '', ...redo],
-    `Part of ${quote(clause(parent))}${under}.${says ? ` ${says}` : ''}`,
+    [parent ? `Part of ${quote(clause(parent))}${under}.` : '', says].filter(Boolean).join(' '),
     ...body,
     ...(deps && built.length ? ['', '### Builds on', '', ...built] : []),
   ].join('\n')

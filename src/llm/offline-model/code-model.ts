@@ -34,8 +34,9 @@ export function offlineProgram(task: ExecuteTask): string {
 
 /**
  * What the offline model puts into a tool it is offered, or undefined when
- * it has no use for it. Tools are matched by name; issue 57 adds MCP tools,
- * called when a leaf names them.
+ * it has no use for it: run_javascript today. Any other tool it should call
+ * (issue 57: a person's MCP tools, on cue) gets its input here; the loop,
+ * the call and the report of what came back are already generic.
  */
 function inputFor(tool: LanguageModelV3FunctionTool, task: ExecuteTask): unknown {
   return tool.name === RUN_JAVASCRIPT ? { code: offlineProgram(task) } : undefined

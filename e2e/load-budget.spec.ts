@@ -20,10 +20,11 @@ import { pickRole } from './fixtures/ui-steps'
  */
 const BEFORE_ROLE_GZIP_BUDGET = 64 * 1024
 /**
- * After joining as an observer, gzip: today about 567 kB (libp2p with WebRTC
+ * After joining as an observer, gzip: today about 565 kB (libp2p with WebRTC
  * and GossipSub on the page, 206 kB; the worker with the role core, the AI
- * SDK, the lenient reply reader and the offline model's texts, 215 kB, was
- * 173 before issues 43 and 44; the signature worker, 68 kB, which carries its
+ * SDK, the lenient reply reader and the offline model, 200 kB, was 173
+ * before issues 43 and 44 and 215 with the offline model's catalogs before
+ * issue 56; the signature worker, 68 kB, which carries its
  * own copy of the codec and the crypto so the page never verifies a
  * signature). A second copy of an SDK package or the AI Gateway would break it.
  */

@@ -1,14 +1,16 @@
 /**
- * The built-in offline model: no network, no key, sensible and varied
- * output for any goal, so a newcomer sees the whole flow in a minute. It is
- * clearly labelled (provider 'offline', model 'offline-v1', usage.offline)
- * and never passes for a real LLM. The logic lives in offline-model/.
+ * The built-in offline model: no network, no key. It is a placeholder that
+ * shows how the swarm works (splits, scores, claims, code runs, roll-ups)
+ * with the goal's own words, and says on every answer that it does not
+ * understand the goal and a real model gives real content. It is labelled
+ * (provider 'offline', model 'offline-v1', usage.offline) and never passes
+ * for a real LLM. The logic lives in offline-model/.
  *
- * Deterministic given (task, seed): peers pass their own seed (peer id),
- * so decomposers propose different splits of the same goal and scorers
- * differ slightly, while a rerun with the same seeds is reproducible.
+ * A pure function of (task, seed): nothing is kept between calls, so no
+ * goal's text can reach another's. Peers pass their own seed (peer id), so
+ * decomposers propose different splits and scorers differ slightly.
  */
-import { offlineCodeModel } from './offline-model/code-model'
+import { codeAnswer, offlineCodeModel } from './offline-model/code-model'
 import { offlineDecompose } from './offline-model/decompose'
 import { offlineExecute } from './offline-model/execute'
 import { offlineRollup } from './offline-model/rollup'
@@ -25,17 +27,10 @@ export const OFFLINE_PROVIDER = 'offline'
 export const OFFLINE_MODEL = 'offline-v1'
 export const OFFLINE_LABEL = 'Offline model (built-in, not a real LLM)'
 
-/**
- * Simulated latency per call. 400 ms lets a person watch proposals, scores
- * and claims arrive one by one; tests pass 0.
- */
+/** Simulated latency per call: a person watches proposals, scores and claims arrive one by one. */
 export const DEFAULT_OFFLINE_LATENCY_MS = 400
 
-/**
- * A streamed offline reply (request.onText) comes in this many pieces, one
- * per equal slice of the simulated latency: the call takes no longer, and
- * the offline demo shows text arriving as a real model's does.
- */
+/** A streamed reply comes in this many pieces, one per slice of the latency, as a real model's does. */
 export const OFFLINE_STREAM_PIECES = 8
 
 /** The offline model's answer to a task: what a perfect LLM reply would parse to. */
@@ -47,9 +42,11 @@ export function offlineAnswer<T extends LlmTask>(task: T, seed = ''): LlmOutputs
       case 'score':
         return offlineScore(task, seed)
       case 'execute':
-        return offlineExecute(task, seed)
+        return task.capability === 'can_run_code'
+          ? { output: codeAnswer(task, []) }
+          : offlineExecute(task)
       case 'rollup':
-        return offlineRollup(task, seed)
+        return offlineRollup(task)
     }
   }
   return answer() as LlmOutputs[T['kind']]
@@ -63,7 +60,7 @@ class OfflineProvider implements LlmProvider {
 
   constructor(private readonly latencyMs: number) {}
 
-  /** It runs code (a program of its own, through the tool loop); it cannot search. */
+  /** It calls tools (its own program in the sandbox, through the tool loop); it cannot search. */
   toolSupport(): ToolSupport {
     return { code: true, search: false }
   }
@@ -75,7 +72,7 @@ class OfflineProvider implements LlmProvider {
     if (task?.kind === 'execute' && task.capability === 'can_run_code' && request.tools?.sandbox) {
       await abortableSleep(this.latencyMs, request.signal)
       return runToolLoop({
-        model: offlineCodeModel(task, request.seed ?? '', OFFLINE_MODEL),
+        model: offlineCodeModel(task, OFFLINE_MODEL),
         modelId: OFFLINE_MODEL,
         request,
         tools: { sandbox: request.tools.sandbox, search: false },

@@ -193,20 +193,26 @@ describe('the execute tool loop, over HTTP to the mock LLM', () => {
 })
 
 describe('the offline model with code on', () => {
-  it('runs a program of its own in the sandbox and cites its real output', async () => {
+  it('runs the program its answer shows in the sandbox and quotes exactly what it printed', async () => {
     const provider = createProvider({ provider: 'offline', model: 'offline-v1' }, { latencyMs: 0 })
     const outcome = await runLlmTask(codeLeaf, provider, { tools: tools(), seed: 'p1' })
     expect(outcome.ok).toBe(true)
     if (!outcome.ok || outcome.kind !== 'execute') return
-    const step = outcome.value.steps?.[0]
+    expect(outcome.value.steps).toHaveLength(1)
+    const step = outcome.value.steps![0]!
     expect(step).toMatchObject({ type: 'code', exit: 0 })
-    const stdout = step?.type === 'code' ? step.stdout : ''
-    // the deliverable's own code ran, checks included (issue 43): what it printed is quoted under it
-    expect(stdout).toMatch(/^(pass: .+\n)+4\/4 checks passed\n?$/)
-    expect(outcome.value.output).toContain(step?.type === 'code' ? step.code : '')
-    expect(outcome.value.output).toContain(`### Checked by running it`)
-    expect(outcome.value.output).toContain(stdout.trim())
-    expect(outcome.value.output).not.toContain('Written, not run')
+    // the leaf names a sum over a range: the offline model computes it, and the sandbox printed it
+    const stdout = step.type === 'code' ? step.stdout : ''
+    expect(stdout).toBe(
+      `${PRINTED.replace('sum of squares to 1000', 'the sum of the squares from 1 to 1000')}\n`,
+    )
+    const output = outcome.value.output
+    expect(output).toContain(
+      `### What ran\n\n\`\`\`js\n${step.type === 'code' ? step.code : ''}\n\`\`\``,
+    )
+    expect(output).toContain(`### What it printed (exit 0)\n\n\`\`\`text\n${stdout.trim()}\n\`\`\``)
+    expect(output).toContain('It ran a program that adds up the squares from 1 to 1000')
+    expect(output).not.toContain('Not run')
   })
 
   it('answers a live-data leaf from knowledge, marked so, when its person allows that', async () => {

@@ -10,7 +10,7 @@ import type { ToolConsent } from './types'
 /**
  * What the built-in offline model may do without anyone ticking a box
  * (issue 43): it costs nothing and reaches nothing outside the tab, so the
- * consent that guards a person's key does not apply. It runs a small check
+ * consent that guards a person's key does not apply. It runs a small
  * program of its own in the sandbox and answers live-data leaves from
  * "knowledge", marked as not checked live; it has no web search.
  */

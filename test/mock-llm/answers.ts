@@ -12,7 +12,7 @@
  * (parseUserPrompt), the exact inverse of how src/llm built it.
  */
 import { offlineAnswer } from '../../src/llm/offline'
-import { hashString } from '../../src/llm/offline-model/rng'
+import { hashString } from './rng'
 import { parseUserPrompt, taskKindFromSystem } from '../../src/llm/prompts'
 import { SCHEMA_NAMES } from '../../src/llm/schemas'
 import type { Capability, LlmTask, LlmTaskKind } from '../../src/llm/types'

@@ -5,7 +5,7 @@
  * per server; each persona keeps its own state, so one server can serve a
  * swarm per persona side by side.
  */
-import { hashString } from '../../src/llm/offline-model/rng'
+import { hashString } from './rng'
 import type { LlmTask } from '../../src/llm/types'
 import {
   applyHabits,

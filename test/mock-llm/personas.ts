@@ -20,7 +20,7 @@
  * CI test runs the same persona in a fraction of the time. Back-off hints
  * are computed from the scaled window, so what the mock says stays true.
  */
-import { rngFor } from '../../src/llm/offline-model/rng'
+import { rngFor } from './rng'
 
 export const PERSONA_NAMES = [
   'think',

@@ -23,7 +23,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { cors, keyOf, readBody, send } from './http'
-import { hashString } from '../../src/llm/offline-model/rng'
+import { hashString } from './rng'
 import { answerTask, INVALID_JSON_TEXT, recogniseTask, schemaViolation } from './answers'
 import {
   chattyJson,
@@ -34,18 +34,18 @@ import {
   type ParsedRequest,
 } from './wire'
 import {
-  answerWithRun,
   answerWithSources,
   codeCallReply,
   parseResponses,
   responsesTextReply,
   searchReply,
-  stdoutOf,
+  runOf,
+  RUN_JAVASCRIPT,
   toolState,
   type ToolApi,
 } from './tools'
 import { replyText, sendStream, streamEvents, sseText } from './stream'
-import { offlineProgram } from '../../src/llm/offline-model/code-model'
+import { codeAnswer, offlineProgram } from '../../src/llm/offline-model/code-model'
 import { estimateTokens } from '../../src/llm/tokens'
 import { PersonaDesk, personaCompletion, type PersonaTurn } from './persona-desk'
 import { PERSONA_HEADER, personaFor } from './personas'
@@ -249,7 +249,13 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
       if (tools.results.length > 0) {
         log.tool = 'answer-after-code'
         // the answer quotes what the program REALLY printed, as the tool result brought it back
-        const answer = { output: answerWithRun(output, stdoutOf(tools.results.at(-1)!)) }
+        const code = behaviour.toolCode ?? offlineProgram(task)
+        const uses = tools.results.map((r) => ({
+          name: RUN_JAVASCRIPT,
+          input: { code },
+          output: runOf(r),
+        }))
+        const answer = { output: codeAnswer(task, uses) }
         if (route === 'responses')
           return send(
             res,

@@ -97,23 +97,14 @@ export function toolState(api: ToolApi, body: Json): ToolState {
   return chatState(body)
 }
 
-/** The stdout in a run_javascript result the SDK sent back (JSON of {exit, stdout, ...}). */
-export function stdoutOf(result: string): string {
+/** A run_javascript result the SDK sent back ({exit, stdout, ...} as JSON, maybe wrapped as {type, value}). */
+export function runOf(result: string): unknown {
   try {
     const parsed = JSON.parse(result) as unknown
-    if (isObj(parsed) && typeof parsed.stdout === 'string') return parsed.stdout
-    // some SDK versions wrap the output as {type: 'json', value}
-    if (isObj(parsed) && isObj(parsed.value) && typeof parsed.value.stdout === 'string')
-      return parsed.value.stdout
+    return isObj(parsed) && parsed.type === 'json' && isObj(parsed.value) ? parsed.value : parsed
   } catch {
-    // not JSON: quote it whole
+    return { exit: 0, stdout: result }
   }
-  return result
-}
-
-/** The deliverable after code ran: the task's answer, then the program's real output. */
-export function answerWithRun(output: string, stdout: string): string {
-  return `${output}\n\n### Computed\n\nThe program printed:\n\n\`\`\`text\n${stdout.trim()}\n\`\`\``
 }
 
 /** The deliverable after a search: the task's answer and its sources as links. */

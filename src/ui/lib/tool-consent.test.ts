@@ -76,7 +76,7 @@ describe('one switch per capability: ON exactly when offered', () => {
       can_run_code: [
         true,
         true,
-        'the offline model runs a small check program of its own, in a sandbox in this tab',
+        'the offline model runs a small program of its own (a plain computation the leaf names, or one about its words), in a sandbox in this tab',
       ],
       can_query_api: [true, true, 'from the model’s knowledge, marked as not checked live'],
     })

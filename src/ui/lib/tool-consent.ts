@@ -113,7 +113,7 @@ function whatOn(capability: Capability, { consent, model }: ToolStatus, offline:
       return null
     case 'can_run_code':
       return offline
-        ? 'the offline model runs a small check program of its own, in a sandbox in this tab'
+        ? 'the offline model runs a small program of its own (a plain computation the leaf names, or one about its words), in a sandbox in this tab'
         : 'JavaScript your model writes runs in a sandbox in this tab (no network); its real output goes into the result'
     case 'can_query_api':
       return consent.webSearch && model.search

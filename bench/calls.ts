@@ -7,7 +7,7 @@
  * Request bodies are kept as-is while running and parsed only afterwards
  * (`describeCalls`), so the wrapper adds nothing measurable to a call.
  */
-import type { LlmTaskKind } from '../src/llm/types'
+import type { Capability, LlmTaskKind } from '../src/llm/types'
 import { recogniseTask } from '../test/mock-llm/answers'
 import { parseOpenAi } from '../test/mock-llm/wire'
 
@@ -36,6 +36,8 @@ export interface LlmCall {
   depth: number
   /** for execute: the leaf's text; for score: the proposal's rationale */
   item: string | null
+  /** decompose and score: what the room's executors offer, as the prompt said it (none: not said) */
+  room?: Capability[]
   start: number
   end: number
   status: RawCall['status']
@@ -109,8 +111,11 @@ export function describeCall(raw: RawCall): LlmCall {
   }
   if (!task) return { ...base, kind: 'unknown', goal: '', depth: -1, item: null }
   const item = task.kind === 'execute' ? task.task : task.kind === 'score' ? task.rationale : null
+  const room =
+    task.kind === 'decompose' || task.kind === 'score' ? task.roomCapabilities : undefined
   return {
     ...base,
+    ...(room ? { room } : {}),
     kind: task.kind,
     goal: task.path.join(PATH_SEPARATOR),
     depth: task.path.length - 1,

@@ -4,6 +4,7 @@ import type { LlmOutcome, LlmTask } from '../src/llm/types'
 import { parseArgs, procsFor } from './args'
 import { bestByMean, hasQuorum, protocolBudget, runCentral, type LlmRunner } from './central'
 import { perGoalBudget } from './analysis'
+import { roomOf } from './sides'
 import type { LlmCall } from './calls'
 import { Pool } from './pool'
 import { realisticScore } from '../test/mock-llm/answers'
@@ -73,6 +74,41 @@ describe('central orchestrator', () => {
     const second = calls.find((c) => c.kind === 'execute' && c.task === 'G/0/1')
     expect(second?.kind === 'execute' && second.dependencies.map((d) => d.text)).toEqual(['G/0/0'])
     expect(result!.output).toContain('did G/1/1 after G/1/0')
+  })
+
+  it("asks the swarm's very prompts: its decompose and score tasks name the room the swarm's named (issue 56)", async () => {
+    for (const room of [undefined, ['can_write_text', 'can_run_code'] as const]) {
+      const { llm, calls } = fakeLlm(2)
+      const budget = { ...protocolBudget(2, 2), ...(room ? { room } : {}) }
+      await runCentral({
+        roots: [{ text: 'G', maxDepth: 2 }],
+        pools: { decomposer: 2, scorer: 3, executor: 2 },
+        budget,
+        llm,
+      })
+      const asked = calls.filter((c) => c.kind === 'decompose' || c.kind === 'score')
+      expect(asked.length).toBeGreaterThan(0)
+      for (const task of asked)
+        expect('roomCapabilities' in task ? task.roomCapabilities : undefined).toEqual(
+          room ? [...room] : undefined,
+        )
+    }
+    // the room the swarm's calls named, read back from them
+    const said = (room?: LlmCall['room']): LlmCall => ({
+      peer: 0,
+      kind: 'score',
+      goal: 'G',
+      depth: 0,
+      item: 'r',
+      start: 0,
+      end: 1,
+      status: 'ok',
+      ...(room ? { room } : {}),
+    })
+    expect(roomOf([said(), said(['can_write_text']), said(['can_write_text']), said([])])).toEqual([
+      'can_write_text',
+    ])
+    expect(roomOf([said()])).toBeUndefined()
   })
 
   it('falls back to the best mean when no proposal reaches quorum, and fails with one vote', async () => {

@@ -22,7 +22,7 @@
  * calls of a decided goal that had not started yet are not made (the swarm's
  * scorers would not start them either); the benchmark prints any difference.
  */
-import type { LlmOutcome, LlmOutputs, LlmTask, SubgoalDraft } from '../src/llm/types'
+import type { Capability, LlmOutcome, LlmOutputs, LlmTask, SubgoalDraft } from '../src/llm/types'
 import { classifySubgoal, judgingOrder } from '../src/plan/classify'
 import { QUORUM_SCORE, QUORUM_VOTES, MAX_TASK_ATTEMPTS } from '../src/protocol/rules'
 import { PATH_SEPARATOR } from './calls'
@@ -45,6 +45,13 @@ export interface CallBudget {
    * splits it saw first)
    */
   scores(goal: GoalRef): readonly number[]
+  /**
+   * What the room's executors offer, as the swarm's decompose and score
+   * prompts said it: the orchestrator's prompts must be the very same, or
+   * a persona's draws (seeded by the prompt: latency, habits) differ from
+   * the swarm's, and so do the calls made. None: its prompts say nothing.
+   */
+  room?: readonly Capability[]
 }
 
 export interface CentralInit {
@@ -112,9 +119,20 @@ export function bestByMean<P extends { votes: number[] }>(proposals: readonly P[
 
 const NOT_DONE = '(not done: this part failed or was cancelled)'
 
-function scoreTask(path: string[], depth: number, maxDepth: number, proposal: Proposal): LlmTask {
+/** The swarm's prompts name the room's executors when they are known (CallBudget.room). */
+function roomOf(room: readonly Capability[] | undefined): { roomCapabilities?: Capability[] } {
+  return room ? { roomCapabilities: [...room] } : {}
+}
+
+function scoreTask(
+  path: string[],
+  depth: number,
+  maxDepth: number,
+  proposal: Proposal,
+  room?: readonly Capability[],
+): LlmTask {
   const { subgoals, rationale } = proposal
-  return { kind: 'score', path, subgoals, rationale, depth: depth + 1, maxDepth }
+  return { kind: 'score', path, subgoals, rationale, depth: depth + 1, maxDepth, ...roomOf(room) }
 }
 
 /** A vote counts only with one judgement per subgoal, as in the swarm (plan/derive.ts). */
@@ -138,7 +156,7 @@ export async function runCentral(init: CentralInit): Promise<CentralGoalResult[]
   async function plan(path: string[], depth: number, maxDepth: number): Promise<Proposal | null> {
     for (let attempt = 0; attempt < MAX_TASK_ATTEMPTS; attempt++) {
       const outcome = await pools.decomposer.run(() =>
-        llm({ kind: 'decompose', path, depth, maxDepth }),
+        llm({ kind: 'decompose', path, depth, maxDepth, ...roomOf(budget.room) }),
       )
       if (outcome.ok && outcome.kind === 'decompose') {
         const value = outcome.value as { subgoals: SubgoalDraft[]; rationale: string }
@@ -146,7 +164,7 @@ export async function runCentral(init: CentralInit): Promise<CentralGoalResult[]
         // one call judges its subgoals (no vote: its score is not used)
         for (let judged = 0; judged < MAX_TASK_ATTEMPTS; judged++) {
           const judge = await pools.scorer.run(() =>
-            llm(scoreTask(path, depth, maxDepth, proposal)),
+            llm(scoreTask(path, depth, maxDepth, proposal, budget.room)),
           )
           if (judge.ok && judge.kind === 'score') {
             addVote(proposal, judge.value as LlmOutputs['score'])
@@ -176,7 +194,7 @@ export async function runCentral(init: CentralInit): Promise<CentralGoalResult[]
         .run(() =>
           decided.signal.aborted
             ? Promise.resolve(null)
-            : llm(scoreTask(path, depth, maxDepth, proposal), decided.signal),
+            : llm(scoreTask(path, depth, maxDepth, proposal, budget.room), decided.signal),
         )
         .catch(() => null) // aborted: the goal was decided meanwhile
       if (!outcome || !outcome.ok || outcome.kind !== 'score' || decided.signal.aborted) return
@@ -192,7 +210,10 @@ export async function runCentral(init: CentralInit): Promise<CentralGoalResult[]
         .run(() =>
           decided.signal.aborted
             ? Promise.resolve(null)
-            : llm({ kind: 'decompose', path, depth, maxDepth }, decided.signal),
+            : llm(
+                { kind: 'decompose', path, depth, maxDepth, ...roomOf(budget.room) },
+                decided.signal,
+              ),
         )
         .catch(() => null) // aborted: the goal was decided meanwhile
         .then((outcome) => {

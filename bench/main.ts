@@ -114,7 +114,8 @@ async function runSize(
   const central = await runCentralSide(options, size, mock, budgetFor(size, swarm.calls), goals)
   log(`central: done in ${central.seconds.toFixed(2)} s`)
   await mock.resetSeeds()
-  const plain = await runCentralSide(options, size, mock, budgetFor(size, []), goals, true)
+  // the plain planner takes no counts, only the swarm's prompts (the room they name)
+  const plain = await runCentralSide(options, size, mock, budgetFor(size, swarm.calls), goals, true)
   log(
     `plain planner (one decomposition per goal, no voting): done in ${plain.seconds.toFixed(2)} s`,
   )

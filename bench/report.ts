@@ -13,6 +13,7 @@ import {
   type Segment,
 } from './analysis'
 import { KINDS, type LlmCall } from './calls'
+import { compareCalls, comparisonLines } from './same-calls'
 
 export const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0)
 export const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits
@@ -84,6 +85,12 @@ export function chainsOf(
   }
 }
 
+/**
+ * Prints the calls each side made, whether they are the same (same-calls.ts:
+ * the swarm's own extras, lost claims and late scores, are named, not
+ * called a mismatch), the critical chains and the waves. Returns whether
+ * the orchestrator made the swarm's calls.
+ */
 export function printComparison(
   log: (line: string) => void,
   swarm: { calls: LlmCall[]; startedAt: number },
@@ -92,7 +99,7 @@ export function printComparison(
 ): boolean {
   const swarmCalls = summariseCalls(swarm.calls)
   const centralCalls = summariseCalls(central.calls)
-  const match = KINDS.every((k) => swarmCalls.made[k] === centralCalls.made[k])
+  const comparison = compareCalls(swarm.calls, central.calls)
   const callsLine = (name: string, c: typeof swarmCalls) =>
     `  ${name.padEnd(8)} ` +
     KINDS.map(
@@ -102,9 +109,7 @@ export function printComparison(
   log('  LLM calls made (requests sent):')
   log(callsLine('swarm', swarmCalls))
   log(callsLine('central', centralCalls))
-  log(
-    `  ${match ? 'the same calls on both sides' : 'MISMATCH: the two sides did not make the same calls'}`,
-  )
+  for (const line of comparisonLines(comparison)) log(line)
   for (const line of stageTable(chains.swarmChain, chains.centralChain)) log(line)
   log('  calls by depth and kind: swarm first start → last end (s)   | central')
   const cw = new Map(
@@ -117,7 +122,7 @@ export function printComparison(
         `   | ${c ? `${String(c.calls).padStart(3)} calls ${c.first.toFixed(2).padStart(6)} → ${c.last.toFixed(2).padStart(6)}` : '-'}`,
     )
   }
-  return match
+  return comparison.match
 }
 
 /** The sweep's figures, one line per run. */

@@ -4,7 +4,7 @@
  * virtual-time run of the same role cores.
  */
 import { createProvider, runLlmTask } from '../src/llm/index'
-import type { ModelConfig } from '../src/llm/types'
+import type { Capability, ModelConfig } from '../src/llm/types'
 import { MAX_PROPOSALS_PER_GOAL, MAX_SCORES_PER_PROPOSAL } from '../src/protocol/rules'
 import { DEFAULT_CAPACITY } from '../src/runtime/runtime'
 import { perGoalBudget, summariseCalls } from './analysis'
@@ -19,8 +19,27 @@ import { runVirtualCentral, runVirtualSwarm } from './virtual'
 export const withTotal = (counts: KindCounts) => ({ ...counts, total: sum(Object.values(counts)) })
 
 /**
+ * What the room's executors offer, as most of the swarm's decompose and
+ * score prompts said it (they all do once presence has settled), or none
+ * when no prompt said it.
+ */
+export function roomOf(calls: readonly LlmCall[]): Capability[] | undefined {
+  const said = new Map<string, { room: Capability[]; n: number }>()
+  for (const call of calls) {
+    if (!call.room) continue
+    const key = JSON.stringify(call.room)
+    const seen = said.get(key) ?? { room: call.room, n: 0 }
+    seen.n++
+    said.set(key, seen)
+  }
+  return [...said.values()].sort((a, b) => b.n - a.n)[0]?.room
+}
+
+/**
  * The central's budget: the swarm's own proposal and score counts per goal,
- * and for goals the swarm's calls say nothing about, the protocol's caps.
+ * and for goals the swarm's calls say nothing about, the protocol's caps;
+ * and the room its prompts named, so that the orchestrator's prompts are the
+ * swarm's very own.
  */
 export function budgetFor(size: number, calls: readonly LlmCall[]): CallBudget {
   const split = splitRoles(size)
@@ -29,7 +48,9 @@ export function budgetFor(size: number, calls: readonly LlmCall[]): CallBudget {
     Math.min(split.scorer, MAX_SCORES_PER_PROPOSAL),
   )
   const perGoal = perGoalBudget(calls)
+  const room = roomOf(calls)
   return {
+    ...(room ? { room } : {}),
     proposals: (goal) => perGoal.get(goal.key)?.proposals ?? fallback.proposals(goal),
     scores: (goal) => perGoal.get(goal.key)?.scores ?? fallback.scores(goal),
   }

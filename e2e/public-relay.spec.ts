@@ -1,5 +1,5 @@
 /**
- * A public relay behind a reverse proxy (README "Run a public relay"):
+ * A public relay behind a reverse proxy (docs/guide/network.md, "Run a public relay"):
  * `npm start -- --public-url https://NAME` on loopback behind nginx running
  * deploy/nginx.conf (fixtures/nginx.ts: only ports, name and certificate are
  * the test's), with a self-signed certificate the test makes for the name

@@ -1,7 +1,7 @@
 /**
  * A port already taken, said in one line: `npm start` and `npm run relay`
  * exit with EXIT_USAGE and name the port and the option that moves it,
- * instead of a stack trace from libp2p or node:net (README: "a mistake is
+ * instead of a stack trace from libp2p or node:net (docs/guide/commands.md: "a mistake is
  * one line and exit code 2").
  */
 import { EXIT_USAGE } from '../src/cli/options'

@@ -16,7 +16,7 @@
  * --relay (repeatable) names other relays, by multiaddr or /relay.json URL:
  * tabs and agents register with every one as well as with this one, so the
  * room outlives any one of them (other-relays.ts). --public-url is for a
- * reverse proxy that serves this app over https (README "Run a public relay").
+ * reverse proxy that serves this app over https (docs/guide/network.md, "Run a public relay").
  *
  * Exit codes: 0 stopped, 2 usage or a port already in use (one line on stderr).
  */

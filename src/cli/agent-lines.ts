@@ -1,15 +1,19 @@
 /**
- * What a headless agent says about its LLM calls and its network, one line
- * each: a reply the schema rejected, a retry, a rate limit, a call that
- * failed for good (from the call reports the runtime emits, the same ones
- * --log-calls writes whole); and only the network's warnings, without the
- * JSON of their fields (the chatter of links and syncs goes to DEBUG).
+ * What a headless agent says as it works, one line each, each once and
+ * when it happens: its role's activity entries (claims, splits, scores,
+ * results, and each wait before an LLM call tries again, with its cause and
+ * length, said as the wait starts: retry-notice.ts), a call that failed for
+ * good (from the call reports the runtime emits, the same ones --log-calls
+ * writes whole); and only the network's warnings, without the JSON of
+ * their fields (the chatter of links and syncs goes to DEBUG).
  *
- * Pure: reports in, lines out; the logger's only state is what it said
- * recently, so a warning repeated by every link is said once a minute.
+ * Pure: entries and reports in, lines out; the logger's only state is what
+ * it said recently, so a warning repeated by every link is said once a minute.
  */
 import type { CallEntry } from '../runtime/call-log'
+import type { ActivityEntry, ActivityEvent } from '../runtime/types'
 import { debugLog, type NetLogger } from '../net/log'
+import { clock } from './observer-print'
 
 /** Longest error text on a line; --log-calls has it whole. */
 const MAX_ERROR = 160
@@ -19,43 +23,40 @@ const MAX_ERROR = 160
  */
 export const NET_WARNING_REPEAT_MS = 60_000
 
-/** A call-report note about backing off: waiting, retrying, a rate limit. */
-const BACK_OFF_NOTE = /\b(wait|waited|retry|retrying|rate.limit)/i
-
 function clip(text: string, max = MAX_ERROR): string {
   const flat = text.replace(/\s+/g, ' ').trim()
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`
 }
 
-/** The lines one finished LLM call prints: its troubles, not its successes. */
+/** One activity entry, stamped with the time it happened. */
+export function activityLine(entry: ActivityEvent): string {
+  return `${clock(entry.at)} ${entry.text}`
+}
+
+/**
+ * What the activity list held before the terminal listened, oldest first:
+ * said once at start (a merged entry with how many times it happened).
+ */
+export function earlierLines(recent: readonly ActivityEntry[]): string[] {
+  return [...recent]
+    .reverse()
+    .map((entry) => `${activityLine(entry)}${entry.count > 1 ? ` (×${entry.count})` : ''}`)
+}
+
+/**
+ * What one finished LLM call adds to what was said while it ran: nothing
+ * when it went through (its waits and retries were said as they started),
+ * and one line when it failed for good, with why.
+ */
 export function callLines(entry: CallEntry): string[] {
-  const lines: string[] = []
-  const attempts = entry.attempts.length
-  entry.attempts.forEach((attempt, i) => {
-    // what the LLM layer did about it, when that was to wait or try again (issue 44's
-    // notes: "waited 20 s: rate limited …"); its other notes stay in --log-calls
-    for (const note of attempt.notes ?? [])
-      if (BACK_OFF_NOTE.test(note)) lines.push(`${entry.kind}: ${clip(note)}`)
-    if (attempt.error === undefined) return
-    const retried = i < attempts - 1
-    const what =
-      attempt.errorKind === 'rate-limit'
-        ? 'rate limited by the provider'
-        : attempt.errorKind === 'output'
-          ? 'reply rejected'
-          : 'call failed'
-    const then = retried ? '; retried' : ''
-    lines.push(
-      `${entry.kind}: ${what} (attempt ${i + 1} of ${attempts}): ${clip(attempt.error)}${then}`,
-    )
-  })
-  if (!entry.ok) {
-    const seconds = (entry.latencyMs / 1000).toFixed(1)
-    lines.push(
-      `${entry.kind}: gave up after ${attempts} attempt${attempts === 1 ? '' : 's'} (${seconds} s): ${clip(entry.error ?? 'no reason given')}`,
-    )
-  }
-  return lines
+  if (entry.ok) return []
+  const requests = entry.attempts.length
+  const seconds = (entry.latencyMs / 1000).toFixed(1)
+  // a rate limit not waited out says why (wait-policy.ts: "gave up: … would pass the 120 s …")
+  const refusedWait = entry.attempts.at(-1)?.notes?.find((note) => note.startsWith('gave up'))
+  return [
+    `${entry.kind}: gave up after ${requests} request${requests === 1 ? '' : 's'} (${seconds} s): ${clip(entry.error ?? 'no reason given')}${refusedWait ? ` (${clip(refusedWait)})` : ''}`,
+  ]
 }
 
 /**

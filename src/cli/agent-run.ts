@@ -16,7 +16,7 @@ import { toolsInUse } from '../runtime/tools'
 import { priceKnown } from '../llm/pricing'
 import { agentIceLine, agentRtcConfiguration } from './agent-ice'
 import { toolsLine, type AgentOptions } from './agent-options'
-import { callLines, terminalNetLogger } from './agent-lines'
+import { activityLine, callLines, earlierLines, terminalNetLogger } from './agent-lines'
 import { hitLines, limitsLine, spentLine, unpricedWarning } from './budget-lines'
 import { claimDataDir, type DataDirLock } from './data-dir-lock'
 import { goalEndLine, planPath } from './goal-done'
@@ -247,19 +247,12 @@ export async function runAgent(options: AgentOptions): Promise<void> {
     capsShown = hits
   })
 
-  let lastPrinted = ''
-  runtime.on('activity', (activity) => {
-    if (options.quiet) return
-    const key = (entry: { at: number; text: string }) => `${entry.at}:${entry.text}`
-    const fresh = []
-    for (const entry of activity.recent) {
-      if (key(entry) === lastPrinted) break
-      fresh.push(entry)
-    }
-    if (fresh.length) lastPrinted = key(fresh[0]!)
-    for (const entry of fresh.reverse()) console.log(`${clock(entry.at)} ${entry.text}`)
-  })
-  // rejected replies, retries, rate limits and failed calls: one line each
+  // what the role does, each entry once, in order, when it happens (a wait as it starts)
+  if (!options.quiet) {
+    for (const line of earlierLines(runtime.activity().recent)) console.log(line)
+    runtime.on('entry', (entry) => console.log(activityLine(entry)))
+  }
+  // a call that failed for good: one line, when it ends
   runtime.on('call', (entry) => {
     for (const line of callLines(entry)) say(`${clock(Date.now())} ${line}`)
   })

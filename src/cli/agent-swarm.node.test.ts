@@ -108,6 +108,15 @@ describe('a swarm of headless agents, as a terminal user runs it', () => {
         /\d\d:\d\d:\d\d working on leaf \d+(\.\d+)* “.+” of “Plan a picnic by the river”/,
       )
 
+      // and each thing it did once, when it did it: a claim per leaf at least (a roll-up is
+      // claimed too), and the times only go forward (nothing printed again, issue 56)
+      const count = (pattern: RegExp) => executor.split('\n').filter((l) => pattern.test(l)).length
+      expect(count(/ Claimed a task/)).toBeGreaterThanOrEqual(count(/ working on leaf /))
+      for (const run of everyone) {
+        const times = [...run.stdout().matchAll(/^(\d\d:\d\d:\d\d) /gm)].map((m) => m[1]!)
+        expect(times, said()).toEqual([...times].sort())
+      }
+
       // the network's chatter stayed out of the terminal
       for (const run of everyone) expect(run.stdout()).not.toMatch(/\{"peer":/)
     },

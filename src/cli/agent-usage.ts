@@ -20,9 +20,11 @@ export const USAGE = `Usage: murmuration-agent [options]      (or: npm run agent
        murmuration-agent --invite OWNER-LINK --remove-member WHO | --reset-invite WHO
 
 A headless Murmuration peer: the same role code as a browser tab, joining the
-same swarm through the relay. It prints what it does, one line each (claims,
-splits, scores, results, rejected replies, rate limits); an observer prints the
-plan tree as it grows and the final plan.
+same swarm through the relay. It prints what it does, one line each, when it
+happens (claims, splits, scores, results; each wait before a call tries again,
+as it starts, with its length and cause: a rate limit, an overload, a server
+error, a rejected reply); an observer prints the plan tree as it grows and the
+final plan.
 
 Options:
   --role R            decomposer | scorer | executor | observer (default executor)

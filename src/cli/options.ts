@@ -150,6 +150,14 @@ export function formatOptions(table: OptionTable): string {
     spec.shownDefault === undefined ? spec.help : `${spec.help} (default ${spec.shownDefault})`,
   ])
   rows.push(['-h, --help', 'print this help and exit'])
+  return formatRows(rows)
+}
+
+/**
+ * Two columns as --help shows them: a name on the left, its text wrapped on
+ * the right (a name too wide for the column puts its text on the next line).
+ */
+export function formatRows(rows: readonly (readonly [string, string])[]): string {
   const column = Math.min(HELP_COLUMN, Math.max(...rows.map(([left]) => left.length)) + 2)
   return rows
     .flatMap(([left, help]) => {

@@ -26,13 +26,23 @@ function clip(text: string): string {
     : `${oneLine.slice(0, MAX_ERROR_MESSAGE - 1)}…`
 }
 
+/** What an LlmError was made from, besides its message. */
+export interface LlmErrorOptions {
+  cause?: unknown
+  /** the HTTP status the provider answered, when it answered one */
+  status?: number
+}
+
 export abstract class LlmError extends Error {
   abstract readonly kind: LlmErrorKind
   /** worth another attempt with the same settings */
   abstract readonly retryable: boolean
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** the HTTP status the provider answered (429, 503, 500, …); none without an HTTP answer */
+  readonly status: number | undefined
+  constructor(message: string, options?: LlmErrorOptions) {
     super(clip(message), options)
     this.name = new.target.name
+    this.status = options?.status
   }
 }
 
@@ -61,7 +71,7 @@ export class LlmRateLimitError extends LlmError {
   constructor(
     message: string,
     readonly retryAfterMs: number | undefined,
-    options?: { cause?: unknown; retrySource?: string },
+    options?: LlmErrorOptions & { retrySource?: string },
   ) {
     super(message, options)
     this.retrySource = options?.retrySource
@@ -89,7 +99,7 @@ export class LlmOtherError extends LlmError {
   constructor(
     message: string,
     readonly retryable: boolean,
-    options?: { cause?: unknown },
+    options?: LlmErrorOptions,
   ) {
     super(message, options)
   }
@@ -156,12 +166,13 @@ export function toLlmError(error: unknown, who: string): LlmError {
     if (status === 401 || status === 403) {
       return new LlmAuthError(`${who} rejected the API key (${status}): ${detail}`, {
         cause: error,
+        status,
       })
     }
     if (isContextTooLong(status, api.responseBody)) {
       return new LlmContextLengthError(
         `the prompt does not fit ${who}'s context window (${status}): ${detail}`,
-        { cause: error },
+        { cause: error, status },
       )
     }
     const overloaded = status !== 429 && isOverloaded(status, api.responseBody)
@@ -172,15 +183,14 @@ export function toLlmError(error: unknown, who: string): LlmError {
       const Kind = overloaded ? LlmOverloadedError : LlmRateLimitError
       return new Kind(`${who} ${what} (${status})${hint}: ${detail}`, signal?.ms, {
         cause: error,
+        status,
         ...(signal ? { retrySource: signal.source } : {}),
       })
     }
     return new LlmOtherError(
       `${who} answered ${status}: ${detail}`,
       api.isRetryable ?? status >= 500,
-      {
-        cause: error,
-      },
+      { cause: error, status },
     )
   }
   const message = error instanceof Error ? error.message : String(error)

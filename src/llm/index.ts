@@ -20,6 +20,7 @@ export {
   STREAMED_KINDS,
 } from './run-task'
 export type { RunTaskOptions } from './run-task'
+export { retryText, type LlmRetry, type RetryCause } from './retry-notice'
 export {
   LlmError,
   LlmAuthError,

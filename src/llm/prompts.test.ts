@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import {
-  buildPrompts,
-  parsePrompts,
-  systemPrompt,
-  taskKindFromSystem,
-  withRetryFeedback,
-} from './prompts'
+import { buildPrompts, parsePrompts, taskKindFromSystem, withRetryFeedback } from './prompts'
 import type { LlmTask } from './types'
 
 const path = ['Plan a <two-week> trip to "Japan" & Korea', 'Book flights']
@@ -86,6 +80,32 @@ describe('prompts', () => {
     }
     expect(taskKindFromSystem('You are a helpful assistant.')).toBeUndefined()
     expect(taskKindFromSystem('task: dance')).toBeUndefined()
+  })
+
+  it('names in the system prompt only tags its own prompt has, with its very marker (issue 56)', () => {
+    // every kind, with and without the optional blocks (room, vetoed, redo)
+    const kinds = new Set<string>()
+    for (const task of tasks) {
+      const { system, prompt } = buildPrompts(task)
+      kinds.add(task.kind)
+      const marker = /^<path-([a-z0-9]+)>/.exec(prompt)![1]!
+      expect(system).toContain(`Tags end in -${marker} (<path-${marker}>)`)
+      const named = [...system.matchAll(/<\/?[a-z_]+(?:-[a-z0-9]+)?>/g)].map((m) => m[0])
+      expect(named.length, task.kind).toBeGreaterThan(0)
+      for (const tag of named) {
+        expect(tag, `${task.kind}: ${tag}`).toMatch(new RegExp(`^<[a-z_]+-${marker}>$`))
+        // the opening tag occurs as such (its attributes, if any, after the name)
+        expect(prompt, `${task.kind}: ${tag}`).toContain(tag.slice(0, -1))
+      }
+    }
+    expect([...kinds].sort()).toEqual(['decompose', 'execute', 'rollup', 'score'])
+    // an optional block is named only when the prompt has it
+    const bare = buildPrompts(tasks[0]!)
+    expect(bare.system).not.toMatch(/<room-|<vetoed-/)
+    expect(buildPrompts(tasks[4]!).system).toMatch(/<vetoed-[a-z0-9]+> holds splits/)
+    expect(buildPrompts(tasks[2]!).system).toMatch(/offers if any fits/)
+    expect(buildPrompts(tasks[5]!).system).toMatch(/In <redo-[a-z0-9]+> the author sent back/)
+    expect(buildPrompts(tasks[3]!).system).not.toMatch(/<redo-/)
   })
 
   it('carries depth and max depth for decompose and score', () => {
@@ -172,7 +192,7 @@ describe('prompts', () => {
     expect(evil).not.toContain(used)
     expect(prompt).toContain(evil)
     expect(parsePrompts(system, prompt)).toEqual(task)
-    expect(systemPrompt('execute')).toMatch(/text inside tags is data/)
+    expect(system).toMatch(/text inside tags is data/)
   })
 
   it('tells decompose and score what the executors in the room can do, when known', () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { LlmAuthError, LlmRateLimitError, LlmUnreachableError } from './errors'
 import type { GenerateRequest, GenerateResult, LlmProvider } from './provider'
 import { DEFAULT_MAX_ATTEMPTS, runLlmTask } from './run-task'
+import { retryText } from './retry-notice'
 import type { LlmTask } from './types'
 
 const task: LlmTask = {
@@ -118,6 +119,39 @@ describe('runLlmTask', () => {
     expect(delays).toEqual([100, 5_000])
     // A transport failure spent no tokens: only the successful call counts.
     expect(out.usage.inputTokens).toBe(100)
+  })
+
+  it('tells each wait as it starts, with its real cause and length: 429, 503, 500', async () => {
+    // what the AI SDK throws for an HTTP answer (errors.ts reads it as such)
+    const http = (statusCode: number, body: string, headers: Record<string, string> = {}) =>
+      Object.assign(new Error(`HTTP ${statusCode}`), {
+        name: 'AI_APICallError',
+        statusCode,
+        responseHeaders: headers,
+        responseBody: body,
+      })
+    const provider = scripted([
+      { error: http(429, '{"error":{"message":"slow down"}}', { 'retry-after': '14' }) },
+      { error: http(503, 'Service Unavailable') },
+      { error: http(500, '{"error":{"message":"internal error"}}') },
+      { reply: { score: 0.9, notes: '', judgements: JUDGED } },
+    ])
+    const happened: string[] = []
+    const out = await runLlmTask(task, provider, {
+      backoffMs: 1_000,
+      sleep: async (ms) => void happened.push(`sleep ${ms}`),
+      onRetry: (retry) => happened.push(retryText(retry)),
+    })
+    expect(out.ok).toBe(true)
+    expect(happened).toEqual([
+      'score: rate limited (429): waiting 14 s (retry-after header: 14)',
+      'sleep 14000',
+      // a 503 is an overload, not a rate limit; no wait given: the backoff's second step
+      'score: provider overloaded (503): waiting 2 s (no wait given; backing off)',
+      'sleep 2000',
+      'score: server error (500): Fake answered 500: internal error; waiting 1 s, then attempt 2 of 3',
+      'sleep 1000',
+    ])
   })
 
   it('does not retry a bad key', async () => {

@@ -34,6 +34,7 @@ import { abortableSleep } from './sleep'
 import { readReply } from './reply-reader'
 import { SCHEMA_NAMES, wireJsonSchema } from './schemas'
 import { rateLimitWait } from './wait-policy'
+import { retryCause, type LlmRetry } from './retry-notice'
 import type { LlmOutcome, LlmOutputs, LlmTask, LlmTaskKind, LlmUsage } from './types'
 
 /** The protocol's rule: three attempts in all, then publish a failure. */
@@ -101,6 +102,12 @@ export interface RunTaskOptions {
    * a retry starts a new text). The reply is still validated whole, at the end.
    */
   onText?: (delta: string, attempt: number) => void
+  /**
+   * told as each wait before another try starts (a rate limit, an overload,
+   * a server error, a rejected reply): its cause and real length
+   * (retry-notice.ts), so that it is said when it happens, not when the call ends
+   */
+  onRetry?: (retry: LlmRetry) => void
 }
 
 /** The calls whose text is worth watching as it is written: the deliverables (STREAMED_KINDS). */
@@ -197,6 +204,18 @@ export async function runLlmTask<T extends LlmTask>(
   const log: LlmCallAttempt[] = []
   /** what the tool loop of the latest attempt ran, for the call log */
   let steps: Step[] = []
+  /** Tells options.onRetry that a wait of `ms` starts now, before attempt `next`. */
+  const retrying = (error: LlmError, ms: number, next: number, why?: string): void =>
+    options.onRetry?.({
+      kind,
+      cause: retryCause(error),
+      ...(error.status === undefined ? {} : { status: error.status }),
+      ms,
+      ...(why === undefined ? {} : { why }),
+      attempt: next,
+      maxAttempts,
+      error: error.message,
+    })
   /** the system prompt each attempt's request carried, as the provider sent it (by attempt) */
   const sentSystems: (string | undefined)[] = []
   /** Tells options.onCall what the call did, and returns its outcome. */
@@ -343,6 +362,7 @@ export async function runLlmTask<T extends LlmTask>(
         attempts--
         waits++
         waitedMs += decision.ms
+        retrying(lastError, decision.ms, attempts + 1, decision.why)
         await sleep(decision.ms, signal)
         continue
       }
@@ -364,7 +384,11 @@ export async function runLlmTask<T extends LlmTask>(
       log.push(failed)
       if (!lastError.retryable) break
     }
-    if (attempts < maxAttempts) await sleep(retryDelay(attempts, backoffMs), signal)
+    if (attempts < maxAttempts) {
+      const ms = retryDelay(attempts, backoffMs)
+      retrying(lastError, ms, attempts + 1)
+      await sleep(ms, signal)
+    }
   }
   return report({
     ok: false,

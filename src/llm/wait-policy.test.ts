@@ -16,6 +16,7 @@ describe('rateLimitWait', () => {
     expect(rateLimitWait(limited(20_000, 'body said try again in 20s'), 0, 0, 1_000)).toEqual({
       wait: true,
       ms: 20_000,
+      why: 'body said try again in 20s',
       note: 'waited 20 s: rate limited (body said try again in 20s)',
     })
     expect(rateLimitWait(limited(2_500, 'retry-after-ms header: 2500'), 0, 0, 1_000).note).toBe(

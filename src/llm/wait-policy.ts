@@ -36,7 +36,9 @@ export const MIN_SIGNALLED_WAIT_MS = 250
 /** Backoff multiplier per wait without a signal: the usual doubling. */
 const WAIT_FACTOR = 2
 
-export type WaitDecision = { wait: true; ms: number; note: string } | { wait: false; note: string }
+/** `why`: where the wait's length came from ("retry-after header: 14", "no wait given; backing off") */
+export type WaitDecision =
+  { wait: true; ms: number; why: string; note: string } | { wait: false; note: string }
 
 function seconds(ms: number): string {
   const s = ms / 1_000
@@ -70,5 +72,5 @@ export function rateLimitWait(
       wait: false,
       note: `gave up: ${what}; waiting ${seconds(ms)} (${why}) would pass the ${seconds(MAX_TOTAL_WAIT_MS)} this call waits in all${waitedMs > 0 ? ` (${seconds(waitedMs)} waited already)` : ''}`,
     }
-  return { wait: true, ms, note: `waited ${seconds(ms)}: ${what} (${why})` }
+  return { wait: true, ms, why, note: `waited ${seconds(ms)}: ${what} (${why})` }
 }

@@ -4,13 +4,14 @@
  * events and from the records it publishes.
  */
 import { costUsd } from '../llm/pricing'
+import { retryText, type LlmRetry } from '../llm/retry-notice'
 import type { LlmOutcome, LlmTaskKind, ModelConfig } from '../llm/types'
 import type { WireRecord } from '../protocol/records'
 import type { Step } from '../protocol/steps'
 import { derived, HEALTH_RETRY_MS, type PeerState, type Work } from '../roles/peer'
 import type { PeerEvent } from '../roles/types'
 import { presenceTtlMs } from '../protocol/rules'
-import type { ActivityEntry, RoleActivity } from './types'
+import type { ActivityEntry, ActivityEvent, RoleActivity } from './types'
 
 /** Entries kept in the activity list: enough to scroll back a while, bounded. */
 const MAX_RECENT = 60
@@ -35,7 +36,7 @@ function stepsNote(steps: readonly Step[] | undefined): string {
 export function healthEntry(
   event: { healthy: boolean; error?: string },
   lastCallOk: boolean | null,
-): Omit<ActivityEntry, 'at' | 'count'> {
+): Omit<ActivityEvent, 'at'> {
   if (!event.healthy)
     return { text: `LLM provider failing: ${event.error ?? 'unknown error'}`, tone: 'bad' }
   if (lastCallOk === true) return { text: 'LLM provider works again', tone: 'good' }
@@ -65,7 +66,14 @@ export class ActivityLog {
    */
   private readonly callStarts = new Map<string, number>()
 
-  constructor(private readonly peer: PeerState) {}
+  /**
+   * @param onEntry told each entry once, as it is recorded (RuntimeEvents.entry),
+   *   before the list merges it with the one before
+   */
+  constructor(
+    private readonly peer: PeerState,
+    private readonly onEntry?: (entry: ActivityEvent) => void,
+  ) {}
 
   usage(outcome: LlmOutcome): void {
     this.inputTokens += outcome.usage.inputTokens
@@ -87,6 +95,11 @@ export class ActivityLog {
       const entry = this.describeRecord(record)
       if (entry) this.push({ at: now, ...entry })
     }
+  }
+
+  /** A wait before an LLM call tries again, said as it starts (retry-notice.ts). */
+  retrying(retry: LlmRetry, now: number): void {
+    this.push({ at: now, text: retryText(retry), tone: 'warn' })
   }
 
   snapshot(model: ModelConfig, now: number): RoleActivity {
@@ -133,7 +146,8 @@ export class ActivityLog {
     }
   }
 
-  private push(entry: Omit<ActivityEntry, 'count'>): void {
+  private push(entry: ActivityEvent): void {
+    this.onEntry?.({ ...entry })
     const last = this.recent[0]
     if (last && last.text === entry.text) {
       last.count++
@@ -169,7 +183,7 @@ export class ActivityLog {
     }
   }
 
-  private describeEvent(event: PeerEvent): Omit<ActivityEntry, 'at' | 'count'> | null {
+  private describeEvent(event: PeerEvent): Omit<ActivityEvent, 'at'> | null {
     switch (event.type) {
       case 'claimed':
         return { text: `Claimed a task${event.designated ? '' : ' (stepping in)'}`, tone: 'info' }
@@ -196,7 +210,7 @@ export class ActivityLog {
     }
   }
 
-  private describeRecord(record: WireRecord): Omit<ActivityEntry, 'at' | 'count'> | null {
+  private describeRecord(record: WireRecord): Omit<ActivityEvent, 'at'> | null {
     const plan = derived(this.peer)
     switch (record.kind) {
       case 'goal':

@@ -36,7 +36,7 @@ import type { BudgetLimits, UsageEvent } from './budget'
 import type { SpendingPersistence } from './persist'
 import { RoleSpending } from './role-spending'
 import { RoleTools } from './role-tools'
-import type { RoleActivity, ToolConsent } from './types'
+import type { ActivityEvent, RoleActivity, ToolConsent } from './types'
 
 /** At most this often the tree and activity are re-projected for the UI. */
 export const VIEW_THROTTLE_MS = 150
@@ -56,6 +56,8 @@ export interface DriverInit {
   requestSync?: () => void
   onTree?: (tree: PlanTree) => void
   onActivity?: (activity: RoleActivity) => void
+  /** each activity entry once, as it is recorded (RuntimeEvents.entry) */
+  onEntry?: (entry: ActivityEvent) => void
   /** every finished LLM call, for this peer's call log (call-log.ts); without the API key */
   onCall?: (call: CallEntry) => void
   /**
@@ -144,7 +146,7 @@ export class CoreDriver {
       this.now(),
     )
     for (const record of init.records ?? []) this.peer.plan.add(record)
-    this.activityLog = new ActivityLog(this.peer)
+    this.activityLog = new ActivityLog(this.peer, init.onEntry)
     this.lastBusyAt = this.now()
     this.live = init.onLive ? new LiveTextFeed(init.onLive) : null
     this.deliver([{ type: 'tick' }])
@@ -373,6 +375,12 @@ export class CoreDriver {
       seed: this.peer.config.peerId,
       ...(tools ? { tools } : {}),
       onCall: (report) => this.reportCall(id, report, secrets),
+      // a wait is said as it starts, with its cause and length
+      onRetry: (retry) => {
+        if (this.calls.get(id) !== controller) return
+        this.activityLog.retrying(retry, this.now())
+        this.scheduleViews()
+      },
       ...(live ? { onText: (delta, attempt) => live.text(id, delta, attempt) } : {}),
     })
       .finally(() => live?.end(id))

@@ -13,7 +13,7 @@ import type { BudgetLimits } from './budget'
 import type { CallEntry } from './call-log'
 import { CoreDriver } from './driver'
 import type { LiveText } from './live-text'
-import type { RoleActivity, ToolConsent } from './types'
+import type { ActivityEvent, RoleActivity, ToolConsent } from './types'
 
 export interface CoreHostInit {
   config: PeerConfig
@@ -30,6 +30,8 @@ export interface CoreHostInit {
   requestSync: () => void
   onTree: (tree: PlanTree) => void
   onActivity: (activity: RoleActivity) => void
+  /** each activity entry once, as it is recorded */
+  onEntry: (entry: ActivityEvent) => void
   /** a finished LLM call, for the call log (without the API key) */
   onCall: (call: CallEntry) => void
   /** the text of running execute and roll-up calls, as it arrives (live-text.ts) */

@@ -254,6 +254,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       emit('tree', tree)
     },
     onActivity: (activity) => emit('activity', activity),
+    onEntry: (entry) => emit('entry', entry),
     onCall: (call) => {
       const added = addCall(callLog, call)
       callLog = added.log

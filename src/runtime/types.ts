@@ -42,10 +42,15 @@ export interface WorkItem {
 }
 
 /** Something the role did, for its activity list. */
-export interface ActivityEntry {
+/** One thing the role did or met, when it happened (RuntimeEvents.entry: each once, as it happens). */
+export interface ActivityEvent {
   at: number
   text: string
   tone: 'info' | 'good' | 'warn' | 'bad'
+}
+
+/** An entry of the activity list: repeats in a row are one entry, with the latest time. */
+export interface ActivityEntry extends ActivityEvent {
   /** how many times in a row this happened (1 when once) */
   count: number
 }
@@ -182,6 +187,12 @@ export interface RuntimeEvents {
   tree: PlanTree
   /** the role's activity changed (throttled) */
   activity: RoleActivity
+  /**
+   * the role did or met something (a claim, a result, a wait for a rate
+   * limit): each once, as it happens, in order. The activity's `recent`
+   * list merges repeats for the screen; a terminal prints these.
+   */
+  entry: ActivityEvent
   /** links changed */
   connections: ConnectionSummary
   /** this peer finished an LLM call (it is in calls() now) */

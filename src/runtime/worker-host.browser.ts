@@ -39,6 +39,9 @@ export const workerCore: StartCore = (init) => {
         activity = data.activity
         init.onActivity(activity)
         break
+      case 'entry':
+        init.onEntry(data.entry)
+        break
       case 'log':
         init.log(data.message)
         break

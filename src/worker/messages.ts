@@ -11,7 +11,7 @@ import type { PeerConfig } from '../roles/types'
 import type { BudgetLimits } from '../runtime/budget'
 import type { CallEntry } from '../runtime/call-log'
 import type { LiveText } from '../runtime/live-text'
-import type { RoleActivity, ToolConsent } from '../runtime/types'
+import type { ActivityEvent, RoleActivity, ToolConsent } from '../runtime/types'
 
 export type ToWorker =
   | {
@@ -38,6 +38,8 @@ export type FromWorker =
   | { type: 'sync' }
   | { type: 'tree'; tree: PlanTree }
   | { type: 'activity'; activity: RoleActivity }
+  /** one activity entry, as it was recorded */
+  | { type: 'entry'; entry: ActivityEvent }
   | { type: 'log'; message: string }
   /** a finished LLM call, for the tab's call log (without the API key) */
   | { type: 'call'; call: CallEntry }

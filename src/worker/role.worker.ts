@@ -42,6 +42,7 @@ scope.onmessage = ({ data }) => {
         requestSync: () => post({ type: 'sync' }),
         onTree: (tree) => post({ type: 'tree', tree }),
         onActivity: (activity) => post({ type: 'activity', activity }),
+        onEntry: (entry) => post({ type: 'entry', entry }),
         onCall: (call) => post({ type: 'call', call }),
         // a tab shows its running calls' text as it arrives: they stream
         onLive: (live) => post({ type: 'live', live }),

@@ -68,6 +68,18 @@ const RETRY_FEEDBACK_TAG = /<previous_reply_error[->]/
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
+/**
+ * How long an idle keep-alive connection stays open. With Node's default
+ * (5 s) a fetch client (undici) keeps an idle connection about 3 s, from
+ * the server's Keep-Alive hint less its 2 s margin; on a busy machine its
+ * timers fire seconds late, and it sends a request on a connection the
+ * server has just closed ("other side closed"): a bench run under load lost
+ * calls that way, on one side only. Real providers keep idle connections a
+ * minute or more; so does the mock, and the race then needs a connection
+ * idle for a minute and a timer late just then.
+ */
+const KEEP_ALIVE_MS = 65_000
+
 export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise<MockLlmServer> {
   const { port: wantedPort = 0, host = '127.0.0.1', ...patch } = init
   let behaviour: MockBehaviour = { ...DEFAULT_BEHAVIOUR, ...patch }
@@ -330,6 +342,7 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
+    server.keepAliveTimeout = KEEP_ALIVE_MS
     server.listen(wantedPort, host, () => resolve())
   })
   const { port } = server.address() as AddressInfo

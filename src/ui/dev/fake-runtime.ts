@@ -108,6 +108,7 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
   const listeners: { [E in keyof RuntimeEvents]: Set<(d: RuntimeEvents[E]) => void> } = {
     tree: new Set(),
     activity: new Set(),
+    entry: new Set(),
     connections: new Set(),
     call: new Set(),
     live: new Set(),

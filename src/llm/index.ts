@@ -27,6 +27,7 @@ export {
   LlmRateLimitError,
   LlmBadOutputError,
   LlmOtherError,
+  LlmNotFoundError,
   toLlmError,
   isAbortError,
 } from './errors'

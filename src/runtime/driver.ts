@@ -36,6 +36,9 @@ import type { BudgetLimits, UsageEvent } from './budget'
 import type { SpendingPersistence } from './persist'
 import { RoleSpending } from './role-spending'
 import { RoleTools } from './role-tools'
+import { ModelRecheck, type CheckModel } from './model-recheck'
+import { modelBroken } from '../roles/model-health'
+import type { ModelVerdict } from '../roles/types'
 import type { RoleActivity, ToolConsent } from './types'
 
 /** At most this often the tree and activity are re-projected for the UI. */
@@ -80,6 +83,14 @@ export interface DriverInit {
    * work until it is loaded, so a reload cannot slip past a cap.
    */
   spending?: SpendingPersistence
+  /**
+   * One cheap call of a model, for checking a broken one again every
+   * MODEL_RECHECK_MS (model-recheck.ts): a headless agent's. Absent: the
+   * host checks it (a tab's page) and reports with modelChecked.
+   */
+  checkModel?: CheckModel
+  /** how often a broken model is checked again (default MODEL_RECHECK_MS) */
+  recheckMs?: number
   now?: () => number
   /** the tick while busy (default TICK_MS) */
   tickMs?: number
@@ -115,6 +126,7 @@ export class CoreDriver {
   private consentKey: string
   /** the capabilities the person chose and the tools it may use; the core advertises what they allow */
   private readonly tools: RoleTools
+  private readonly recheck: ModelRecheck | null
 
   constructor(private readonly init: DriverInit) {
     this.now = init.now ?? Date.now
@@ -147,6 +159,14 @@ export class CoreDriver {
     this.activityLog = new ActivityLog(this.peer)
     this.lastBusyAt = this.now()
     this.live = init.onLive ? new LiveTextFeed(init.onLive) : null
+    this.recheck = init.checkModel
+      ? new ModelRecheck({
+          check: init.checkModel,
+          onVerdict: (model, verdict) => this.modelChecked(model, verdict),
+          ...(init.recheckMs !== undefined ? { everyMs: init.recheckMs } : {}),
+          ...(init.log ? { log: init.log } : {}),
+        })
+      : null
     this.deliver([{ type: 'tick' }])
     this.spending.load(() => this.deliver([{ type: 'tick' }]))
   }
@@ -170,6 +190,8 @@ export class CoreDriver {
   setModel(model: ModelConfig): void {
     this.model = model
     this.provider = createProvider(model, this.init.providerInit)
+    // a check under way is of the old model
+    this.recheck?.stop()
     this.deliver([
       {
         type: 'command',
@@ -182,6 +204,16 @@ export class CoreDriver {
     ])
     this.tools.closeUnlessAllowed()
     this.readvertise()
+  }
+
+  /**
+   * What a check of `model` found (the tab's, a re-check's). Dropped when the
+   * model in use is no longer the one checked: a check of the old settings
+   * says nothing of the new ones.
+   */
+  modelChecked(model: ModelConfig, verdict: ModelVerdict): void {
+    if (!sameModel(model, this.model)) return
+    this.deliver([{ type: 'command', command: { type: 'model-checked', verdict } }])
   }
 
   /** The capabilities its person offers; the core advertises those the tools allow. */
@@ -302,6 +334,7 @@ export class CoreDriver {
     this.calls.clear()
     this.live?.stop()
     this.tools.close()
+    this.recheck?.stop()
   }
 
   private runStep(): void {
@@ -318,6 +351,7 @@ export class CoreDriver {
     }
     for (const request of effects.startLlm) this.call(request.id, request.task)
     this.activityLog.record(effects.events, effects.publish, this.now())
+    this.recheck?.follow(modelBroken(this.peer), this.model)
     this.scheduleTick()
     const roster = rosterKey(this.peer, this.now())
     const rosterChanged = roster !== this.lastRoster
@@ -455,6 +489,16 @@ export class CoreDriver {
       this.init.onActivity?.(this.activity())
     }, VIEW_THROTTLE_MS)
   }
+}
+
+/** The same settings: provider, model, address and key. */
+export function sameModel(a: ModelConfig, b: ModelConfig): boolean {
+  return (
+    a.provider === b.provider &&
+    a.model === b.model &&
+    (a.baseUrl ?? '') === (b.baseUrl ?? '') &&
+    (a.apiKey ?? '') === (b.apiKey ?? '')
+  )
 }
 
 export function modelLabel(model: ModelConfig): string {

@@ -464,6 +464,9 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     setModel(next) {
       core.setModel(next)
     },
+    modelChecked(checked, verdict) {
+      core.modelChecked(checked, verdict)
+    },
     setBudget(limits) {
       core.setBudget(limits)
     },

@@ -33,6 +33,7 @@ function activity(
     healthy: true,
     lastError: null,
     lastErrorKind: null,
+    modelStatus: { state: 'unknown', by: null, error: null, kind: null },
     work: [],
     recent: [],
     swarm,
@@ -42,6 +43,7 @@ function activity(
       outputTokens: 0,
       costUsd: 0,
       unpricedCalls: 0,
+      failedCalls: 0,
     },
   }
 }

@@ -32,7 +32,14 @@ import { deriveMembership, type Membership } from '../protocol/membership'
 import { planOver } from '../plan/archive'
 import { PlanState } from '../plan/state'
 import type { Capability } from '../protocol/capabilities'
-import { createView, hearPresence, liveCount, offeredCapabilities, type SwarmView } from './view'
+import {
+  createView,
+  hearPresence,
+  liveCount,
+  offeredCapabilities,
+  workingCapabilities,
+  type SwarmView,
+} from './view'
 import {
   callFinished,
   healAfterPause,
@@ -173,6 +180,12 @@ export function createPeer(config: PeerConfig, now: number, plan = new PlanState
 /** What the live executors of the room offer now, as this peer hears them (view.ts). */
 export function roomCapabilities(peer: PeerState, now: number): Capability[] {
   return offeredCapabilities(peer.view, peer.config, now)
+}
+
+/** Of those, what the executors that can work now offer (healthy beats; this peer if it works). */
+export function workingRoomCapabilities(peer: PeerState, now: number): Capability[] {
+  const works = peer.healthy && peer.config.consent?.paused !== true
+  return workingCapabilities(peer.view, peer.config, works, now)
 }
 
 export function derived(peer: PeerState): DerivedPlan {

@@ -25,7 +25,7 @@ import type { PlanRecord, WireRecord } from '../protocol/records'
 import { projectTree, type PlanTree } from '../plan/tree'
 import { withoutRecords } from '../plan/archive'
 import { createPeer, step, type PeerInput, type PeerState } from '../roles/index'
-import { derived, roomCapabilities, roomQuiet } from '../roles/peer'
+import { derived, roomCapabilities, roomQuiet, workingRoomCapabilities } from '../roles/peer'
 import { rootOfWork, type Consent } from '../roles/consent'
 import type { PeerConfig, PeerEvent } from '../roles/types'
 import { ActivityLog } from './activity'
@@ -287,6 +287,7 @@ export class CoreDriver {
     // what the room's live executors offer: a leaf needing anything else is flagged at once
     return projectTree(derived(this.peer), this.peer.plan, costUsd, {
       capabilities: roomCapabilities(this.peer, this.now()),
+      working: workingRoomCapabilities(this.peer, this.now()),
     })
   }
 
@@ -477,7 +478,7 @@ export class CoreDriver {
     this.viewTimer = setTimeout(() => {
       this.viewTimer = null
       if (this.stopped) return
-      const offered = roomCapabilities(this.peer, this.now()).join(',')
+      const offered = `${roomCapabilities(this.peer, this.now()).join(',')}/${workingRoomCapabilities(this.peer, this.now()).join(',')}`
       if (
         this.init.onTree &&
         (this.peer.plan.version !== this.lastTreeVersion || offered !== this.lastTreeOffered)

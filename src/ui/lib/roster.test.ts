@@ -72,6 +72,15 @@ describe('roster', () => {
     ])
   })
 
+  it('says which members cannot work now (issue 56)', () => {
+    const broken = { ...member('executor', [...ALL]), healthy: false }
+    const roster = rosterOf(activity('decomposer', [member('scorer'), member('scorer'), broken]))
+    expect(roster.executors).toBe(1)
+    expect(roster.problems).toEqual([
+      '1 executor is not working now (its model fails, or its spending is paused): it takes no work until it does.',
+    ])
+  })
+
   it('names capabilities nobody offers', () => {
     const roster = rosterOf(
       activity(

@@ -4,15 +4,17 @@
  * green badge beside the check's "Wrong API key", claims nothing with that
  * key however long it waits (it used to claim a task every 30 s), and the
  * room sees it as not working; fixed, it works again at once. Real tabs,
- * the mock LLM.
+ * the mock LLM. A key revoked while it works stops it at its first failed
+ * call in the same way.
  */
 import type { Page } from '@playwright/test'
 import type { GoalView, PlanTree } from '../src/plan/tree'
-import { MOCK_KEY, expect, screenshot, test } from './fixtures/ui-app'
+import { FRIEND_KEY, MOCK_KEY, expect, screenshot, test } from './fixtures/ui-app'
 import { expectJoined, submitGoal, useModel, waitForPeers } from './fixtures/ui-steps'
 
 const FIRST = 'Plan a reading corner'
 const SECOND = 'Plan a tool shed'
+const THIRD = 'Plan a rain barrel'
 const WRONG_KEY = 'sk-murmuration-e2e-revoked-0000000000'
 /** Tabs of one test share 2 cores: a round of a one-level plan takes some seconds. */
 const ROUND_TIMEOUT_MS = 60_000
@@ -39,7 +41,7 @@ test('a switch to a rejected key: no green badge, no claim, the room told; fixed
   mockLlm,
   app,
 }) => {
-  test.setTimeout(240_000)
+  test.setTimeout(300_000)
   mockLlm.setBehaviour({ mode: 'shape', branching: 2, capability: 'can_write_text' })
   const mock = {
     provider: 'OpenAI-compatible server' as const,
@@ -120,7 +122,8 @@ test('a switch to a rejected key: no green badge, no claim, the room told; fixed
   })
 
   await test.step('fixed: it works again at once, and the waiting goal finishes', async () => {
-    await useModel(executor!, mock)
+    // another key the provider accepts
+    await useModel(executor!, { ...mock, key: FRIEND_KEY })
     await expect(executor!.locator('[data-check]')).toContainText('Works')
     await expect(
       executor!.getByText('This tab takes no new work until its model works'),
@@ -129,6 +132,26 @@ test('a switch to a rejected key: no green badge, no claim, the room told; fixed
     await expect(badge('last call OK')).toBeVisible()
     await expect(author!.getByText('1 executor is not working now')).toHaveCount(0)
     expect(executeWithWrongKey()).toEqual([])
+  })
+
+  await test.step('its key revoked at the provider: the first call that fails stops it, and the check says why', async () => {
+    mockLlm.setBehaviour({ keys: [MOCK_KEY] })
+    const rejected = () =>
+      mockLlm.requests.filter(
+        (r) =>
+          r.taskKind === 'execute' &&
+          r.status === 401 &&
+          JSON.stringify(r.headers).includes(FRIEND_KEY),
+      ).length
+    await submitGoal(author!, THIRD, 1)
+    await expect.poll(rejected, { timeout: ROUND_TIMEOUT_MS }).toBeGreaterThan(0)
+    await expect(badge('not working')).toBeVisible()
+    await expect(badge('last call OK')).toHaveCount(0)
+    // the call broke what the last check said: the settings check again and say so
+    await expect(executor!.locator('[data-check]')).toContainText('Wrong API key')
+    const after = rejected()
+    await executor!.waitForTimeout(WAIT_PAST_RETRY_MS)
+    expect(rejected()).toBe(after)
   })
   expect(browse.pageErrors).toEqual([])
 })

@@ -37,6 +37,7 @@ import type { SpendingPersistence } from './persist'
 import { RoleSpending } from './role-spending'
 import { RoleTools } from './role-tools'
 import { ModelRecheck, type CheckModel } from './model-recheck'
+import { modelLabel, sameModel } from './model-config'
 import { modelBroken } from '../roles/model-health'
 import type { ModelVerdict } from '../roles/types'
 import type { RoleActivity, ToolConsent } from './types'
@@ -490,22 +491,6 @@ export class CoreDriver {
       this.init.onActivity?.(this.activity())
     }, VIEW_THROTTLE_MS)
   }
-}
-
-/** The same settings: provider, model, address and key. */
-export function sameModel(a: ModelConfig, b: ModelConfig): boolean {
-  return (
-    a.provider === b.provider &&
-    a.model === b.model &&
-    (a.baseUrl ?? '') === (b.baseUrl ?? '') &&
-    (a.apiKey ?? '') === (b.apiKey ?? '')
-  )
-}
-
-export function modelLabel(model: ModelConfig): string {
-  return model.provider === 'offline'
-    ? 'offline-v1'
-    : `${model.provider}/${model.model}`.slice(0, 80)
 }
 
 export type { PeerEvent }

@@ -114,9 +114,14 @@ test('the author approves, vetoes with a note, redoes a leaf with a note, pauses
 
   const before = (await goalOf(author!))!
   const leaf = before.slots[0]!
-  await test.step('paused: a leaf sent back with a note is not claimed', async () => {
-    await author!.getByRole('button', { name: 'Pause goal' }).click()
-    await expect(author!.getByRole('button', { name: 'Resume goal' })).toBeVisible()
+  await test.step('held: a leaf sent back with a note is not claimed', async () => {
+    // a done goal offers what applies to it: sending a part back, and holding redos first
+    await expect(author!.getByRole('button', { name: /^Pause goal/ })).toHaveCount(0)
+    await expect(author!.getByText('To change a part, select it in the tree')).toBeVisible()
+    await author!.getByRole('button', { name: 'Hold redos until I resume' }).click()
+    await expect(
+      author!.getByRole('button', { name: 'Resume: redo what was sent back' }),
+    ).toBeVisible()
     // the executor has heard the pause before the redo comes
     await expect.poll(async () => (await goalOf(executor!))?.paused, { timeout: 10_000 }).toBe(true)
     await author!.getByRole('treeitem', { name: 'Part 1 of 2' }).click()

@@ -26,7 +26,7 @@ test('a rejected key shows an alert by the role panel, and it clears when the ro
   await submitGoal(decomposer, 'Write a packing list for a weekend hike', 1)
   await expect(alert).toBeVisible({ timeout: 30_000 })
   await expect(alert).toContainText('model settings')
-  await expect(decomposer.getByText('failing', { exact: true })).toBeVisible()
+  await expect(decomposer.getByText('not working', { exact: true })).toBeVisible()
   // where the person is looking: right above the role panel on a wide screen …
   await decomposer.evaluate(() => window.scrollTo(0, 0))
   const panel = decomposer.getByRole('region', { name: 'This tab: decomposer' })

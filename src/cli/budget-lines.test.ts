@@ -11,6 +11,7 @@ const activity = (llm: Partial<RoleActivity['llm']>, offline = false): RoleActiv
   healthy: true,
   lastError: null,
   lastErrorKind: null,
+  modelStatus: { state: 'unknown', by: null, error: null, kind: null },
   work: [],
   recent: [],
   swarm: [],
@@ -20,6 +21,7 @@ const activity = (llm: Partial<RoleActivity['llm']>, offline = false): RoleActiv
     outputTokens: 234,
     costUsd: 0,
     unpricedCalls: 0,
+    failedCalls: 0,
     ...llm,
   },
 })

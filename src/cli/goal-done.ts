@@ -3,6 +3,7 @@
  * written and the line that says so. Pure: the caller writes the file.
  */
 import { join } from 'node:path'
+import { goalEndWords, leafCountWords } from '../plan/goal-status'
 import type { GoalView } from '../plan/tree'
 
 /** Characters of the goal's text in its file name: readable in a listing, short. */
@@ -21,26 +22,11 @@ export function planPath(dir: string, goal: Pick<GoalView, 'id' | 'text'>): stri
   return join(dir, `${slug}-${goal.id.slice(0, 8)}.md`)
 }
 
-function leafCount(goal: GoalView): { leaves: number; done: number; failed: number } {
-  const count = { leaves: 0, done: 0, failed: 0 }
-  for (const slot of goal.slots) {
-    if (slot.goal) {
-      const below = leafCount(slot.goal)
-      count.leaves += below.leaves
-      count.done += below.done
-      count.failed += below.failed
-    } else {
-      count.leaves++
-      if (slot.status === 'done') count.done++
-      if (slot.status === 'failed') count.failed++
-    }
-  }
-  return count
-}
-
-/** "goal done: “…” (7 of 7 leaves done); plan written to PATH" (or failed, cancelled). */
+/**
+ * "goal done: “…” (7 of 7 leaves done); plan written to PATH", or finished
+ * with failed parts, failed, cancelled: the words and counts every view
+ * uses (plan/goal-status.ts).
+ */
 export function goalEndLine(goal: GoalView, path: string): string {
-  const { leaves, done, failed } = leafCount(goal)
-  const failedNote = failed ? `, ${failed} failed` : ''
-  return `goal ${goal.status}: “${goal.text}” (${done} of ${leaves} leaves done${failedNote}); plan written to ${path}`
+  return `goal ${goalEndWords(goal)}: “${goal.text}” (${leafCountWords(goal.leaves)}); plan written to ${path}`
 }

@@ -11,6 +11,7 @@
  * Pure apart from its memory of what it printed: a tree in, lines out.
  */
 import { exportMarkdown } from '../plan/export'
+import { goalEndWords } from '../plan/goal-status'
 import type { GoalView, PlanTree } from '../plan/tree'
 import { rootGoalLines, settled, shortPeer } from './tree-lines'
 
@@ -37,8 +38,9 @@ export function clock(at: number): string {
     .join(':')
 }
 
+/** "done: “…” (by …)", "finished with 2 failed parts: …": as every view says it (plan/goal-status.ts). */
 function summary(goal: GoalView): string {
-  return `${goal.status === 'done' ? 'done' : goal.status}: “${goal.text}” (by ${shortPeer(goal.createdBy)})`
+  return `${goalEndWords(goal)}: “${goal.text}” (by ${shortPeer(goal.createdBy)})`
 }
 
 export class TreePrinter {

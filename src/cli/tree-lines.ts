@@ -2,17 +2,19 @@
  * The plan tree as lines of plain text, for a terminal: what a headless
  * observer prints (observer-print.ts), as the prototype's observer did.
  *
- *   [~] Plan a trip to Japan: split accepted (mean 0.78, quorum), 1 of 3 leaves done
- *       split by …a1b2c3: 3 subgoals, votes 0.80 …d4e5f6, 0.76 …0718aa, mean 0.78 (winner)
+ *   [~] Plan a trip to Japan (by …c0ffee): split accepted, in progress (mean 0.78, quorum), 1 of 4 leaves done, 1 failed
+ *       split by …a1b2c3: 4 subgoals, votes 0.80 …d4e5f6, 0.76 …0718aa, mean 0.78 (winner)
  *     [✓] 1 Book flights: done by …9f8e7d
  *     [~] 2 Find hotels: claimed by …9f8e7d
- *     [ ] 3 Plan the days: open, no executor yet
+ *     [✗] 3 Price the rail pass: failed: the executor's model was not found (404)
+ *     [ ] 4 Plan the days: open, no executor yet
  *     [ ] roll-up: waiting for the parts
  *
  * Each line has a stable key (the goal, proposal or slot it shows), so the
  * printer can say only what changed. Pure: a tree in, lines out; no colour,
  * no cursor movement, so a log file reads as the terminal did.
  */
+import { goalStatusWords, leafCountWords } from '../plan/goal-status'
 import type { GoalView, PlanTree, ProposalView, SlotView, TaskView } from '../plan/tree'
 
 export interface TreeLine {
@@ -40,52 +42,27 @@ function clip(text: string, max: number): string {
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`
 }
 
-function leafCounts(goal: GoalView): { leaves: number; done: number } {
-  let leaves = 0
-  let done = 0
-  for (const slot of goal.slots) {
-    if (slot.goal) {
-      const below = leafCounts(slot.goal)
-      leaves += below.leaves
-      done += below.done
-    } else {
-      leaves++
-      if (slot.status === 'done') done++
-    }
-  }
-  return { leaves, done }
-}
-
 function goalMark(goal: GoalView): string {
-  if (goal.status === 'done') return MARKS.done
-  if (goal.status === 'failed' || goal.status === 'cancelled') return MARKS.failed
-  return goal.status === 'awaiting-proposals' ? MARKS.open : MARKS.running
+  if (goal.phase === 'complete') return MARKS.done
+  if (goal.phase === 'partial' || goal.phase === 'failed' || goal.phase === 'cancelled')
+    return MARKS.failed
+  return goal.phase === 'awaiting-proposals' ? MARKS.open : MARKS.running
 }
 
-function goalStatus(goal: GoalView): string {
-  switch (goal.status) {
-    case 'awaiting-proposals':
-      return goal.proposals.length
-        ? `${goal.proposals.length} split(s) proposed, waiting for scores`
-        : 'waiting for splits'
-    case 'scoring':
-      return `scoring ${goal.proposals.length} split(s)`
-    case 'awaiting-approval':
-      return `waiting for the author's approval (${shortPeer(goal.createdBy)})`
-    case 'accepted': {
-      const { leaves, done } = leafCounts(goal)
-      const split = goal.accepted
-        ? `split accepted (mean ${goal.accepted.score.toFixed(2)}, ${goal.accepted.basis})`
-        : 'split accepted'
-      return leaves ? `${split}, ${done} of ${leaves} leaves done` : split
-    }
-    case 'done':
-      return 'done'
-    case 'failed':
-      return 'failed'
-    case 'cancelled':
-      return 'cancelled'
-  }
+/**
+ * A goal's status: the words a tab shows (plan/goal-status.ts), with the
+ * winning split's score while it runs and the leaves' counts.
+ */
+export function goalStatus(goal: GoalView): string {
+  const words = goalStatusWords(goal, shortPeer)
+  const split =
+    goal.accepted && goal.phase === 'running'
+      ? ` (mean ${goal.accepted.score.toFixed(2)}, ${goal.accepted.basis})`
+      : ''
+  // a goal done whole needs no counts: every leaf of it is marked done below
+  const counts =
+    goal.leaves.total && goal.phase !== 'complete' ? `, ${leafCountWords(goal.leaves)}` : ''
+  return `${words[0]!.toLowerCase()}${words.slice(1)}${split}${counts}`
 }
 
 function proposalLine(proposal: ProposalView): string {
@@ -106,9 +83,10 @@ function taskStatus(task: TaskView, openText: string): { mark: string; text: str
         text: `done${task.resultBy ? ` by ${shortPeer(task.resultBy)}` : ''}`,
       }
     case 'failed':
+      // the real reason: its executors' error before any notice that ended it (plan/why.ts)
       return {
         mark: MARKS.failed,
-        text: `failed: ${clip(task.gap ?? failure?.detail ?? 'no detail', MAX_DETAIL)}`,
+        text: `${task.why?.kind === 'gap' ? 'capability gap' : 'failed'}: ${clip(task.why?.detail ?? 'no detail', MAX_DETAIL)}`,
       }
     default:
       if (task.holder) return { mark: MARKS.running, text: `claimed by ${shortPeer(task.holder)}` }
@@ -143,7 +121,18 @@ function slotLines(goal: GoalView, slot: SlotView, number: string, depth: number
     const mark = slot.status === 'failed' ? MARKS.failed : MARKS.open
     return [{ key, text: `${indent}${mark} ${number} ${text}: ${SLOT_WAITING[slot.status]}` }]
   }
-  const openText = slot.status === 'waiting' ? SLOT_WAITING.waiting : SLOT_WAITING.open
+  // a leaf that can never run because a step it depends on failed is blocked, not open
+  if (slot.why?.kind === 'blocked')
+    return [
+      { key, text: `${indent}${MARKS.failed} ${number} ${text}: blocked: ${slot.why.detail}` },
+    ]
+  const openText = slot.noWorker
+    ? `waiting: no working executor offers ${slot.noWorker.capability}`
+    : slot.capabilityGap
+      ? `waiting: nobody offers ${slot.capabilityGap.capability}`
+      : slot.status === 'waiting'
+        ? SLOT_WAITING.waiting
+        : SLOT_WAITING.open
   const { mark, text: status } = taskStatus(slot.leaf, openText)
   const redone = slot.superseded.length ? ` (redo ${slot.superseded.length})` : ''
   return [{ key, text: `${indent}${mark} ${number} ${text}: ${status}${redone}` }]

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import {
   LlmAuthError,
   LlmOtherError,
+  LlmNotFoundError,
   LlmRateLimitError,
   LlmUnreachableError,
   parseRetryAfter,
@@ -61,7 +62,13 @@ describe('toLlmError', () => {
     const five = toLlmError(apiCallError({ statusCode: 500 }), 'X')
     expect(five).toBeInstanceOf(LlmOtherError)
     expect(five.retryable).toBe(true)
-    const four = toLlmError(
+    const four = toLlmError(apiCallError({ statusCode: 400, isRetryable: false }), 'X')
+    expect(four).toBeInstanceOf(LlmOtherError)
+    expect(four.retryable).toBe(false)
+  })
+
+  it('maps 404 to "not-found": the model or the address is wrong, final (issue 56)', () => {
+    const missing = toLlmError(
       apiCallError({
         statusCode: 404,
         responseBody: '{"error":{"message":"model not found"}}',
@@ -69,8 +76,10 @@ describe('toLlmError', () => {
       }),
       'X',
     )
-    expect(four.retryable).toBe(false)
-    expect(four.message).toBe('X answered 404: model not found')
+    expect(missing).toBeInstanceOf(LlmNotFoundError)
+    expect(missing.kind).toBe('not-found')
+    expect(missing.retryable).toBe(false)
+    expect(missing.message).toBe('X answered 404 (no such model or address): model not found')
   })
 
   it('keeps messages short enough for a failure record', () => {
@@ -115,5 +124,18 @@ describe('pricing', () => {
     expect(priceFor('gpt-4o1')).toBeUndefined()
     expect(priceKnown('openai-compatible', 'llama3.1:8b')).toBe(false)
     expect(priceKnown('anthropic', 'claude-sonnet-4-5')).toBe(true)
+  })
+
+  it('charges nothing for a call refused before any token, priced or not (issue 56)', () => {
+    const refused = {
+      ...usage('llama3.1:8b', 'openai-compatible'),
+      inputTokens: 0,
+      outputTokens: 0,
+    }
+    expect(costUsd(refused)).toBe(0)
+    expect(costUsd({ ...refused, model: 'claude-sonnet-4-5', provider: 'anthropic' })).toBe(0)
+    // a search is paid even when the model's tokens were not counted
+    expect(costUsd(refused, { webSearches: 1 })).toBeNull()
+    expect(costUsd({ ...refused, provider: 'anthropic' }, { webSearches: 1 })).toBeNull()
   })
 })

@@ -52,6 +52,16 @@ export class LlmAuthError extends LlmError {
   readonly retryable = false
 }
 
+/**
+ * 404: the server does not know the model (Ollama's "model not found",
+ * OpenAI's "does not exist"), or has nothing at the address (a base URL
+ * without /v1). Retrying will not help: the settings must change.
+ */
+export class LlmNotFoundError extends LlmError {
+  readonly kind = 'not-found'
+  readonly retryable = false
+}
+
 /** No HTTP answer: network down, DNS, connection refused, or CORS blocked it. */
 export class LlmUnreachableError extends LlmError {
   readonly kind = 'unreachable'
@@ -174,6 +184,11 @@ export function toLlmError(error: unknown, who: string): LlmError {
         `the prompt does not fit ${who}'s context window (${status}): ${detail}`,
         { cause: error, status },
       )
+    }
+    if (status === 404) {
+      return new LlmNotFoundError(`${who} answered 404 (no such model or address): ${detail}`, {
+        cause: error,
+      })
     }
     const overloaded = status !== 429 && isOverloaded(status, api.responseBody)
     if (status === 429 || overloaded) {

@@ -28,6 +28,7 @@ export {
   LlmRateLimitError,
   LlmBadOutputError,
   LlmOtherError,
+  LlmNotFoundError,
   toLlmError,
   isAbortError,
 } from './errors'

@@ -98,10 +98,14 @@ export function toolCostUsd(provider: string, tools: ToolSpend | undefined): num
 
 /**
  * Estimated cost in US dollars, tokens and tool calls (web searches); 0 for
- * the offline model; null when the model's (or a tool's) price is unknown.
+ * the offline model, and for a call that spent nothing (one refused before
+ * any token: a rejected key, an unknown model), whatever the price; null
+ * when the model's (or a tool's) price is unknown.
  */
 export function costUsd(usage: LlmUsage, tools?: ToolSpend): number | null {
   if (usage.offline || usage.provider === 'offline') return 0
+  if (usage.inputTokens === 0 && usage.outputTokens === 0 && !(tools && tools.webSearches > 0))
+    return 0
   const price = priceFor(usage.model)
   const toolCost = toolCostUsd(usage.provider, tools)
   if (!price || toolCost === null) return null

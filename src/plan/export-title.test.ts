@@ -1,6 +1,7 @@
 import { Marked, type Tokens } from 'marked'
 import { describe, expect, it } from 'vitest'
 import { exportMarkdown } from './export'
+import { noLeaves } from './goal-status'
 import type { GoalView, PlanTree } from './tree'
 
 /** Only the fields the Markdown export reads: the tree's other fields do not matter here. */
@@ -8,9 +9,12 @@ function tree(rollup: string | null, slotText = 'Write the packing list'): PlanT
   const goal = {
     id: 'root',
     text: 'Plan a two-week trip to Japan',
-    status: rollup ? 'done' : 'running',
+    status: rollup ? 'done' : 'accepted',
+    phase: rollup ? 'complete' : 'running',
+    failedParts: 0,
+    leaves: { ...noLeaves(), total: 1, done: 1 },
     accepted: null,
-    rollup: { output: rollup },
+    rollup: { output: rollup, holder: null, why: null },
     slots: [
       {
         index: 0,

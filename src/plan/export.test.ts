@@ -2,6 +2,7 @@ import { Marked, type Token, type Tokens } from 'marked'
 import { describe, expect, it } from 'vitest'
 import type { CodeStep, SearchStep, Step } from '../protocol/steps'
 import { exportJson, exportMarkdown, fenceFor, linkTarget } from './export'
+import { noLeaves } from './goal-status'
 import { zeroRoleUsage, type GoalView, type PlanTree, type SlotView, type TaskView } from './tree'
 
 const EXECUTOR = '12D3KooWExecutorxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'
@@ -18,6 +19,7 @@ function task(id: string, output: string | null, steps: Step[] | null = null): T
     steps,
     failures: [],
     gap: null,
+    why: null,
   }
 }
 
@@ -33,7 +35,9 @@ function slot(index: number, text: string, extra: Partial<SlotView>): SlotView {
     capability: 'can_write_text',
     reason: null,
     capabilityGap: null,
+    noWorker: null,
     blocked: false,
+    why: null,
     leaf: null,
     superseded: [],
     redosLeft: 3,
@@ -49,6 +53,8 @@ function goal(id: string, text: string, depth: number, slots: SlotView[]): GoalV
     createdAt: depth === 0 ? 1_700_000_000_000 : null,
     depth,
     status: 'done',
+    phase: 'complete',
+    leaves: { ...noLeaves(), total: slots.length, done: slots.length },
     cancelled: false,
     createdBy: EXECUTOR,
     createdByMember: null,

@@ -9,6 +9,7 @@
  * sources as http(s) links only, and its other fields escaped.
  */
 import type { CodeLanguage, CodeStep, SearchStep, Step } from '../protocol/steps'
+import { goalEndWords, goalStatusWords, leafCountWords } from './goal-status'
 import type { GoalView, PlanTree, SlotView } from './tree'
 
 export class UnknownGoalError extends Error {
@@ -106,10 +107,19 @@ function leavesWithSteps(
   })
 }
 
+/** A subgoal's status as the export says it: a failed one with why (why.ts), a child goal's as its tree says it. */
+function slotStatus(slot: SlotView): string {
+  if (slot.goal) return goalEndWords(slot.goal)
+  if (!slot.why) return slot.status
+  const said =
+    slot.why.kind === 'blocked' ? 'blocked' : slot.why.kind === 'gap' ? 'capability gap' : 'failed'
+  return `${said}: ${escapeInline(slot.why.detail)}`
+}
+
 function slotLines(slot: SlotView, depth: number): string[] {
   const indent = '  '.repeat(depth)
   const kind = slot.atomic === null ? '' : slot.atomic ? ` _(leaf, ${slot.capability})_` : ''
-  const lines = [`${indent}- **${escapeInline(slot.text)}** — ${slot.status}${kind}`]
+  const lines = [`${indent}- **${escapeInline(slot.text)}** — ${slotStatus(slot)}${kind}`]
   if (slot.goal) for (const child of slot.goal.slots) lines.push(...slotLines(child, depth + 1))
   return lines
 }
@@ -123,9 +133,17 @@ export function exportMarkdown(tree: PlanTree, goalId: string): string {
   if (plan) {
     parts.push(plan, '')
   } else {
-    parts.push(`_The plan is not finished yet (status: ${goal.status})._`, '')
+    parts.push(
+      `_The plan is not finished yet (${escapeInline(goalStatusWords(goal, (peer) => `…${peer.slice(-6)}`))})._`,
+      '',
+    )
   }
   parts.push('---', '', '## How the swarm split it', '')
+  if (goal.leaves.total)
+    parts.push(
+      `${goalEndWords(goal)[0]!.toUpperCase()}${goalEndWords(goal).slice(1)}: ${leafCountWords(goal.leaves)}.`,
+      '',
+    )
   for (const slot of goal.slots) parts.push(...slotLines(slot, 0))
   if (goal.accepted) {
     parts.push(

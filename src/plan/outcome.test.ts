@@ -116,6 +116,37 @@ describe("each goal's usage is its own subtree's (issue 43)", () => {
   })
 })
 
+describe('a call refused before any token is no unpriced call (issue 56)', () => {
+  it('counts failed calls apart, and only calls that spent tokens as of unknown price', () => {
+    const split = acceptedSplit(2)
+    const refused = (from: string, subject: string) =>
+      stamp<FailureRecord>({
+        kind: 'failure',
+        room: ROOM,
+        from,
+        subject,
+        stage: 'execute',
+        epoch: 0,
+        index: -1,
+        errorKind: 'auth',
+        detail: 'the LLM provider rejected the API key',
+        usage: { ...usage(0, 0), offline: false, model: 'llama3.1:8b' },
+      })
+    const text = split.proposal.subgoals[0]!.text
+    split.plan.add(
+      claimOf(EXECUTOR, 'execute', nodeId(split.goal.id, split.proposal.id, 0, text, true), 0),
+    )
+    split.plan.add(refused(EXECUTOR, leafTask(split, 0)))
+    // every model of this room is of unknown price
+    const unknownPrice = () => null
+    const goal = projectTree(derivePlan(split.plan), split.plan, unknownPrice).goals[0]!
+    expect(goal.usage.executor).toMatchObject({ calls: 1, failedCalls: 1, unpricedCalls: 0 })
+    // the proposal and the two votes spent tokens: their cost is unknown
+    expect(goal.usage.decomposer).toMatchObject({ calls: 1, failedCalls: 0, unpricedCalls: 1 })
+    expect(goal.usage.scorer).toMatchObject({ calls: 2, failedCalls: 0, unpricedCalls: 2 })
+  })
+})
+
 describe('a leaf needing a capability nobody offers is flagged at once (issue 43)', () => {
   function openLeaves() {
     const judged = [

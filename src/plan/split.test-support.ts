@@ -112,12 +112,14 @@ export interface Split {
 /**
  * A root goal split into `subgoals` parts, accepted on two votes whose
  * judgements are `judged` (one list per voter; default: every subgoal
- * atomic, written work), its decide task held by SCORERS[0] in epoch 0.
+ * atomic, written work), its decide task held by SCORERS[0] in epoch 0;
+ * `dependsOn[i]`: the earlier parts part i waits for (default none).
  */
 export function acceptedSplit(
   subgoals = 3,
   maxDepth = 1,
   judged: Judgement[][] = [allAtomic(subgoals), allAtomic(subgoals)],
+  dependsOn: number[][] = [],
 ): Split {
   const goal = make<GoalRecord>({
     kind: 'goal',
@@ -130,7 +132,10 @@ export function acceptedSplit(
     kind: 'proposal',
     from: peer('Decomposer'),
     goal: goal.id,
-    subgoals: Array.from({ length: subgoals }, (_, i) => ({ text: `part ${i}`, dependsOn: [] })),
+    subgoals: Array.from({ length: subgoals }, (_, i) => ({
+      text: `part ${i}`,
+      dependsOn: dependsOn[i] ?? [],
+    })),
     rationale: 'parts',
     usage: usage(200, 100),
   })

@@ -17,6 +17,11 @@ import { gapRevivable } from './gap'
 import type { TaskState } from './tasks'
 import type { PlanState } from './state'
 import { NO_COST, usageByGoal, usageByRole, zeroUsage, type CostOf, type RoleUsage } from './usage'
+import { slotFailure, taskFailure, type FailureReason } from './why'
+import { goalPhase, noLeaves, type GoalPhase, type LeafCounts } from './goal-status'
+
+export type { FailureKind, FailureReason } from './why'
+export type { GoalPhase, LeafCounts } from './goal-status'
 
 export { usageByGoal, usageByRole, zeroUsage } from './usage'
 export type { CostOf, RoleUsage, UsageTotals } from './usage'
@@ -33,6 +38,8 @@ export interface TaskView {
   steps: Step[] | null
   failures: { from: string; detail: string }[]
   gap: string | null
+  /** why it failed (why.ts): its executors' error, a real capability gap, no working executor; null unless failed */
+  why: FailureReason | null
 }
 
 export interface ProposalView {
@@ -64,7 +71,16 @@ export interface SlotView {
    * otherwise, and when the room is not known.
    */
   capabilityGap: { capability: Capability } | null
+  /**
+   * the leaf waits for a capability that live executors of the room offer
+   * but none of them can work now (its model broken or failing, its
+   * spending paused: presence `healthy: false`); null otherwise, and when
+   * the room is not known
+   */
+  noWorker: { capability: Capability } | null
   blocked: boolean
+  /** why it failed (why.ts): a failed dependency, or its leaf's; null unless a failed leaf */
+  why: FailureReason | null
   leaf: TaskView | null
   /** earlier runs of the leaf its author sent back, oldest first, each with the author's note */
   superseded: { task: TaskView; note: string }[]
@@ -80,6 +96,14 @@ export interface GoalView {
   createdAt: number | null
   depth: number
   status: GoalStatus
+  /**
+   * what every view says of the goal (goal-status.ts): the protocol's status
+   * with what a person needs to read it (finished with failed parts; every
+   * part settled and waiting for the roll-up; paused)
+   */
+  phase: GoalPhase
+  /** the leaves of its subtree, at every depth: how many done, failed, and why */
+  leaves: LeafCounts
   cancelled: boolean
   createdBy: string
   /** the member createdBy acts for (null without a membership): its other tabs steer the goal too */
@@ -153,6 +177,8 @@ export interface PlanTree {
  */
 export interface RoomView {
   capabilities: readonly Capability[]
+  /** of those, what live executors that can work now offer (healthy beats); absent: all of them */
+  working?: readonly Capability[]
 }
 
 function taskView(task: TaskState): TaskView {
@@ -167,6 +193,7 @@ function taskView(task: TaskState): TaskView {
     steps: task.result?.steps ?? null,
     failures: task.failures.map((failure) => ({ from: failure.from, detail: failure.detail })),
     gap: task.gap?.detail ?? null,
+    why: taskFailure(task),
   }
 }
 
@@ -184,6 +211,13 @@ function capabilityGap(goal: DerivedGoal, slot: DerivedSlot, room: RoomView | nu
   return waiting || gapRevivable(goal, slot) ? { capability: slot.capability } : null
 }
 
+function noWorker(slot: DerivedSlot, room: RoomView | null) {
+  if (!room?.working || !slot.execute || !slot.capability) return null
+  if (slot.status !== 'open' && slot.status !== 'waiting') return null
+  const offered = room.capabilities.includes(slot.capability)
+  return offered && !room.working.includes(slot.capability) ? { capability: slot.capability } : null
+}
+
 function slotView(goal: DerivedGoal, slot: DerivedSlot, at: Projection): SlotView {
   const child = slot.child ? at.plan.goals.get(slot.child) : undefined
   return {
@@ -197,7 +231,9 @@ function slotView(goal: DerivedGoal, slot: DerivedSlot, at: Projection): SlotVie
     capability: slot.capability,
     reason: slot.classification ? classificationReason(slot.classification) : null,
     capabilityGap: capabilityGap(goal, slot, at.room),
+    noWorker: noWorker(slot, at.room),
     blocked: slot.blocked,
+    why: slotFailure(goal, slot),
     leaf: slot.execute ? taskView(slot.execute) : null,
     superseded: slot.superseded.map((step) => ({
       task: taskView(step.task),
@@ -235,6 +271,30 @@ function missing(slots: readonly SlotView[]): Capability[] {
   return CAPABILITIES.filter((capability) => needed.has(capability))
 }
 
+/** The leaves of a goal's subtree, from its slots' views. */
+function countLeaves(slots: readonly SlotView[]): LeafCounts {
+  const counts = noLeaves()
+  for (const slot of slots) {
+    const below = slot.goal?.leaves
+    if (below) {
+      counts.total += below.total
+      counts.done += below.done
+      counts.failed += below.failed
+      for (const kind of Object.keys(counts.failedBy) as (keyof LeafCounts['failedBy'])[])
+        counts.failedBy[kind] += below.failedBy[kind]
+      continue
+    }
+    if (slot.atomic !== true) continue
+    counts.total++
+    if (slot.status === 'done') counts.done++
+    else if (slot.status === 'failed') {
+      counts.failed++
+      if (slot.why) counts.failedBy[slot.why.kind]++
+    }
+  }
+  return counts
+}
+
 function goalView(goal: DerivedGoal, at: Projection): GoalView {
   const slots = goal.slots.map((slot) => slotView(goal, slot, at))
   const failedParts = countFailedParts(slots)
@@ -244,6 +304,8 @@ function goalView(goal: DerivedGoal, at: Projection): GoalView {
     createdAt: goal.depth === 0 ? goal.createdAt : null,
     depth: goal.depth,
     status: goal.status,
+    phase: goalPhase(goal, failedParts),
+    leaves: countLeaves(slots),
     cancelled: goal.cancelled,
     createdBy: goal.createdBy,
     createdByMember: goal.createdByMember,

@@ -15,8 +15,14 @@ export interface UsageTotals {
   offlineCalls: number
   /** at list prices of the models the records name (0 for the offline model); calls of unpriced models are not in it */
   costUsd: number
-  /** calls of models with no known price: their cost is unknown, so costUsd is a lower bound when > 0 */
+  /**
+   * calls that spent tokens of models with no known price: their cost is
+   * unknown, so costUsd is a lower bound when > 0. A call refused before any
+   * token (a rejected key, an unknown model) cost nothing and is not one.
+   */
   unpricedCalls: number
+  /** calls that failed (their failure records'), in `calls` too */
+  failedCalls: number
 }
 
 /** Usage totals per role (a failure's usage counts for the role whose call failed). */
@@ -39,12 +45,20 @@ export const NO_COST: CostOf = () => 0
  */
 const NANOS_PER_USD = 1e9
 
-function addUsage(totals: UsageTotals, nanos: { n: number }, usage: Usage, costUsd: CostOf): void {
+function addUsage(
+  totals: UsageTotals,
+  nanos: { n: number },
+  call: { usage: Usage; failed: boolean },
+  costUsd: CostOf,
+): void {
+  const { usage } = call
   totals.calls++
+  if (call.failed) totals.failedCalls++
   totals.inputTokens += usage.inputTokens
   totals.outputTokens += usage.outputTokens
   if (usage.offline) totals.offlineCalls++
-  const cost = costUsd(usage)
+  // a call that spent no token cost nothing, whatever its model's price
+  const cost = usage.inputTokens + usage.outputTokens > 0 ? costUsd(usage) : 0
   if (cost === null) totals.unpricedCalls++
   else nanos.n += Math.round(cost * NANOS_PER_USD)
   totals.costUsd = nanos.n / NANOS_PER_USD
@@ -59,6 +73,7 @@ export function zeroUsage(): UsageTotals {
     offlineCalls: 0,
     costUsd: 0,
     unpricedCalls: 0,
+    failedCalls: 0,
   }
 }
 
@@ -69,15 +84,17 @@ const ROLE_OF_KIND: Partial<Record<PlanRecord['kind'], keyof RoleUsage>> = {
 }
 
 /** The role whose LLM call a record reports, and the call's usage; null for records of no call. */
-function callOf(record: PlanRecord): { role: keyof RoleUsage; usage: Usage } | null {
+function callOf(
+  record: PlanRecord,
+): { role: keyof RoleUsage; usage: Usage; failed: boolean } | null {
   if (record.kind === 'failure') {
     if (!record.usage) return null
     const role =
       record.stage === 'decompose' ? 'decomposer' : record.stage === 'score' ? 'scorer' : 'executor'
-    return { role, usage: record.usage }
+    return { role, usage: record.usage, failed: true }
   }
   const role = ROLE_OF_KIND[record.kind]
-  return role && 'usage' in record ? { role, usage: record.usage } : null
+  return role && 'usage' in record ? { role, usage: record.usage, failed: false } : null
 }
 
 function sumUsage(records: Iterable<PlanRecord>, costUsd: CostOf): RoleUsage {
@@ -85,7 +102,7 @@ function sumUsage(records: Iterable<PlanRecord>, costUsd: CostOf): RoleUsage {
   const nanos = { decomposer: { n: 0 }, scorer: { n: 0 }, executor: { n: 0 } }
   for (const record of records) {
     const call = callOf(record)
-    if (call) addUsage(usage[call.role], nanos[call.role], call.usage, costUsd)
+    if (call) addUsage(usage[call.role], nanos[call.role], call, costUsd)
   }
   return usage
 }

@@ -98,11 +98,12 @@ export interface LlmUsage {
 
 /**
  * Why an LLM call failed, so the UI can say what to fix: 'auth' a bad or
- * missing key (401/403), 'unreachable' no HTTP answer (network, DNS,
- * connection refused, CORS), 'rate-limit' (429), 'output' replies that
- * never passed the schema, 'other' anything else (4xx, 5xx, bugs).
+ * missing key (401/403), 'not-found' the server does not know the model, or
+ * has nothing at the address (404), 'unreachable' no HTTP answer (network,
+ * DNS, connection refused, CORS), 'rate-limit' (429), 'output' replies that
+ * never passed the schema, 'other' anything else (other 4xx, 5xx, bugs).
  */
-export type LlmErrorKind = 'auth' | 'unreachable' | 'rate-limit' | 'output' | 'other'
+export type LlmErrorKind = 'auth' | 'not-found' | 'unreachable' | 'rate-limit' | 'output' | 'other'
 
 /**
  * What a call's tools cost beyond its tokens, for the budget: web searches

@@ -32,8 +32,29 @@ import { deriveMembership, type Membership } from '../protocol/membership'
 import { planOver } from '../plan/archive'
 import { PlanState } from '../plan/state'
 import type { Capability } from '../protocol/capabilities'
-import { createView, hearPresence, liveCount, offeredCapabilities, type SwarmView } from './view'
-import { emptyEffects, type Command, type Effects, type PeerConfig, type PeerInput } from './types'
+import {
+  createView,
+  hearPresence,
+  liveCount,
+  offeredCapabilities,
+  workingCapabilities,
+  type SwarmView,
+} from './view'
+import {
+  callFinished,
+  healAfterPause,
+  modelChanged,
+  modelChecked,
+  UNKNOWN_MODEL,
+} from './model-health'
+import {
+  emptyEffects,
+  type Command,
+  type Effects,
+  type ModelStatus,
+  type PeerConfig,
+  type PeerInput,
+} from './types'
 
 /** An LLM call (or a claimed task waiting for its window) this peer is busy with. */
 export interface Work {
@@ -62,6 +83,8 @@ export interface Work {
   /** local time this peer found it had been away longer than a lease while holding this work (lapse.ts) */
   lapsedAt?: number
   llm: LlmTask | null
+  /** the peer's modelGeneration when its call started: an answer of a replaced model says nothing of the new one */
+  generation?: number
 }
 
 export interface Counters {
@@ -100,9 +123,14 @@ export interface PeerState {
   newcomerHeard: boolean
   /** local time of the last plan record heard (or of the start): the room is quiet a while after it (roomQuiet) */
   lastPlanAt: number
+  /** may take new work with its model (model-health.ts); its beats say so */
   healthy: boolean
   unhealthySince: number
   lastError: string | null
+  /** what is known of the model in use (model-health.ts) */
+  modelStatus: ModelStatus
+  /** counts the person's model changes: a call's answer is about the model it started with */
+  modelGeneration: number
   /** ids of this peer's failure records made with a model it has since replaced: they no longer hold it back */
   forgiven: Set<string>
   work: Map<string, Work>
@@ -113,9 +141,6 @@ export interface PeerState {
   /** anti-entropy rounds this peer asked for (Effects.sync) */
   syncs: SyncRounds
 }
-
-/** How long after an auth or network failure a peer tries its provider again. */
-export const HEALTH_RETRY_MS = 30_000
 
 export function createPeer(config: PeerConfig, now: number, plan = new PlanState()): PeerState {
   return {
@@ -136,6 +161,8 @@ export function createPeer(config: PeerConfig, now: number, plan = new PlanState
     healthy: true,
     unhealthySince: 0,
     lastError: null,
+    modelStatus: UNKNOWN_MODEL,
+    modelGeneration: 0,
     forgiven: new Set(),
     work: new Map(),
     firstSeen: new Map(),
@@ -153,6 +180,12 @@ export function createPeer(config: PeerConfig, now: number, plan = new PlanState
 /** What the live executors of the room offer now, as this peer hears them (view.ts). */
 export function roomCapabilities(peer: PeerState, now: number): Capability[] {
   return offeredCapabilities(peer.view, peer.config, now)
+}
+
+/** Of those, what the executors that can work now offer (healthy beats; this peer if it works). */
+export function workingRoomCapabilities(peer: PeerState, now: number): Capability[] {
+  const works = peer.healthy && peer.config.consent?.paused !== true
+  return workingCapabilities(peer.view, peer.config, works, now)
 }
 
 export function derived(peer: PeerState): DerivedPlan {
@@ -237,6 +270,7 @@ export function emit<R extends WireRecord>(
 export function startLlm(peer: PeerState, fx: Effects, work: Work, task: LlmTask): void {
   work.llm = task
   work.started = true
+  work.generation = peer.modelGeneration
   peer.work.set(work.requestId, work)
   peer.counters.llmCalls[task.kind]++
   fx.startLlm.push({ id: work.requestId, task })
@@ -288,8 +322,11 @@ function handleCommand(peer: PeerState, fx: Effects, command: Command, now: numb
         if (record.kind === 'failure' && record.from === peer.config.peerId)
           peer.forgiven.add(record.id)
       }
-      setHealthy(peer, fx, true, null, now)
+      modelChanged(peer, fx, now)
       peer.beatDue = true
+      break
+    case 'model-checked':
+      modelChecked(peer, fx, command.verdict, now)
       break
     case 'joined':
       peer.warmFrom ??= now
@@ -448,7 +485,7 @@ export function stepPeer(
           kind: work.kind,
           ok: input.outcome.ok,
         })
-        trackHealth(peer, fx, input.outcome, now)
+        callFinished(peer, fx, work, input.outcome, now)
         logic.onLlm(peer, fx, work, input.outcome, now)
         break
       }
@@ -462,46 +499,12 @@ export function stepPeer(
         break
     }
   }
-  if (!peer.healthy && now - peer.unhealthySince >= HEALTH_RETRY_MS)
-    setHealthy(peer, fx, true, null, now)
+  healAfterPause(peer, fx, now)
   logic.reconcile(peer, fx, now)
   chaseLapsed(peer, fx, now)
   if (peer.config.role !== 'observer') maybeBeat(peer, fx, now)
   return fx
 }
 
-function setHealthy(
-  peer: PeerState,
-  fx: Effects,
-  healthy: boolean,
-  error: string | null,
-  now: number,
-) {
-  if (peer.healthy === healthy && peer.lastError === error) return
-  peer.healthy = healthy
-  peer.lastError = error
-  if (!healthy) peer.unhealthySince = now
-  peer.beatDue = true
-  fx.events.push({ type: 'health', healthy, ...(error ? { error } : {}) })
-}
-
-/** A bad key or an unreachable provider makes this peer step aside until it may work again. */
-function trackHealth(
-  peer: PeerState,
-  fx: Effects,
-  outcome: Extract<PeerInput, { type: 'llm' }>['outcome'],
-  now: number,
-): void {
-  if (outcome.ok) {
-    if (!peer.healthy || peer.lastError) setHealthy(peer, fx, true, null, now)
-    return
-  }
-  const kind = (outcome as { errorKind?: string }).errorKind
-  if (kind === 'auth' || kind === 'unreachable' || kind === 'rate-limit') {
-    setHealthy(peer, fx, false, outcome.error, now)
-  } else {
-    peer.lastError = outcome.error
-  }
-}
-
+export { HEALTH_RETRY_MS } from './model-health'
 export { taskId }

@@ -37,6 +37,7 @@ import {
 import type { LlmOutputs } from './llm-contract'
 import type { Effects } from './types'
 import { eligiblePeers, rankFor } from './view'
+import { gapNotice } from './gap-reason'
 
 const scoreRequestId = (proposal: string) => `score:${proposal}`
 
@@ -166,8 +167,8 @@ function watchUnclaimed(peer: PeerState, fx: Effects, task: TaskState, now: numb
       stage: 'capability-gap',
       epoch,
       index: -1,
-      errorKind: 'none',
-      detail: 'nobody present claimed it: no live executor has the capability it needs',
+      // why nobody took it, as this scorer hears the room: a gap only when it is one
+      ...gapNotice(peer, task, now),
       usage: null,
     })
   }

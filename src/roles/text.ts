@@ -1,5 +1,5 @@
 /** Small helpers for turning LLM output into record fields that pass the schemas. */
-import type { LlmOutcome } from './llm-contract'
+import type { LlmErrorKind, LlmOutcome } from './llm-contract'
 import { MAX_DETAIL } from '../protocol/limits'
 import type { FailureRecord } from '../protocol/records'
 import { PEER_TROUBLE_ERRORS } from '../protocol/rules'
@@ -18,13 +18,34 @@ type FailureErrorKind = FailureRecord['errorKind']
  * a provider's error can echo a masked key, a prompt or an account name.
  * The full text stays in this peer's activity log.
  */
-const SAFE_DETAIL: Record<FailureErrorKind, string> = {
+const SAFE_DETAIL: Record<LlmErrorKind, string> = {
   auth: 'the LLM provider rejected the API key',
+  'not-found': 'model was not found (404)',
   unreachable: 'the LLM provider could not be reached',
   'rate-limit': 'the LLM provider is rate limiting',
   output: "the model's replies did not pass validation",
   other: 'the LLM call failed',
-  none: 'no LLM call was made',
+}
+
+/**
+ * The wire has no kind of its own for a model or address the server does not
+ * know (version 7): it travels as 'other', its detail says which.
+ */
+const WIRE_KIND: Record<LlmErrorKind, FailureErrorKind> = {
+  auth: 'auth',
+  'not-found': 'other',
+  unreachable: 'unreachable',
+  'rate-limit': 'rate-limit',
+  output: 'output',
+  other: 'other',
+}
+
+/** Whose model a task kind's call was made with, for "the executor's model was not found". */
+const ROLE_OF_TASK: Record<LlmOutcome['kind'], string> = {
+  decompose: 'decomposer',
+  score: 'scorer',
+  execute: 'executor',
+  rollup: 'executor',
 }
 
 /** A tool loop ended by this executor's budget cap (errorKind rate-limit: its own limit). */
@@ -35,11 +56,16 @@ export function failureFields(outcome: LlmOutcome): {
   errorKind: FailureErrorKind
   detail: string
 } {
-  const errorKind: FailureErrorKind = outcome.ok ? 'output' : outcome.errorKind
+  const kind: LlmErrorKind = outcome.ok ? 'output' : outcome.errorKind
+  const errorKind = WIRE_KIND[kind]
   // a tool loop its own budget ended says so: never a half-run without a word
   if (!outcome.ok && outcome.budgetStopped) return { errorKind, detail: BUDGET_STOPPED_DETAIL }
   const attempts = outcome.attempts > 1 ? ` (${outcome.attempts} attempts)` : ''
-  return { errorKind, detail: clip(`${SAFE_DETAIL[errorKind]}${attempts}`, MAX_DETAIL) }
+  const said =
+    kind === 'not-found'
+      ? `the ${ROLE_OF_TASK[outcome.kind]}'s ${SAFE_DETAIL[kind]}`
+      : SAFE_DETAIL[kind]
+  return { errorKind, detail: clip(`${said}${attempts}`, MAX_DETAIL) }
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import type { Capability } from '../protocol/capabilities'
 import type { Consent } from './consent'
-import type { LlmOutcome, LlmTask } from './llm-contract'
+import type { LlmErrorKind, LlmOutcome, LlmTask } from './llm-contract'
 import type { PlanRecord, Presence, Role, WireRecord } from '../protocol/records'
 
 export interface PeerConfig {
@@ -49,6 +49,29 @@ export interface PeerConfig {
   owner?: string
 }
 
+/**
+ * What a peer knows of the model it uses now (model-health.ts); reset when
+ * the model changes.
+ */
+export interface ModelStatus {
+  /**
+   * 'unknown': nothing since it was chosen; 'works': the latest check or call
+   * of it succeeded; 'broken': the latest check or call showed it cannot work
+   * (key rejected, model or address unknown, nothing answers), so the role
+   * takes no new work; 'failing': the latest call failed in a way that may
+   * pass (a rate limit, replies that never validated, a server error)
+   */
+  state: 'unknown' | 'works' | 'broken' | 'failing'
+  /** what said so last: a check of the model, or a call made for a task */
+  by: 'check' | 'call' | null
+  /** what went wrong, in words ('broken' and 'failing') */
+  error: string | null
+  kind: LlmErrorKind | null
+}
+
+/** What a check of the model in use found (the tab's check, the agent's). */
+export type ModelVerdict = { ok: true } | { ok: false; error: string; kind: LlmErrorKind }
+
 /** Settings a person changes while the role runs. (Goals and cancels are plain records: see newGoal.) */
 export type Command =
   | { type: 'set-capabilities'; capabilities: Capability[]; writesUnrunCode?: boolean }
@@ -58,6 +81,8 @@ export type Command =
   | { type: 'joined' }
   /** the person's goal filter or the budget changed: new work follows it, work in flight finishes */
   | { type: 'set-consent'; consent: Consent }
+  /** a check of the model in use answered (model-health.ts): its verdict holds until a call says otherwise */
+  | { type: 'model-checked'; verdict: ModelVerdict }
 
 export type PeerInput =
   /** a validated plan record: from gossip, sync, storage, or this peer itself */
@@ -91,7 +116,8 @@ export type PeerEvent =
   | { type: 'llm-aborted'; request: string; kind: LlmTask['kind'] | 'decide'; why: string }
   /** this peer was away longer than a lease: it waits for news from its neighbours before it works (lapse.ts) */
   | { type: 'was-away'; tasks: number; awayMs: number }
-  | { type: 'health'; healthy: boolean; error?: string }
+  /** broken: the model is known not to work; the role takes no new work until it does (model-health.ts) */
+  | { type: 'health'; healthy: boolean; error?: string; broken?: boolean }
   /** a record this peer made failed the checks every receiver applies: not kept, not published */
   | { type: 'invalid-record'; kind: WireRecord['kind']; reason: string }
   /** a steer, verdict or redo by someone other than the goal's author: it counts for nothing */

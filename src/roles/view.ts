@@ -122,11 +122,33 @@ export function offeredCapabilities(
   view: SwarmView,
   self: { role: Role; capabilities: readonly Capability[] },
   now: number,
+  working = false,
 ): Capability[] {
   const offered = new Set<Capability>(self.role === 'executor' ? self.capabilities : [])
   for (const sighting of view.peers.values()) {
     if (sighting.presence.role !== 'executor' || !fresh(sighting, now)) continue
+    if (working && !sighting.presence.healthy) continue
     for (const capability of sighting.presence.capabilities) offered.add(capability)
   }
   return CAPABILITIES.filter((capability) => offered.has(capability))
+}
+
+/**
+ * Of what the room's live executors offer, what those that can work now
+ * offer (their beats say `healthy`; `self` counts when `selfWorks`): a
+ * leaf whose capability only executors that cannot work offer waits for
+ * them to be fixed (plan/tree.ts noWorker).
+ */
+export function workingCapabilities(
+  view: SwarmView,
+  self: { role: Role; capabilities: readonly Capability[] },
+  selfWorks: boolean,
+  now: number,
+): Capability[] {
+  return offeredCapabilities(
+    view,
+    { role: self.role, capabilities: selfWorks ? self.capabilities : [] },
+    now,
+    true,
+  )
 }

@@ -45,35 +45,47 @@ const succeeded: LlmOutcome = {
 }
 
 describe('health in words', () => {
+  const works = { state: 'works', by: 'call', error: null, kind: null } as const
+  const failing = { state: 'failing', by: 'call', error: '429', kind: 'rate-limit' } as const
   it('says the provider works again only after a call succeeded', () => {
-    expect(healthEntry({ healthy: true }, true)).toEqual({
+    expect(healthEntry({ healthy: true }, works)).toEqual({
       text: 'LLM provider works again',
       tone: 'good',
     })
     // the core's retry timer cleared the failure; no call has succeeded since
-    const retry = healthEntry({ healthy: true }, false)
+    const retry = healthEntry({ healthy: true }, failing)
     expect(retry.text).not.toMatch(/works/)
     expect(retry.text).toMatch(/not known to work yet/)
     expect(retry.tone).toBe('warn')
-    expect(healthEntry({ healthy: false, error: 'bad key' }, false)).toEqual({
+    expect(healthEntry({ healthy: false, error: 'bad key' }, failing)).toEqual({
       text: 'LLM provider failing: bad key',
       tone: 'bad',
     })
   })
 
+  it('says a broken model takes no work until it works (issue 56)', () => {
+    const broken = { state: 'broken', by: 'call', error: 'bad key', kind: 'auth' } as const
+    const entry = healthEntry({ healthy: false, error: 'bad key', broken: true }, broken)
+    expect(entry.tone).toBe('bad')
+    expect(entry.text).toMatch(/^Model not working: bad key\. No new work until it does/)
+  })
+
   it('the activity log follows the calls', () => {
     const peer = executor(0)
     const log = new ActivityLog(peer)
-    expect(log.snapshot(MODEL, 0).lastCallOk).toBeNull()
+    expect(log.snapshot(MODEL, 0).modelStatus.state).toBe('unknown')
+    peer.modelStatus = { state: 'failing', by: 'call', error: 'slow down', kind: 'rate-limit' }
     log.usage(failed)
-    log.record([{ type: 'health', healthy: false, error: 'unreachable' }], [], 1_000)
+    log.record([{ type: 'health', healthy: false, error: 'slow down' }], [], 1_000)
     log.record([{ type: 'health', healthy: true }], [], 31_000)
     expect(log.snapshot(MODEL, 31_000).recent[0]!.text).toMatch(/not known to work yet/)
-    expect(log.snapshot(MODEL, 31_000).lastCallOk).toBe(false)
+    expect(log.snapshot(MODEL, 31_000).modelStatus.state).toBe('failing')
+    expect(log.snapshot(MODEL, 31_000).llm.failedCalls).toBe(1)
+    peer.modelStatus = { state: 'works', by: 'call', error: null, kind: null }
     log.usage(succeeded)
     log.record([{ type: 'health', healthy: true }], [], 40_000)
     expect(log.snapshot(MODEL, 40_000).recent[0]!.text).toBe('LLM provider works again')
-    expect(log.snapshot(MODEL, 40_000).lastCallOk).toBe(true)
+    expect(log.snapshot(MODEL, 40_000).modelStatus.state).toBe('works')
   })
 })
 

@@ -10,8 +10,9 @@ import type { WireRecord } from '../protocol/records'
 import type { Step } from '../protocol/steps'
 import { derived, HEALTH_RETRY_MS, type PeerState, type Work } from '../roles/peer'
 import type { PeerEvent } from '../roles/types'
+import { MODEL_RECHECK_MS } from './model-recheck'
 import { presenceTtlMs } from '../protocol/rules'
-import type { ActivityEntry, ActivityEvent, RoleActivity } from './types'
+import type { ActivityEntry, ActivityEvent, ModelStatus, RoleActivity } from './types'
 
 /** Entries kept in the activity list: enough to scroll back a while, bounded. */
 const MAX_RECENT = 60
@@ -29,17 +30,29 @@ function stepsNote(steps: readonly Step[] | undefined): string {
 }
 
 /**
- * A health change in words. The core also clears a failure on its own after
- * HEALTH_RETRY_MS so that the role tries again; only a call that succeeded
- * says the provider works (issue 43).
+ * A health change in words. A rate limit is cleared by the core on its own
+ * after HEALTH_RETRY_MS so that the role tries again; only a check or a call
+ * that succeeded says the model works (issue 43). A model known broken takes
+ * no work until its settings change or a check finds it working (issue 56).
  */
 export function healthEntry(
-  event: { healthy: boolean; error?: string },
-  lastCallOk: boolean | null,
+  event: { healthy: boolean; error?: string; broken?: boolean },
+  status: ModelStatus,
 ): Omit<ActivityEvent, 'at'> {
+  if (!event.healthy && event.broken)
+    return {
+      text: `Model not working: ${(event.error ?? 'unknown error').replace(/\.+$/, '')}. No new work until it does (checked again every ${MODEL_RECHECK_MS / 1000} s, and when its settings change)`,
+      tone: 'bad',
+    }
   if (!event.healthy)
     return { text: `LLM provider failing: ${event.error ?? 'unknown error'}`, tone: 'bad' }
-  if (lastCallOk === true) return { text: 'LLM provider works again', tone: 'good' }
+  if (status.state === 'works')
+    return {
+      text: status.by === 'check' ? 'The model check succeeded' : 'LLM provider works again',
+      tone: 'good',
+    }
+  if (status.state === 'unknown')
+    return { text: 'New model settings: not checked yet', tone: 'info' }
   return {
     text: `Will try the LLM provider again with the next task (${HEALTH_RETRY_MS / 1000} s after it failed); not known to work yet`,
     tone: 'warn',
@@ -56,9 +69,7 @@ export class ActivityLog {
   private outputTokens = 0
   private cost = 0
   private unpricedCalls = 0
-  private lastErrorKind: RoleActivity['lastErrorKind'] = null
-  /** the last finished call succeeded; null before any call finished */
-  private lastCallOk: boolean | null = null
+  private failedCalls = 0
   /**
    * local time each running call started (its llm-started event). A work
    * item's own `since` is its claim's time, or none for a designated claim:
@@ -81,8 +92,7 @@ export class ActivityLog {
     const cost = costUsd(outcome.usage, outcome.tools)
     if (cost === null) this.unpricedCalls++
     else this.cost += cost
-    this.lastErrorKind = outcome.ok ? null : outcome.errorKind
-    this.lastCallOk = outcome.ok
+    if (!outcome.ok) this.failedCalls++
   }
 
   record(events: readonly PeerEvent[], published: readonly WireRecord[], now: number): void {
@@ -112,8 +122,8 @@ export class ActivityLog {
       offline: model.provider === 'offline',
       healthy: peer.healthy,
       lastError: peer.lastError,
-      lastErrorKind: peer.lastError ? this.lastErrorKind : null,
-      lastCallOk: this.lastCallOk,
+      lastErrorKind: peer.lastError ? peer.modelStatus.kind : null,
+      modelStatus: { ...peer.modelStatus },
       work: [...peer.work.values()].map((work) => ({
         id: work.requestId,
         kind: work.kind,
@@ -142,6 +152,7 @@ export class ActivityLog {
         outputTokens: this.outputTokens,
         costUsd: this.cost,
         unpricedCalls: this.unpricedCalls,
+        failedCalls: this.failedCalls,
       },
     }
   }
@@ -197,7 +208,7 @@ export class ActivityLog {
           tone: 'warn',
         }
       case 'health':
-        return healthEntry(event, this.lastCallOk)
+        return healthEntry(event, this.peer.modelStatus)
       case 'invalid-record':
         return { text: `Did not publish an invalid ${event.kind}: ${event.reason}`, tone: 'bad' }
       case 'steering-ignored':

@@ -25,7 +25,7 @@ import type { PlanRecord, WireRecord } from '../protocol/records'
 import { projectTree, type PlanTree } from '../plan/tree'
 import { withoutRecords } from '../plan/archive'
 import { createPeer, step, type PeerInput, type PeerState } from '../roles/index'
-import { derived, roomCapabilities, roomQuiet } from '../roles/peer'
+import { derived, roomCapabilities, roomQuiet, workingRoomCapabilities } from '../roles/peer'
 import { rootOfWork, type Consent } from '../roles/consent'
 import type { PeerConfig, PeerEvent } from '../roles/types'
 import { ActivityLog } from './activity'
@@ -36,6 +36,10 @@ import type { BudgetLimits, UsageEvent } from './budget'
 import type { SpendingPersistence } from './persist'
 import { RoleSpending } from './role-spending'
 import { RoleTools } from './role-tools'
+import { ModelRecheck, type CheckModel } from './model-recheck'
+import { modelLabel, sameModel } from './model-config'
+import { modelBroken } from '../roles/model-health'
+import type { ModelVerdict } from '../roles/types'
 import type { ActivityEvent, RoleActivity, ToolConsent } from './types'
 
 /** At most this often the tree and activity are re-projected for the UI. */
@@ -82,6 +86,14 @@ export interface DriverInit {
    * work until it is loaded, so a reload cannot slip past a cap.
    */
   spending?: SpendingPersistence
+  /**
+   * One cheap call of a model, for checking a broken one again every
+   * MODEL_RECHECK_MS (model-recheck.ts): a headless agent's. Absent: the
+   * host checks it (a tab's page) and reports with modelChecked.
+   */
+  checkModel?: CheckModel
+  /** how often a broken model is checked again (default MODEL_RECHECK_MS) */
+  recheckMs?: number
   now?: () => number
   /** the tick while busy (default TICK_MS) */
   tickMs?: number
@@ -117,6 +129,7 @@ export class CoreDriver {
   private consentKey: string
   /** the capabilities the person chose and the tools it may use; the core advertises what they allow */
   private readonly tools: RoleTools
+  private readonly recheck: ModelRecheck | null
 
   constructor(private readonly init: DriverInit) {
     this.now = init.now ?? Date.now
@@ -149,6 +162,14 @@ export class CoreDriver {
     this.activityLog = new ActivityLog(this.peer, init.onEntry)
     this.lastBusyAt = this.now()
     this.live = init.onLive ? new LiveTextFeed(init.onLive) : null
+    this.recheck = init.checkModel
+      ? new ModelRecheck({
+          check: init.checkModel,
+          onVerdict: (model, verdict) => this.modelChecked(model, verdict),
+          ...(init.recheckMs !== undefined ? { everyMs: init.recheckMs } : {}),
+          ...(init.log ? { log: init.log } : {}),
+        })
+      : null
     this.deliver([{ type: 'tick' }])
     this.spending.load(() => this.deliver([{ type: 'tick' }]))
   }
@@ -172,6 +193,8 @@ export class CoreDriver {
   setModel(model: ModelConfig): void {
     this.model = model
     this.provider = createProvider(model, this.init.providerInit)
+    // a check under way is of the old model
+    this.recheck?.stop()
     this.deliver([
       {
         type: 'command',
@@ -184,6 +207,16 @@ export class CoreDriver {
     ])
     this.tools.closeUnlessAllowed()
     this.readvertise()
+  }
+
+  /**
+   * What a check of `model` found (the tab's, a re-check's). Dropped when the
+   * model in use is no longer the one checked: a check of the old settings
+   * says nothing of the new ones.
+   */
+  modelChecked(model: ModelConfig, verdict: ModelVerdict): void {
+    if (!sameModel(model, this.model)) return
+    this.deliver([{ type: 'command', command: { type: 'model-checked', verdict } }])
   }
 
   /** The capabilities its person offers; the core advertises those the tools allow. */
@@ -257,6 +290,7 @@ export class CoreDriver {
     // what the room's live executors offer: a leaf needing anything else is flagged at once
     return projectTree(derived(this.peer), this.peer.plan, costUsd, {
       capabilities: roomCapabilities(this.peer, this.now()),
+      working: workingRoomCapabilities(this.peer, this.now()),
     })
   }
 
@@ -304,6 +338,7 @@ export class CoreDriver {
     this.calls.clear()
     this.live?.stop()
     this.tools.close()
+    this.recheck?.stop()
   }
 
   private runStep(): void {
@@ -320,6 +355,7 @@ export class CoreDriver {
     }
     for (const request of effects.startLlm) this.call(request.id, request.task)
     this.activityLog.record(effects.events, effects.publish, this.now())
+    this.recheck?.follow(modelBroken(this.peer), this.model)
     this.scheduleTick()
     const roster = rosterKey(this.peer, this.now())
     const rosterChanged = roster !== this.lastRoster
@@ -451,7 +487,7 @@ export class CoreDriver {
     this.viewTimer = setTimeout(() => {
       this.viewTimer = null
       if (this.stopped) return
-      const offered = roomCapabilities(this.peer, this.now()).join(',')
+      const offered = `${roomCapabilities(this.peer, this.now()).join(',')}/${workingRoomCapabilities(this.peer, this.now()).join(',')}`
       if (
         this.init.onTree &&
         (this.peer.plan.version !== this.lastTreeVersion || offered !== this.lastTreeOffered)
@@ -463,12 +499,6 @@ export class CoreDriver {
       this.init.onActivity?.(this.activity())
     }, VIEW_THROTTLE_MS)
   }
-}
-
-export function modelLabel(model: ModelConfig): string {
-  return model.provider === 'offline'
-    ? 'offline-v1'
-    : `${model.provider}/${model.model}`.slice(0, 80)
 }
 
 export type { PeerEvent }

@@ -8,11 +8,12 @@ import type { SpendingPersistence } from './persist'
 import type { PlanRecord, WireRecord } from '../protocol/records'
 import type { PlanTree } from '../plan/tree'
 import type { PeerInput } from '../roles/index'
-import type { PeerConfig } from '../roles/types'
+import type { ModelVerdict, PeerConfig } from '../roles/types'
 import type { BudgetLimits } from './budget'
 import type { CallEntry } from './call-log'
 import { CoreDriver } from './driver'
 import type { LiveText } from './live-text'
+import type { CheckModel } from './model-recheck'
 import type { ActivityEvent, RoleActivity, ToolConsent } from './types'
 
 export interface CoreHostInit {
@@ -42,6 +43,8 @@ export interface CoreHostInit {
 export interface CoreHost {
   deliver(inputs: PeerInput[]): void
   setModel(model: ModelConfig): void
+  /** a check of `model` answered (dropped unless it is the model in use) */
+  modelChecked(model: ModelConfig, verdict: ModelVerdict): void
   setBudget(limits: BudgetLimits): void
   setAuthors(authors: string[] | null): void
   /** the capabilities the person offers (the core advertises those its tools allow) */
@@ -63,6 +66,8 @@ export interface InProcessInit {
   createSandbox?: () => CodeSandbox | Promise<CodeSandbox>
   /** where what the role spent is kept (an agent's data directory) */
   spending?: SpendingPersistence
+  /** checks a broken model again now and then (a headless agent's start-up check; model-recheck.ts) */
+  checkModel?: CheckModel
   /**
    * stream execute and roll-up calls and report their text as it arrives
    * (default false: nobody watches a headless agent's text)
@@ -79,6 +84,7 @@ export function inProcessCore(options: InProcessInit = {}): StartCore {
     return {
       deliver: (inputs) => driver.deliver(inputs),
       setModel: (model) => driver.setModel(model),
+      modelChecked: (model, verdict) => driver.modelChecked(model, verdict),
       setBudget: (limits) => driver.setBudget(limits),
       setAuthors: (authors) => driver.setAuthors(authors),
       setCapabilities: (capabilities) => driver.setCapabilities(capabilities),

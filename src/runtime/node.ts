@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import type { PrivateKey } from '@libp2p/interface'
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import type { ProviderInit } from '../llm/index'
+import { modelVerdict } from '../llm/model-check'
 import { lineLogger } from '../net/log'
 import { loadOrCreateKeyFile } from '../net/identity.node.js'
 import { createSwarmNode } from '../net/node.node.js'
@@ -65,6 +66,8 @@ export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRunt
       createSandbox: () => createNodeSandbox(),
       // what the agent spent survives a restart, so a restart does not lift an hourly cap
       ...(init.dataDir ? { spending: fileSpending(join(init.dataDir, 'spending.json')) } : {}),
+      // a model known broken is checked again now and then: nobody clicks "check" on an agent
+      checkModel: (model, signal) => modelVerdict(model, init.providerInit ?? {}, signal),
     }),
     createNode: (nodeInit) =>
       createSwarmNode({

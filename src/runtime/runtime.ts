@@ -26,7 +26,7 @@ import { validateRecord } from '../protocol/validate'
 import { exportJson, exportMarkdown } from '../plan/export'
 import type { PlanTree } from '../plan/tree'
 import type { PeerInput } from '../roles/index'
-import { modelLabel } from './driver'
+import { modelLabel } from './model-config'
 import type { StartCore } from './host'
 import type { RecordPersistence } from './persist'
 import { isPlanRecord, PlanStore } from './store'
@@ -464,6 +464,9 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     },
     setModel(next) {
       core.setModel(next)
+    },
+    modelChecked(checked, verdict) {
+      core.modelChecked(checked, verdict)
     },
     setBudget(limits) {
       core.setBudget(limits)

@@ -4,7 +4,8 @@
  * (src/ui) and the headless agent (src/cli) use; they never touch libp2p,
  * IndexedDB or the role core directly.
  */
-import type { Capability, LlmTaskKind, ModelConfig } from '../llm/types'
+import type { Capability, LlmErrorKind, LlmTaskKind, ModelConfig } from '../llm/types'
+import type { ModelStatus, ModelVerdict } from '../roles/types'
 import type { ConnectionSummary, PeerLink } from '../net/types'
 import type { ApprovalMode, PlanRecord, Role } from '../protocol/records'
 import type { PlanTree } from '../plan/tree'
@@ -24,6 +25,8 @@ export type {
   Role,
   Capability,
   ModelConfig,
+  ModelStatus,
+  ModelVerdict,
   CallEntry,
   LiveText,
 }
@@ -77,12 +80,16 @@ export interface RoleActivity {
   /** the model this role uses, e.g. "offline-v1" or "anthropic/claude-…" */
   model: string
   offline: boolean
+  /** takes new work (its beats say healthy): false while its model is broken, rate-limited or its budget paused it */
   healthy: boolean
   /** the last LLM error, human-readable (bad key, unreachable, rate limited…) */
   lastError: string | null
-  lastErrorKind: 'auth' | 'unreachable' | 'rate-limit' | 'output' | 'other' | null
-  /** the last finished LLM call succeeded; null before any finished (the model is untried) */
-  lastCallOk?: boolean | null
+  lastErrorKind: LlmErrorKind | null
+  /**
+   * what is known of the model in use, reset when it changes: the check's
+   * verdict until a call says otherwise (roles/model-health.ts)
+   */
+  modelStatus: ModelStatus
   work: WorkItem[]
   /** newest first, bounded; a repeated entry is counted, not repeated */
   recent: ActivityEntry[]
@@ -94,8 +101,10 @@ export interface RoleActivity {
     outputTokens: number
     /** of the priced calls only; see unpricedCalls */
     costUsd: number
-    /** calls of a model with no known price: their cost is unknown (never shown as $0) */
+    /** calls that spent tokens of a model with no known price: their cost is unknown (never shown as $0) */
     unpricedCalls: number
+    /** calls that failed (a failure that spent no token costs nothing, priced or not) */
+    failedCalls: number
   }
   /** this tab's consent and budget (absent before the core reported) */
   budget?: BudgetStatus
@@ -254,6 +263,12 @@ export interface PeerRuntime {
   setTools(consent: ToolConsent): void
   /** changes this role's model (and key) from now on; the key stays in this process */
   setModel(model: ModelConfig): void
+  /**
+   * what a check of `model` found (the tab's model check): its verdict holds
+   * until a call says otherwise, and a broken model takes no new work
+   * (roles/model-health.ts). Ignored unless `model` is the one in use.
+   */
+  modelChecked(model: ModelConfig, verdict: ModelVerdict): void
   /** new caps (raising one resumes what it paused) */
   setBudget(limits: BudgetLimits): void
   /** whose goals this role works on from now on (work in flight finishes) */

@@ -6,6 +6,7 @@
 import { zeroRoleUsage, type PlanTree } from '../plan/tree'
 import type { FromWorker, ToWorker } from '../worker/messages'
 import type { CoreHost, StartCore } from './host'
+import { UNKNOWN_MODEL } from '../roles/model-health'
 import type { RoleActivity } from './types'
 
 const EMPTY_TREE: PlanTree = {
@@ -66,6 +67,7 @@ export const workerCore: StartCore = (init) => {
   const host: CoreHost = {
     deliver: (inputs) => send({ type: 'deliver', inputs }),
     setModel: (model) => send({ type: 'set-model', model }),
+    modelChecked: (model, verdict) => send({ type: 'model-checked', model, verdict }),
     setBudget: (limits) => send({ type: 'set-budget', limits }),
     setAuthors: (authors) => send({ type: 'set-authors', authors }),
     setCapabilities: (capabilities) => send({ type: 'set-capabilities', capabilities }),
@@ -81,6 +83,7 @@ export const workerCore: StartCore = (init) => {
         healthy: true,
         lastError: null,
         lastErrorKind: null,
+        modelStatus: UNKNOWN_MODEL,
         work: [],
         recent: [],
         swarm: [],
@@ -90,6 +93,7 @@ export const workerCore: StartCore = (init) => {
           outputTokens: 0,
           costUsd: 0,
           unpricedCalls: 0,
+          failedCalls: 0,
         },
       },
     stop: () => {

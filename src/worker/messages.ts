@@ -7,7 +7,7 @@ import type { Capability, ModelConfig } from '../llm/types'
 import type { PlanRecord, WireRecord } from '../protocol/records'
 import type { PlanTree } from '../plan/tree'
 import type { PeerInput } from '../roles/index'
-import type { PeerConfig } from '../roles/types'
+import type { ModelVerdict, PeerConfig } from '../roles/types'
 import type { BudgetLimits } from '../runtime/budget'
 import type { CallEntry } from '../runtime/call-log'
 import type { LiveText } from '../runtime/live-text'
@@ -25,6 +25,8 @@ export type ToWorker =
     }
   | { type: 'deliver'; inputs: PeerInput[] }
   | { type: 'set-model'; model: ModelConfig }
+  /** the page's check of `model` answered (roles/model-health.ts) */
+  | { type: 'model-checked'; model: ModelConfig; verdict: ModelVerdict }
   | { type: 'set-budget'; limits: BudgetLimits }
   | { type: 'set-authors'; authors: string[] | null }
   | { type: 'set-capabilities'; capabilities: Capability[] }

@@ -57,6 +57,9 @@ scope.onmessage = ({ data }) => {
     case 'set-model':
       driver?.setModel(data.model)
       break
+    case 'model-checked':
+      driver?.modelChecked(data.model, data.verdict)
+      break
     case 'set-budget':
       driver?.setBudget(data.limits)
       break

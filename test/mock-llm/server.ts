@@ -66,6 +66,17 @@ export * from './behaviour'
  */
 const RETRY_FEEDBACK_TAG = /<previous_reply_error[->]/
 
+function parseRequest(route: ToolApi, body: Record<string, unknown>): ParsedRequest {
+  return route === 'anthropic'
+    ? parseAnthropic(body)
+    : route === 'responses'
+      ? { api: 'openai', form: 'text', stream: body.stream === true, ...parseResponses(body) }
+      : parseOpenAi(body)
+}
+
+const promptOf = (parsed: ParsedRequest) =>
+  [parsed.system, parsed.prompt, parsed.schemaName] as const
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /**
@@ -131,6 +142,8 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
     const key = keyOf(api, req.headers)
     if (behaviour.keys !== undefined && (key === undefined || !behaviour.keys.includes(key))) {
       log.status = 401
+      // which task the rejected call was for: a test tells a role's task from a model check
+      log.taskKind = recogniseTask(...promptOf(parseRequest(route, body)))?.kind
       return send(res, 401, errorBody(api, 'auth'))
     }
     const tools = toolState(route, body)
@@ -158,12 +171,7 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
       log.status = 400
       return send(res, 400, errorBody(api, 'bad-request', 'mock-model does not support tools'))
     }
-    let parsed: ParsedRequest =
-      route === 'anthropic'
-        ? parseAnthropic(body)
-        : route === 'responses'
-          ? { api: 'openai', form: 'text', stream: body.stream === true, ...parseResponses(body) }
-          : parseOpenAi(body)
+    let parsed = parseRequest(route, body)
     log.form = parsed.form
     if (parsed.form !== 'text' && behaviour.structuredOutput === 'reject') {
       log.status = 400
@@ -185,7 +193,7 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
         errorBody(api, 'bad-request', 'the mock LLM does not stream the Responses API'),
       )
     }
-    const task = recogniseTask(parsed.system, parsed.prompt, parsed.schemaName)
+    const task = recogniseTask(...promptOf(parsed))
     log.taskKind = task?.kind
     if (task) log.taskHash = hashString(JSON.stringify(task))
     const turn: PersonaTurn | undefined = persona

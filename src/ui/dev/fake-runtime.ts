@@ -89,6 +89,7 @@ function emptyActivity(init: RuntimeInit): RoleActivity {
     healthy: true,
     lastError: null,
     lastErrorKind: null,
+    modelStatus: { state: 'unknown', by: null, error: null, kind: null },
     work: [],
     recent: [],
     swarm: [],
@@ -98,6 +99,7 @@ function emptyActivity(init: RuntimeInit): RoleActivity {
       outputTokens: 0,
       costUsd: 0,
       unpricedCalls: 0,
+      failedCalls: 0,
     },
   }
 }
@@ -186,6 +188,14 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
       healthy: !bad,
       lastError: bad ? 'The provider rejected the API key (401).' : null,
       lastErrorKind: bad ? 'auth' : null,
+      modelStatus: bad
+        ? {
+            state: 'broken',
+            by: 'call',
+            error: 'The provider rejected the API key (401).',
+            kind: 'auth',
+          }
+        : { state: 'unknown', by: null, error: null, kind: null },
     }
     emit('tree', tree)
     emit('activity', activity)
@@ -229,6 +239,8 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
     setModel(next) {
       model = next
     },
+    // the fake's model "works" unless its key is 'bad' (tick above): a check changes nothing
+    modelChecked() {},
     // the fake runs no LLM: nothing to cap, nobody's goals to refuse
     setBudget() {},
     setGoalsFrom() {},

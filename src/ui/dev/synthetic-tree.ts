@@ -14,6 +14,7 @@ import {
 } from '../../plan/tree'
 import type { Capability } from '../../protocol/capabilities'
 import type { Step } from '../../protocol/steps'
+import { noLeaves } from '../../plan/goal-status'
 
 const PEERS = Array.from(
   { length: 12 },
@@ -39,6 +40,7 @@ function task(
     steps,
     failures: status === 'failed' ? [{ from: peer(i + 3), detail: 'the provider timed out' }] : [],
     gap: null,
+    why: status === 'failed' ? { kind: 'attempts', detail: 'the provider timed out' } : null,
   }
 }
 
@@ -141,7 +143,9 @@ function leaf(parent: string, index: number, text: string, budget: Budget): Slot
     capability,
     reason: 'one concrete deliverable',
     capabilityGap: null,
+    noWorker: null,
     blocked: false,
+    why: status === 'failed' ? { kind: 'attempts', detail: 'the provider timed out' } : null,
     leaf: task(
       `${parent}-${index}`,
       taskStatus,
@@ -184,12 +188,23 @@ function goal(
     }
   }
   const settled = slots.length > 0 && slots.every((s) => s.status === 'done')
+  const leaves = noLeaves()
+  for (const slot of slots) {
+    const below = slot.goal?.leaves
+    leaves.total += below ? below.total : 1
+    leaves.done += below ? below.done : slot.status === 'done' ? 1 : 0
+    const failed = below ? below.failed : slot.status === 'failed' ? 1 : 0
+    leaves.failed += failed
+    leaves.failedBy.attempts += failed
+  }
   return {
     id,
     text,
     createdAt: depth === 0 ? 1_700_000_000_000 : null,
     depth,
     status: slots.length === 0 ? 'awaiting-proposals' : settled ? 'done' : 'accepted',
+    phase: slots.length === 0 ? 'awaiting-proposals' : settled ? 'complete' : 'running',
+    leaves,
     cancelled: false,
     createdBy: peer(i),
     createdByMember: null,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { ProbeProblem } from '../../llm/model-probe'
 import type { ModelConfig } from '../../runtime/types'
-import { describeCheck, type ModelCheckState } from './model-check-words'
+import { checkVerdict, describeCheck, type ModelCheckState } from './model-check-words'
 
 const OLLAMA: ModelConfig = {
   provider: 'openai-compatible',
@@ -89,5 +89,44 @@ describe('describeCheck', () => {
     expect(describeCheck(failed('cors'), HOME).advice).toContain(
       'OLLAMA_ORIGINS=http://127.0.0.1:8080',
     )
+  })
+
+  it('names the app on the port the page came from, not a fixed 8080 (issue 56)', () => {
+    const page = { ...LAN_PAGE, origin: 'http://10.77.0.1:5173' }
+    const lna = describeCheck(failed('local-network-blocked'), page)
+    expect(lna.advice).toContain('open it as http://127.0.0.1:5173/ rather than')
+    expect(lna.advice).not.toContain('8080')
+    const standard = describeCheck(failed('unreachable-or-blocked'), {
+      ...LAN_PAGE,
+      origin: 'http://10.77.0.1',
+    })
+    expect(standard.advice).toContain('open it as http://127.0.0.1/ rather than')
+  })
+})
+
+describe('checkVerdict: what the role is told of a check (issue 56)', () => {
+  it('works for an answer or a rate limit, broken with the headline for what cannot work', () => {
+    expect(checkVerdict({ state: 'ok', ms: 10, config: OLLAMA }, HOME)).toEqual({ ok: true })
+    expect(
+      checkVerdict({ state: 'rate-limited', ms: 10, detail: 'slow down', config: OLLAMA }, HOME),
+    ).toEqual({ ok: true })
+    expect(checkVerdict(failed('auth', { status: 401 }), HOME)).toEqual({
+      ok: false,
+      kind: 'auth',
+      error: 'Wrong API key: http://localhost:11434 rejected it (401)',
+    })
+    expect(checkVerdict(failed('unknown-model', { status: 404 }), HOME)).toMatchObject({
+      ok: false,
+      kind: 'not-found',
+    })
+    expect(checkVerdict(failed('unreachable'), HOME)).toMatchObject({ kind: 'unreachable' })
+    expect(checkVerdict(failed('cors'), HOME)).toMatchObject({ kind: 'unreachable' })
+  })
+
+  it('says nothing while checking, for the offline model, or for a server error', () => {
+    expect(checkVerdict({ state: 'checking', config: OLLAMA }, HOME)).toBeNull()
+    expect(checkVerdict({ state: 'slow', config: OLLAMA, serverUp: true }, HOME)).toBeNull()
+    expect(checkVerdict({ state: 'offline' }, HOME)).toBeNull()
+    expect(checkVerdict(failed('http', { status: 500 }), HOME)).toBeNull()
   })
 })

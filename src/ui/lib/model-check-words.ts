@@ -10,7 +10,8 @@ import {
   type ProbeProblem,
   type ProbeResult,
 } from '../../llm/model-probe'
-import type { ModelConfig } from '../../runtime/types'
+import type { LlmErrorKind } from '../../llm/types'
+import type { ModelConfig, ModelVerdict } from '../../runtime/types'
 
 export type ModelCheckState =
   /** no check has run for the settings in use (none saved, or not yet) */
@@ -53,13 +54,19 @@ function seconds(ms: number): string {
 
 const LIMIT = `${PROBE_TIMEOUT_MS / 60_000} min`
 
+/** This app's own address on the computer that runs it: loopback, on the port the page came from. */
+export function loopbackApp(pageOrigin: string): string {
+  const page = new URL(pageOrigin)
+  return `${page.protocol}//127.0.0.1${page.port ? `:${page.port}` : ''}/`
+}
+
 /** What to do when the browser will not let this page reach the server. */
-function elsewhere(config: ModelConfig): string {
+function elsewhere(config: ModelConfig, page: { origin: string }): string {
   const base = config.baseUrl ?? 'URL'
   return [
     'open the room’s link over https (whoever runs the app starts it with `npm start -- --lan --https`) and allow local network access when the browser asks',
     `run the headless agent on the computer with the model server (\`npm run agent -- --invite '<link>' --provider ${config.provider} --base-url ${base} --model ${config.model}\`)`,
-    'or, on the computer that runs the app, open it as http://127.0.0.1:8080/ rather than by its network address',
+    `or, on the computer that runs the app, open it as ${loopbackApp(page.origin)} rather than by its network address`,
   ].join('; ')
 }
 
@@ -114,7 +121,7 @@ function problemWords(
     case 'local-network-blocked':
       return words(
         `This browser blocks this page from reaching ${origin} (Local Network Access)`,
-        `Chrome and other Chromium browsers (version 142 on) do not let a plain-http page on a network address (${page.origin}) call ${addressSpaceOf(new URL(origin).hostname) === 'loopback' ? 'this computer’s own addresses (localhost, 127.0.0.1)' : 'addresses of your local network'}. Instead: ${elsewhere(config)}.`,
+        `Chrome and other Chromium browsers (version 142 on) do not let a plain-http page on a network address (${page.origin}) call ${addressSpaceOf(new URL(origin).hostname) === 'loopback' ? 'this computer’s own addresses (localhost, 127.0.0.1)' : 'addresses of your local network'}. Instead: ${elsewhere(config, page)}.`,
       )
     case 'local-network-permission':
       return words(
@@ -129,7 +136,7 @@ function problemWords(
     case 'unreachable-or-blocked':
       return words(
         `Nothing answers at ${origin} from this page`,
-        `Check that the server is running. If it is, this browser may be refusing the call: Chromium browsers’ Local Network Access keeps a plain-http page from another machine (${page.origin}) away from this computer’s own addresses (Chrome 142 on does so for pages from public addresses, and plans to for pages from your network too). Instead: ${elsewhere(config)}.`,
+        `Check that the server is running. If it is, this browser may be refusing the call: Chromium browsers’ Local Network Access keeps a plain-http page from another machine (${page.origin}) away from this computer’s own addresses (Chrome 142 on does so for pages from public addresses, and plans to for pages from your network too). Instead: ${elsewhere(config, page)}.`,
       )
     case 'unreachable': {
       const page_ = addressSpaceOf(page.hostname)
@@ -203,4 +210,36 @@ export function describeCheck(
     case 'failed':
       return problemWords(check, check.config, page)
   }
+}
+
+/**
+ * What the core is told of a check (roles/model-health.ts): works (a 429
+ * says the key works), cannot work (and why, in the check's words), or
+ * nothing yet. A server error says nothing of the settings: no verdict.
+ */
+export function checkVerdict(
+  check: ModelCheckState,
+  page: PageContext & { origin: string },
+): ModelVerdict | null {
+  if (check.state === 'ok' || check.state === 'rate-limited') return { ok: true }
+  if (check.state !== 'failed' || check.problem === 'http') return null
+  return {
+    ok: false,
+    kind: VERDICT_KIND[check.problem],
+    error: describeCheck(check, page).headline,
+  }
+}
+
+const VERDICT_KIND: Record<Exclude<ProbeProblem, 'http'>, LlmErrorKind> = {
+  auth: 'auth',
+  'unknown-model': 'not-found',
+  'not-found': 'not-found',
+  'not-llm': 'not-found',
+  cors: 'unreachable',
+  'local-network-blocked': 'unreachable',
+  'local-network-permission': 'unreachable',
+  'mixed-content': 'unreachable',
+  unreachable: 'unreachable',
+  'unreachable-or-blocked': 'unreachable',
+  timeout: 'unreachable',
 }

@@ -22,11 +22,17 @@ describe('plan index', () => {
   it('recounts only what changed', () => {
     const next = structuredClone(tree)
     // a goal three levels down, whose subgoals are leaves
-    const parent = next.goals[0]!.slots[0]!.goal!.slots[0]!.goal!.slots[0]!.goal!
+    const top = next.goals[0]!
+    const path = [top, top.slots[0]!.goal!]
+    path.push(path[1]!.slots[0]!.goal!)
+    path.push(path[2]!.slots[0]!.goal!)
+    const parent = path[3]!
     const leaf = parent.slots.find(
       (s) => s.atomic === true && s.status !== 'done' && s.status !== 'failed',
     )!
     leaf.status = 'done'
+    // the projection counts it on every goal above it (plan/tree.ts leaves)
+    for (const goal of path) goal.leaves.done++
     const shared = shareStructure(tree, next)
     expect(goalStats(shared.goals[0]!).done).toBe(goalStats(root).done + 1)
     // an untouched sibling keeps its object, hence its cached stats

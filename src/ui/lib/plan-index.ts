@@ -25,6 +25,7 @@ export interface GoalStats {
   leaves: number
   done: number
   failed: number
+  /** failed leaves that were real capability gaps (plan/why.ts), not executors' errors */
   gaps: number
   /** goals and subgoals below this goal, itself included */
   nodes: number
@@ -32,27 +33,14 @@ export interface GoalStats {
 
 const statsCache = new WeakMap<GoalView, GoalStats>()
 
+/** A goal's counts: its projected leaves (plan/goal-status.ts, the same everywhere) and its nodes. */
 export function goalStats(goal: GoalView): GoalStats {
   const cached = statsCache.get(goal)
   if (cached) return cached
-  const stats: GoalStats = { leaves: 0, done: 0, failed: 0, gaps: 0, nodes: 1 }
-  for (const slot of goal.slots) {
-    if (slot.goal) {
-      const child = goalStats(slot.goal)
-      stats.leaves += child.leaves
-      stats.done += child.done
-      stats.failed += child.failed
-      stats.gaps += child.gaps
-      stats.nodes += child.nodes
-      continue
-    }
-    stats.nodes++
-    if (slot.atomic !== true) continue
-    stats.leaves++
-    if (slot.status === 'done') stats.done++
-    else if (slot.status === 'failed') stats.failed++
-    if (slot.leaf?.gap) stats.gaps++
-  }
+  let nodes = 1
+  for (const slot of goal.slots) nodes += slot.goal ? goalStats(slot.goal).nodes : 1
+  const { total, done, failed, failedBy } = goal.leaves
+  const stats: GoalStats = { leaves: total, done, failed, gaps: failedBy.gap, nodes }
   statsCache.set(goal, stats)
   return stats
 }

@@ -33,6 +33,7 @@ function activity(
     healthy: true,
     lastError: null,
     lastErrorKind: null,
+    modelStatus: { state: 'unknown', by: null, error: null, kind: null },
     work: [],
     recent: [],
     swarm,
@@ -42,6 +43,7 @@ function activity(
       outputTokens: 0,
       costUsd: 0,
       unpricedCalls: 0,
+      failedCalls: 0,
     },
   }
 }
@@ -67,6 +69,15 @@ describe('roster', () => {
     expect(roster.problems).toEqual([
       'Only 1 scorer: a split needs 2 scorers to be accepted.',
       'No executor: tasks will wait.',
+    ])
+  })
+
+  it('says which members cannot work now (issue 56)', () => {
+    const broken = { ...member('executor', [...ALL]), healthy: false }
+    const roster = rosterOf(activity('decomposer', [member('scorer'), member('scorer'), broken]))
+    expect(roster.executors).toBe(1)
+    expect(roster.problems).toEqual([
+      '1 executor is not working now (its model fails, or its spending is paused): it takes no work until it does.',
     ])
   })
 

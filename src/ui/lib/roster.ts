@@ -67,5 +67,16 @@ export function rosterOf(activity: RoleActivity): Roster {
       `No executor can ${what.join(' or ')}: such tasks wait until one does.${tools}`,
     )
   }
+  // a member whose beats say it cannot work (its model broken or rate-limited, its budget
+  // paused) is in the room but takes no work: say so, not only count it (issue 56)
+  for (const role of ['decomposer', 'scorer', 'executor'] as const) {
+    const idle = members.filter((m) => m.role === role && !m.healthy).length
+    if (idle === 0) continue
+    roster.problems.push(
+      idle === 1
+        ? `1 ${role} is not working now (its model fails, or its spending is paused): it takes no work until it does.`
+        : `${idle} ${role}s are not working now (their model fails, or their spending is paused): they take no work until they do.`,
+    )
+  }
   return roster
 }

@@ -3,7 +3,8 @@
  * colour, but the icon and the words carry the meaning on their own (never
  * colour alone).
  */
-import type { GoalView, SlotView } from '../../plan/tree'
+import { goalStatusWords } from '../../plan/goal-status'
+import type { FailureReason, GoalPhase, GoalView, SlotView } from '../../plan/tree'
 import type { Capability } from '../../runtime/types'
 import { shortPeer } from './format'
 import type { IconName } from './icons'
@@ -39,45 +40,26 @@ function who(peerId: string, self: string): string {
   return peerId === self ? 'you' : shortPeer(peerId)
 }
 
+const GOAL_LOOKS: Record<GoalPhase, { icon: IconName; tone: Tone }> = {
+  'awaiting-proposals': { icon: 'pending', tone: 'idle' },
+  scoring: { icon: 'scale', tone: 'busy' },
+  'awaiting-approval': { icon: 'pause', tone: 'idle' },
+  paused: { icon: 'pause', tone: 'idle' },
+  running: { icon: 'play', tone: 'busy' },
+  'awaiting-rollup': { icon: 'rollup', tone: 'idle' },
+  'rolling-up': { icon: 'rollup', tone: 'busy' },
+  complete: { icon: 'check', tone: 'good' },
+  // rolled up, but parts under it failed: the result lacks them (issue 43)
+  partial: { icon: 'warning', tone: 'bad' },
+  failed: { icon: 'cross', tone: 'bad' },
+  cancelled: { icon: 'cancelled', tone: 'muted' },
+}
+
+/** A goal's status: its phase in the words every view uses (plan/goal-status.ts). */
 export function goalLook(goal: GoalView, self = ''): StatusLook {
-  switch (goal.status) {
-    case 'awaiting-proposals':
-      return { icon: 'pending', label: 'Awaiting proposals', tone: 'idle' }
-    case 'scoring':
-      return {
-        icon: 'scale',
-        label: `Scoring ${goal.proposals.length} proposal${goal.proposals.length === 1 ? '' : 's'}`,
-        tone: 'busy',
-      }
-    case 'awaiting-approval':
-      return {
-        icon: 'pause',
-        label: `Waiting for the author's approval (${who(goal.createdBy, self)})`,
-        tone: 'idle',
-      }
-    case 'accepted':
-      if (goal.paused) return { icon: 'pause', label: 'Paused by its author', tone: 'idle' }
-      if (goal.rollup.status === 'claimed' && goal.rollup.holder) {
-        return {
-          icon: 'rollup',
-          label: `Rolling up (${who(goal.rollup.holder, self)})`,
-          tone: 'busy',
-        }
-      }
-      return { icon: 'play', label: 'Split accepted, in progress', tone: 'busy' }
-    case 'done':
-      // rolled up, but parts under it failed: the result lacks them (issue 43)
-      if (goal.outcome === 'partial')
-        return {
-          icon: 'warning',
-          label: `Finished with ${goal.failedParts} failed part${goal.failedParts === 1 ? '' : 's'}`,
-          tone: 'bad',
-        }
-      return { icon: 'check', label: 'Done', tone: 'good' }
-    case 'failed':
-      return { icon: 'cross', label: 'Failed', tone: 'bad' }
-    case 'cancelled':
-      return { icon: 'cancelled', label: 'Cancelled', tone: 'muted' }
+  return {
+    ...GOAL_LOOKS[goal.phase],
+    label: goalStatusWords(goal, (peer) => who(peer, self)),
   }
 }
 
@@ -90,6 +72,31 @@ function gapLook(capability: Capability): StatusLook {
   }
 }
 
+/** A leaf whose executors can do it but none can work now: said at once, not after minutes (issue 56). */
+function noWorkerLook(capability: Capability): StatusLook {
+  return {
+    icon: 'warning',
+    label: `Waiting: no working executor offers ${CAPABILITY_LABELS[capability]}`,
+    tone: 'bad',
+  }
+}
+
+/** Why a leaf failed, the same words as its details, the export and the terminal (plan/why.ts). */
+export function failedLook(why: FailureReason | null): StatusLook {
+  switch (why?.kind) {
+    case 'gap':
+      return { icon: 'warning', label: 'Capability gap', tone: 'bad' }
+    case 'unworked':
+      return { icon: 'cross', label: 'Failed: no working executor took it', tone: 'bad' }
+    case 'blocked':
+      return { icon: 'cross', label: 'Blocked: depends on a failed step', tone: 'bad' }
+    case 'attempts':
+      return { icon: 'cross', label: `Failed: ${why.detail}`, tone: 'bad' }
+    default:
+      return { icon: 'cross', label: 'Failed', tone: 'bad' }
+  }
+}
+
 /** A subgoal that is a leaf (or not yet classified); composite subgoals show their child goal. */
 export function slotLook(slot: SlotView, self = '', writer: string | null = null): StatusLook {
   if (slot.goal) return goalLook(slot.goal, self)
@@ -99,11 +106,13 @@ export function slotLook(slot: SlotView, self = '', writer: string | null = null
   switch (slot.status) {
     case 'waiting':
       if (slot.capabilityGap) return gapLook(slot.capabilityGap.capability)
+      if (slot.noWorker) return noWorkerLook(slot.noWorker.capability)
       return { icon: 'pause', label: 'Atomic, waiting for earlier steps', tone: 'idle' }
     case 'approval':
       return { icon: 'pause', label: "Waiting for the author's approval", tone: 'idle' }
     case 'open':
       if (slot.capabilityGap) return gapLook(slot.capabilityGap.capability)
+      if (slot.noWorker) return noWorkerLook(slot.noWorker.capability)
       return { icon: 'open', label: 'Atomic, open for executors', tone: 'idle' }
     case 'claimed':
       return {
@@ -116,9 +125,6 @@ export function slotLook(slot: SlotView, self = '', writer: string | null = null
     case 'done':
       return { icon: 'check', label: 'Done', tone: 'good' }
     case 'failed':
-      if (slot.leaf?.gap) return { icon: 'warning', label: 'Capability gap', tone: 'bad' }
-      if (slot.blocked)
-        return { icon: 'cross', label: 'Blocked: an earlier step failed', tone: 'bad' }
-      return { icon: 'cross', label: 'Failed', tone: 'bad' }
+      return failedLook(slot.why)
   }
 }

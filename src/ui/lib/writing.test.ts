@@ -14,6 +14,7 @@ const task = (patch: Partial<TaskView> = {}): TaskView => ({
   steps: null,
   failures: [],
   gap: null,
+  why: null,
   ...patch,
 })
 const member = (peerId: string, holding: string[]): SwarmMember => ({

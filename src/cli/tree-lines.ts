@@ -84,7 +84,7 @@ function goalStatus(goal: GoalView): string {
     case 'failed':
       return 'failed'
     case 'cancelled':
-      return 'cancelled'
+      return goal.authorRemoved ? 'cancelled: its author was removed from the room' : 'cancelled'
   }
 }
 

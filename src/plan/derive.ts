@@ -77,6 +77,8 @@ interface GoalSeed {
   root: GoalRecord
   parent: DerivedGoal | null
   index: number
+  /** the root's author was removed before its tree settled: nothing under it runs */
+  stopped: boolean
 }
 
 /**
@@ -94,7 +96,7 @@ export function derivePlan(held: PlanState, options: DeriveOptions = {}): Derive
   const { counted, held: waiting } = countedRoots(
     plan.roots.values(),
     (root) => {
-      const status = deriveTree(plan, root, goals, tasks, authors).status
+      const status = deriveRoot(plan, root, goals, tasks, authors).status
       return status !== 'done' && status !== 'failed' && status !== 'cancelled'
     },
     GOAL_LIMITS,
@@ -155,7 +157,7 @@ export function wouldBeHeld(
     [...plan.roots.values(), goal],
     (root) => {
       if (root.id === goal.id) return true
-      const status = deriveTree(plan, root, new Map(), new Map(), authors).status
+      const status = deriveRoot(plan, root, new Map(), new Map(), authors).status
       return status !== 'done' && status !== 'failed' && status !== 'cancelled'
     },
     GOAL_LIMITS,
@@ -164,13 +166,37 @@ export function wouldBeHeld(
   return held.some((root) => root.id === goal.id)
 }
 
-/** Derive the tree under one root goal into `goals` and `tasks`; returns the root. */
+const settled = (status: string) =>
+  status === 'done' || status === 'failed' || status === 'cancelled'
+
+/**
+ * Derive the tree under one root goal into `goals` and `tasks`; returns the
+ * root. A root whose author acts for a removed member (since version 8) and
+ * whose tree has not settled is stopped: cancelled, its author removed, so
+ * no peer spends a key on it any more (the author cannot read the room, and
+ * removal means they stop spending the room's keys). One settled before
+ * stays as it was.
+ */
+function deriveRoot(
+  plan: PlanState,
+  root: GoalRecord,
+  goals: Map<string, DerivedGoal>,
+  tasks: Map<string, TaskState>,
+  authors: GoalAuthors,
+): DerivedGoal {
+  const stopped =
+    authors.removed(root.from) &&
+    !settled(deriveTree(plan, root, new Map(), new Map(), authors, false).status)
+  return deriveTree(plan, root, goals, tasks, authors, stopped)
+}
+
 function deriveTree(
   plan: PlanState,
   root: GoalRecord,
   goals: Map<string, DerivedGoal>,
   tasks: Map<string, TaskState>,
   authors: GoalAuthors,
+  stopped: boolean,
 ): DerivedGoal {
   const tree: DerivedGoal[] = []
   const queue: GoalSeed[] = [
@@ -182,6 +208,7 @@ function deriveTree(
       root,
       parent: null,
       index: -1,
+      stopped,
     },
   ]
   // breadth-first, so a parent is always derived before its children
@@ -200,6 +227,7 @@ function deriveTree(
           root: next.root,
           parent: goal,
           index: slot.index,
+          stopped,
         })
       }
     }
@@ -256,7 +284,9 @@ function deriveGoal(
   const accepted = accept ? (proposalById.get(accept.proposal) ?? null) : null
   decide.unclaimedOutputs += records.accepts.filter((a) => !authorised(decide, a)).length
   const cancelled =
-    (seed.parent?.cancelled ?? false) || countedCancels(records.cancels, author, actsFor).length > 0
+    seed.stopped ||
+    (seed.parent?.cancelled ?? false) ||
+    countedCancels(records.cancels, author, actsFor).length > 0
   const gated = accepted !== null && needsApproval(settings.approve, seed.depth)
   const verdict = accepted ? verdictOn(records.verdicts, author, accepted.id, actsFor) : null
   const goal: DerivedGoal = {
@@ -271,6 +301,7 @@ function deriveGoal(
     createdByMember: memberOf(author) ?? null,
     createdAt: seed.root.createdAt,
     cancelled,
+    authorRemoved: seed.stopped,
     paused: settings.paused,
     approvalMode: settings.approve,
     // an approval given counts even if the mode was switched off since

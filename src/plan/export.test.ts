@@ -50,6 +50,7 @@ function goal(id: string, text: string, depth: number, slots: SlotView[]): GoalV
     depth,
     status: 'done',
     cancelled: false,
+    authorRemoved: false,
     createdBy: EXECUTOR,
     createdByMember: null,
     proposals: [],

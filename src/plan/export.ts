@@ -123,7 +123,12 @@ export function exportMarkdown(tree: PlanTree, goalId: string): string {
   if (plan) {
     parts.push(plan, '')
   } else {
-    parts.push(`_The plan is not finished yet (status: ${goal.status})._`, '')
+    parts.push(
+      goal.authorRemoved
+        ? '_The plan was stopped: its author was removed from the room before it finished._'
+        : `_The plan is not finished yet (status: ${goal.status})._`,
+      '',
+    )
   }
   parts.push('---', '', '## How the swarm split it', '')
   for (const slot of goal.slots) parts.push(...slotLines(slot, 0))

@@ -81,6 +81,8 @@ export interface GoalView {
   depth: number
   status: GoalStatus
   cancelled: boolean
+  /** cancelled because its root's author was removed from the room before it settled */
+  authorRemoved: boolean
   createdBy: string
   /** the member createdBy acts for (null without a membership): its other tabs steer the goal too */
   createdByMember: string | null
@@ -245,6 +247,7 @@ function goalView(goal: DerivedGoal, at: Projection): GoalView {
     depth: goal.depth,
     status: goal.status,
     cancelled: goal.cancelled,
+    authorRemoved: goal.authorRemoved,
     createdBy: goal.createdBy,
     createdByMember: goal.createdByMember,
     proposals: goal.proposals.map((proposal) => {

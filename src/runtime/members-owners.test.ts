@@ -45,6 +45,7 @@ function room() {
       persistence: memoryMembersPersistence(),
       publish,
       records: () => records,
+      heldBy: async (peers) => records.filter((r) => peers.has(r.from)),
       switchTo: async (next) => void peer.keys.push(next),
       forward: () => {},
       onRemoved: () => void (peer.removed = true),

@@ -16,9 +16,11 @@
 import {
   deriveMembership,
   nextRekey,
+  peersOf,
   rekeyRecipients,
   type Membership,
 } from '../protocol/membership'
+import { keptIds, type KeptCandidate } from '../protocol/kept'
 import {
   deriveMemberKey,
   newMemberSeed,
@@ -90,6 +92,10 @@ export interface RoomMembersInit {
   publish: (records: WireRecord[]) => Promise<void>
   /** the member records held (the plan store's) */
   records: () => Iterable<PlanRecord>
+  /** every record held or archived by these PeerIds (what a removal keeps, protocol/kept.ts) */
+  heldBy: (peers: ReadonlySet<string>) => Promise<KeptCandidate[]>
+  /** a sync round with the neighbours, bounded: a removal then keeps what they had of the member */
+  syncFirst?: () => Promise<void>
   /** moves the room's network to another epoch's key */
   switchTo: (key: RoomKey) => Promise<void>
   /** the previous epochs' keys to keep forwarding (newest first) */
@@ -349,17 +355,25 @@ export class RoomMembers {
 
   /** Owner: moves the room to a new epoch without `member` (reason remove or reset). */
   private async rekey(member: string, reason: 'remove' | 'reset'): Promise<Membership> {
-    const m = this.mayManage(reason === 'remove' ? 'remove members' : 'reset invite links')
+    const what = reason === 'remove' ? 'remove members' : 'reset invite links'
+    this.mayManage(what)
+    // the member's last records still on their way here keep counting if a neighbour has them
+    await this.init.syncFirst?.()
+    await this.settle()
+    const m = this.mayManage(what)
     if (!m.isActive(member)) throw new UnknownMemberError(`no member ${member} in this room`)
     if (member === this.init.owner)
       throw new NotOwnerError('be removed by a co-owner: not the root owner')
     const { epoch, prev } = nextRekey(m)
     const secret = newRoomSecret()
     const sealed = sealEpochSecret(this.init.stable, epoch, secret, rekeyRecipients(m, [member]))
+    // what of theirs keeps counting: everything this peer holds or archived of them (§0.1)
+    const peers = new Set(peersOf(m, member))
+    const kept = keptIds(await this.init.heldBy(peers), peers)
     const record = newRekey(
       this.init.stable,
       this.init.peerId,
-      { epoch, prev, removed: [member], reason, eph: sealed.eph, boxes: sealed.boxes },
+      { epoch, prev, removed: [member], reason, eph: sealed.eph, boxes: sealed.boxes, kept },
       this.init.now(),
     )
     // kept before it is published: the owner may have no box of its own yet

@@ -55,6 +55,13 @@ import {
 } from './types'
 
 export const DEFAULT_CAPACITY = 4
+/**
+ * How long an owner's removal waits for its sync round with its neighbours
+ * (so the rekey keeps the removed member's records they hold and it has not
+ * seen yet): a session with a linked peer takes well under a second; a
+ * slow one is not worth holding the removal for.
+ */
+export const REKEY_SYNC_MAX_MS = 5_000
 export { ANTI_ENTROPY_INTERVAL_MS } from './anti-entropy'
 export { JOIN_FALLBACK_MS } from './join'
 /**
@@ -206,6 +213,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       store,
       publish: publishNow,
       connect: (key) => connect(keyOf(key)),
+      syncFirst: () => syncBeforeRekey(),
       disconnect: async () => {
         for (const off of offNode.splice(0)) off()
         await net?.stop()
@@ -296,6 +304,17 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
         done(false)
       },
     )
+  }
+
+  // before a removal: what the neighbours hold of the member is kept too (members.ts)
+  const syncBeforeRekey = async () => {
+    if (!node) return
+    let timer: ReturnType<typeof setTimeout> | undefined
+    await Promise.race([
+      node.syncNow().catch((err: Error) => log(`sync before a rekey failed: ${err.message}`)),
+      new Promise((resolve) => (timer = setTimeout(resolve, REKEY_SYNC_MAX_MS))),
+    ])
+    clearTimeout(timer)
   }
 
   // the room-scoped network of the current epoch (room-node.ts): rebuilt when the room moves on

@@ -191,6 +191,7 @@ function goal(
     depth,
     status: slots.length === 0 ? 'awaiting-proposals' : settled ? 'done' : 'accepted',
     cancelled: false,
+    authorRemoved: false,
     createdBy: peer(i),
     createdByMember: null,
     paused: false,

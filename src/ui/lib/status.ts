@@ -77,7 +77,9 @@ export function goalLook(goal: GoalView, self = ''): StatusLook {
     case 'failed':
       return { icon: 'cross', label: 'Failed', tone: 'bad' }
     case 'cancelled':
-      return { icon: 'cancelled', label: 'Cancelled', tone: 'muted' }
+      return goal.authorRemoved
+        ? { icon: 'cancelled', label: 'Cancelled: its author was removed', tone: 'muted' }
+        : { icon: 'cancelled', label: 'Cancelled', tone: 'muted' }
   }
 }
 

@@ -33,7 +33,7 @@ import { isPlanRecord, PlanStore } from './store'
 import type { BatchDecoder } from '../protocol/batch-verify'
 import { archiveFinished } from './archive'
 import { AntiEntropyClock } from './anti-entropy'
-import { JOIN_FALLBACK_MS, JOIN_RECHECK_MS, joinsWithoutSync } from './join'
+import { JOIN_FALLBACK_MS, JOIN_RECHECK_MS, JOIN_ROUND_MAX_MS, joinsWithoutSync } from './join'
 import type { LiveText } from './live-text'
 import { addCall, EMPTY_CALL_LOG, restoreCallLog, type CallStore } from './call-log'
 import { DEFAULT_BUDGET } from './budget'
@@ -345,13 +345,27 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     offNode.push(
       node.on('connections', (summary) => emit('connections', summary)),
       node.on('sync', (report) => {
-        if (report.error === undefined) join()
+        if (report.error === undefined) joinAfterRound()
       }),
     )
     emit('connections', node.connections())
     await old?.stop()
   }
-  // the role starts warming up once it has caught up with the swarm
+  // the role starts warming up once it has caught up with the swarm: after its
+  // first session, one round with every peer linked by then (join.ts)
+  let joinRound = false
+  const joinAfterRound = () => {
+    if (joined || joinRound || !node) return
+    joinRound = true
+    let timer: ReturnType<typeof setTimeout> | undefined
+    void Promise.race([
+      node.syncNow().catch((err: Error) => log(`the join's sync round failed: ${err.message}`)),
+      new Promise((resolve) => (timer = setTimeout(resolve, JOIN_ROUND_MAX_MS))),
+    ]).then(() => {
+      clearTimeout(timer)
+      join()
+    })
+  }
   let joined = false
   const join = () => {
     if (joined) return

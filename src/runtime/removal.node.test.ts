@@ -240,4 +240,54 @@ describe('a removed member stays out (issue 55)', () => {
       expect(snapshot(rootOf(p, first))).toEqual(before)
     }
   }, 240_000)
+
+  it('a reset person’s tab, bound to their new member, keeps its goal going', async () => {
+    const relay = await newRelay()
+    const relays = relay.multiaddrs
+    const epoch0 = deriveRoomKey('reset-test', newRoomSecret())
+    const ownerSeed = newMemberSeed()
+    const owner = deriveMemberKey(ownerSeed).id
+    const o = await peer(relays, 'decomposer', epoch0, owner, ownerSeed)
+    await waitFor(() => o.members()?.members.length === 1, 20_000, 'owner admitted')
+    const s1 = await peer(relays, 'scorer', epoch0, owner, (await o.invitePerson('S1')).seed)
+    const s2 = await peer(relays, 'scorer', epoch0, owner, (await o.invitePerson('S2')).seed)
+    const carol = await o.invitePerson('Carol')
+    const tabDir = mkdtempSync(join(tmpdir(), 'reset-carol-'))
+    const tab = await peer(relays, 'observer', epoch0, owner, carol.seed, tabDir)
+    const team = [o, s1, s2]
+    const joined = (p: PeerRuntime) => p.members()!.members.filter((m) => m.joined).length
+    await waitFor(() => [...team, tab].every((p) => joined(p) === 4), 30_000, 'everyone joined')
+    // no executor yet: the goal is split and waits for one
+    const goal = await tab.submitGoal('Plan a book club evening', 1)
+    await waitFor(
+      () => team.every((p) => rootOf(p, goal)?.status === 'accepted'),
+      60_000,
+      'the goal split',
+    )
+
+    const carol2 = await o.resetInvite(carol.member)
+    await waitFor(() => tab.members()?.removed?.reason === 'reset', 20_000, 'the old link told')
+    await tab.stop()
+    running.splice(running.indexOf(tab), 1)
+    // until her tab binds again, her goal stops: its author is out
+    await waitFor(
+      () => team.every((p) => rootOf(p, goal)?.authorRemoved === true),
+      20_000,
+      'the goal stopped',
+    )
+    // she opens her new link in the same tab (the same PeerId): it binds to her new member
+    const again = await peer(relays, 'observer', o.roomKey(), owner, carol2.seed, tabDir)
+    expect(again.peerId).toBe(tab.peerId)
+    await waitFor(
+      () => team.every((p) => rootOf(p, goal)?.status === 'accepted'),
+      30_000,
+      'the goal going again',
+    )
+    const ex = await peer(relays, 'executor', o.roomKey(), owner, (await o.invitePerson('Ex')).seed)
+    await waitFor(
+      () => [...team, ex, again].every((p) => rootOf(p, goal)?.status === 'done'),
+      60_000,
+      'the goal done',
+    )
+  }, 180_000)
 })

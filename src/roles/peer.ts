@@ -192,10 +192,19 @@ export function roomQuiet(peer: PeerState, now: number): boolean {
 /**
  * Has this peer heard the swarm long enough to act? Until then it claims,
  * proposes, scores and resumes nothing: its view of the plan and of who is
- * alive may be missing what its peers did meanwhile.
+ * alive may be missing what its peers did meanwhile. A peer whose member
+ * was removed never acts again: nothing it writes would count (PROTOCOL.md
+ * §0.1), so it would only spend its person's key on work nobody takes.
  */
 export function isWarm(peer: PeerState, now: number): boolean {
-  return peer.warmFrom !== null && now - peer.warmFrom >= WARMUP_MS
+  return peer.warmFrom !== null && now - peer.warmFrom >= WARMUP_MS && !removedSelf(peer)
+}
+
+/** This peer acts for a member that was removed (or whose link was reset). */
+export function removedSelf(peer: PeerState): boolean {
+  const membership = roomMembership(peer)
+  const member = membership?.memberOf(peer.config.peerId)
+  return member !== undefined && !membership!.isActive(member)
 }
 
 /** First time `key` was observed, remembered from now on. */

@@ -510,6 +510,11 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
         : exportMarkdown(core.tree(), goalId)
     },
     archiveFinished: () => archiveFinished(room, store, core, now(), members?.members.membership()),
+    async syncRound() {
+      if (!node) return 0
+      const reports = await node.syncNow().catch(() => [])
+      return reports.filter((report) => report.error === undefined).length
+    },
     members: () => memberView(),
     roomKey: () => members?.members.current ?? roomKey,
     member: () => (init.member ? { owner: init.member.owner, seed: init.member.seed } : null),

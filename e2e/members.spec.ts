@@ -1,6 +1,7 @@
 /**
  * Members as people (issue 45), in Chromium with a real relay, WebRTC and
- * IndexedDB: the owner's Invite panel makes one link per person; resetting
+ * IndexedDB: the owner's Invite panel makes one link per person, and only
+ * when asked (opening it admits nobody); resetting
  * a person's link leaves whoever holds the old one (a Node peer that speaks
  * only the documented protocol) hearing nothing of the next goal and
  * reaching no tab, while the members' plan finishes; a removed member's tab
@@ -74,6 +75,34 @@ async function ownerTabs(
   }
   return tabs
 }
+
+test('opening the Invite panel makes no link and admits nobody; “Invite someone” does', async ({
+  browse,
+  room,
+}) => {
+  const [owner] = await ownerTabs(browse, room, ['observer'])
+  const admits = () =>
+    owner!.evaluate(() => window.murmuration!.records().filter((r) => r.kind === 'admit').length)
+  // the owner's own admit (its name), published once it joined
+  await expect.poll(admits, { timeout: 30_000 }).toBe(1)
+  for (let i = 0; i < 2; i++) {
+    await owner!.getByRole('button', { name: 'Invite', exact: true }).click()
+    const panel = owner!.getByRole('region', { name: 'Invite', exact: true })
+    await expect(panel.getByRole('button', { name: 'Invite someone' })).toBeVisible()
+    await expect(panel.getByText('nothing is made until you ask')).toBeVisible()
+    await expect(panel.getByRole('textbox', { name: 'Share link' })).toHaveCount(0)
+    await expect(panel.getByText(/not joined yet/)).toHaveCount(0)
+    await owner!.getByRole('button', { name: 'Close' }).click()
+  }
+  expect(await admits()).toBe(1)
+  await invite(owner!, 'Erin')
+  await expect.poll(admits).toBe(2)
+  // the link made on request is shown again next time, and nothing more is made
+  await owner!.getByRole('button', { name: 'Invite', exact: true }).click()
+  await expect(owner!.getByRole('textbox', { name: 'Share link' })).toBeVisible()
+  await owner!.getByRole('button', { name: 'Close' }).click()
+  expect(await admits()).toBe(2)
+})
 
 test('a reset link: the old link (a Node peer) hears nothing of the next goal and reaches no tab; the plan finishes', async ({
   browse,
@@ -186,9 +215,7 @@ test('one person with five PeerIds has one member’s goal limits, as another pe
 }) => {
   test.setTimeout(240_000)
   const [owner] = await ownerTabs(browse, room, ['observer'])
-  await owner!.getByRole('button', { name: 'Invite', exact: true }).click()
-  const danLink = await owner!.getByRole('textbox', { name: 'Share link' }).inputValue()
-  await owner!.getByRole('button', { name: 'Close' }).click()
+  const danLink = await invite(owner!, 'Dan')
   const fragment = new URL(danLink).hash.slice(1)
   const peers: NodePeer[] = []
   try {

@@ -208,6 +208,58 @@ test('a removed member’s tab says so and sees nothing new', async ({ browse, r
   expect(await goalsOf(bob)).toContain('Before the removal')
 })
 
+test('a removal keeps what its owner’s browser archived of the member: the goal stays done for a member who did not archive it', async ({
+  browse,
+  room,
+}) => {
+  test.setTimeout(300_000)
+  const [owner] = await ownerTabs(browse, room, ['decomposer', 'scorer', 'scorer'])
+  const remLink = await invite(owner!, 'Rem')
+  const beaLink = await invite(owner!, 'Bea')
+  // Rem is the only executor: every leaf is Rem's work
+  const rem = await browse.tab(await browse.machine('rem'), 'rem', remLink)
+  await expectJoined(rem, 'executor')
+  const bea = await browse.tab(
+    await browse.machine('bea'),
+    'bea',
+    beaLink.replace('role=executor', 'role=observer'),
+  )
+  await expectJoined(bea, 'observer')
+  await waitForPeers(owner!, 4)
+  await submitGoal(owner!, 'Plan a board game night', 1)
+  const allDone = async (page: Page) => {
+    const { done, total } = await leavesDone(page)
+    return total > 0 && done === total
+  }
+  for (const page of [owner!, bea])
+    await expect.poll(() => allDone(page), { timeout: 180_000 }).toBe(true)
+  const remResults = await bea.evaluate(() =>
+    window
+      .murmuration!.records()
+      .filter((r) => r.kind === 'result')
+      .map((r) => r.id),
+  )
+  expect(remResults.length).toBeGreaterThan(0)
+
+  // the owner's browser archives the goal: Rem's results leave its store (IndexedDB)
+  await owner!.getByRole('button', { name: /^Archive finished goals/ }).click()
+  await expect(owner!.getByRole('status').filter({ hasText: /^Archived 1 goal/ })).toBeVisible()
+  await manage(owner!, 'Rem', 'remove')
+  const rekeyAt = (page: Page) =>
+    page.evaluate(() => {
+      const rekey = window.murmuration!.records().find((r) => r.kind === 'rekey')
+      return rekey && rekey.kind === 'rekey' ? rekey.kept : null
+    })
+  await expect.poll(() => rekeyAt(bea), { timeout: 60_000 }).not.toBeNull()
+  // the rekey keeps Rem's archived results: the owner's browser remembered who wrote them
+  const kept = (await rekeyAt(bea))!
+  for (const id of remResults) expect(kept).toContain(id)
+  // so for Bea, who archived nothing, the goal stays done: no leaf opens again
+  await new Promise((r) => setTimeout(r, 2_000))
+  expect(await allDone(bea)).toBe(true)
+  await expect(bea.getByText('Done', { exact: true }).first()).toBeVisible()
+})
+
 test('one person with five PeerIds has one member’s goal limits, as another person’s tab counts them', async ({
   browse,
   room,

@@ -1,6 +1,7 @@
 /**
  * Members as people (issue 45), in Chromium with a real relay, WebRTC and
- * IndexedDB: the owner's Invite panel makes one link per person; resetting
+ * IndexedDB: the owner's Invite panel makes one link per person, and only
+ * when asked (opening it admits nobody); resetting
  * a person's link leaves whoever holds the old one (a Node peer that speaks
  * only the documented protocol) hearing nothing of the next goal and
  * reaching no tab, while the members' plan finishes; a removed member's tab
@@ -74,6 +75,34 @@ async function ownerTabs(
   }
   return tabs
 }
+
+test('opening the Invite panel makes no link and admits nobody; “Invite someone” does', async ({
+  browse,
+  room,
+}) => {
+  const [owner] = await ownerTabs(browse, room, ['observer'])
+  const admits = () =>
+    owner!.evaluate(() => window.murmuration!.records().filter((r) => r.kind === 'admit').length)
+  // the owner's own admit (its name), published once it joined
+  await expect.poll(admits, { timeout: 30_000 }).toBe(1)
+  for (let i = 0; i < 2; i++) {
+    await owner!.getByRole('button', { name: 'Invite', exact: true }).click()
+    const panel = owner!.getByRole('region', { name: 'Invite', exact: true })
+    await expect(panel.getByRole('button', { name: 'Invite someone' })).toBeVisible()
+    await expect(panel.getByText('nothing is made until you ask')).toBeVisible()
+    await expect(panel.getByRole('textbox', { name: 'Share link' })).toHaveCount(0)
+    await expect(panel.getByText(/not joined yet/)).toHaveCount(0)
+    await owner!.getByRole('button', { name: 'Close' }).click()
+  }
+  expect(await admits()).toBe(1)
+  await invite(owner!, 'Erin')
+  await expect.poll(admits).toBe(2)
+  // the link made on request is shown again next time, and nothing more is made
+  await owner!.getByRole('button', { name: 'Invite', exact: true }).click()
+  await expect(owner!.getByRole('textbox', { name: 'Share link' })).toBeVisible()
+  await owner!.getByRole('button', { name: 'Close' }).click()
+  expect(await admits()).toBe(2)
+})
 
 test('a reset link: the old link (a Node peer) hears nothing of the next goal and reaches no tab; the plan finishes', async ({
   browse,
@@ -179,6 +208,58 @@ test('a removed member’s tab says so and sees nothing new', async ({ browse, r
   expect(await goalsOf(bob)).toContain('Before the removal')
 })
 
+test('a removal keeps what its owner’s browser archived of the member: the goal stays done for a member who did not archive it', async ({
+  browse,
+  room,
+}) => {
+  test.setTimeout(300_000)
+  const [owner] = await ownerTabs(browse, room, ['decomposer', 'scorer', 'scorer'])
+  const remLink = await invite(owner!, 'Rem')
+  const beaLink = await invite(owner!, 'Bea')
+  // Rem is the only executor: every leaf is Rem's work
+  const rem = await browse.tab(await browse.machine('rem'), 'rem', remLink)
+  await expectJoined(rem, 'executor')
+  const bea = await browse.tab(
+    await browse.machine('bea'),
+    'bea',
+    beaLink.replace('role=executor', 'role=observer'),
+  )
+  await expectJoined(bea, 'observer')
+  await waitForPeers(owner!, 4)
+  await submitGoal(owner!, 'Plan a board game night', 1)
+  const allDone = async (page: Page) => {
+    const { done, total } = await leavesDone(page)
+    return total > 0 && done === total
+  }
+  for (const page of [owner!, bea])
+    await expect.poll(() => allDone(page), { timeout: 180_000 }).toBe(true)
+  const remResults = await bea.evaluate(() =>
+    window
+      .murmuration!.records()
+      .filter((r) => r.kind === 'result')
+      .map((r) => r.id),
+  )
+  expect(remResults.length).toBeGreaterThan(0)
+
+  // the owner's browser archives the goal: Rem's results leave its store (IndexedDB)
+  await owner!.getByRole('button', { name: /^Archive finished goals/ }).click()
+  await expect(owner!.getByRole('status').filter({ hasText: /^Archived 1 goal/ })).toBeVisible()
+  await manage(owner!, 'Rem', 'remove')
+  const rekeyAt = (page: Page) =>
+    page.evaluate(() => {
+      const rekey = window.murmuration!.records().find((r) => r.kind === 'rekey')
+      return rekey && rekey.kind === 'rekey' ? rekey.kept : null
+    })
+  await expect.poll(() => rekeyAt(bea), { timeout: 60_000 }).not.toBeNull()
+  // the rekey keeps Rem's archived results: the owner's browser remembered who wrote them
+  const kept = (await rekeyAt(bea))!
+  for (const id of remResults) expect(kept).toContain(id)
+  // so for Bea, who archived nothing, the goal stays done: no leaf opens again
+  await new Promise((r) => setTimeout(r, 2_000))
+  expect(await allDone(bea)).toBe(true)
+  await expect(bea.getByText('Done', { exact: true }).first()).toBeVisible()
+})
+
 test('one person with five PeerIds has one member’s goal limits, as another person’s tab counts them', async ({
   browse,
   room,
@@ -186,9 +267,7 @@ test('one person with five PeerIds has one member’s goal limits, as another pe
 }) => {
   test.setTimeout(240_000)
   const [owner] = await ownerTabs(browse, room, ['observer'])
-  await owner!.getByRole('button', { name: 'Invite', exact: true }).click()
-  const danLink = await owner!.getByRole('textbox', { name: 'Share link' }).inputValue()
-  await owner!.getByRole('button', { name: 'Close' }).click()
+  const danLink = await invite(owner!, 'Dan')
   const fragment = new URL(danLink).hash.slice(1)
   const peers: NodePeer[] = []
   try {

@@ -24,7 +24,34 @@ export interface MemberFlags {
   'invite-person'?: string
   'remove-member'?: string
   'reset-invite'?: string
+  'wait-for-peer'?: string
   invite?: string
+}
+
+/**
+ * How long an owner's one-off action waits for a peer of the room to take
+ * what it published (a sync with one that ended after it): long enough for
+ * the owner's own tab or agent to be started meanwhile, short enough for a
+ * command in a script.
+ */
+export const MANAGE_WAIT_S = 60
+/** The most --wait-for-peer accepts: an hour. */
+const MAX_MANAGE_WAIT_S = 3_600
+
+/** --wait-for-peer SECONDS, checked (with an owner's action only): in ms; default MANAGE_WAIT_S. */
+export function manageWaitMs(flags: MemberFlags, action: ManageAction | undefined): number {
+  const given = flags['wait-for-peer']
+  if (given === undefined) return MANAGE_WAIT_S * 1000
+  if (!action)
+    throw new UsageError(
+      '--wait-for-peer goes with --invite-person, --remove-member or --reset-invite',
+    )
+  const seconds = Number(given)
+  if (!/^\d+$/.test(given.trim()) || seconds > MAX_MANAGE_WAIT_S)
+    throw new UsageError(
+      `--wait-for-peer must be 0 to ${MAX_MANAGE_WAIT_S} seconds, got "${given}"`,
+    )
+  return seconds * 1000
 }
 
 /** --name, checked: 1 to MAX_MEMBER_NAME characters, trimmed; undefined when not given. */

@@ -54,6 +54,8 @@ describe("an owner's member flags, as a terminal user runs them", () => {
       all.push(invited)
       expect(await invited.exit).toBe(0)
       expect(invited.stderr()).toMatch(/agent: invited “Bob” \(member [\w-]{43}\)/)
+      // the owner's agent was there: it took the admit, and the command says so
+      expect(invited.stderr()).toContain('agent: a peer of the room took it: the room has it now')
       // its stdout is the link alone (for `$(…)`)
       const bobLink = invited.stdout().trim()
       expect(bobLink).toMatch(
@@ -81,6 +83,56 @@ describe("an owner's member flags, as a terminal user runs them", () => {
       )
       // the owner's agent goes on
       expect(ownerAgent.child.exitCode).toBeNull()
+    },
+    4 * STEP_MS,
+  )
+
+  it(
+    '--invite-person with no peer online: says the admit stays in its --data; an agent run with that --data later gives it to the room',
+    async () => {
+      const { agent } = runner
+      const made = agent(['--new-room', 'members-alone', '--app', world.origin])
+      expect(await made.exit).toBe(0)
+      const ownerLink = made.stdout().trim()
+      const dir = join(world.dir, 'alone-owner')
+      const run = (link: string, ...more: string[]) =>
+        agent([...['--invite', link, '--rtc-bind', '127.0.0.1', '--role', 'observer'], ...more])
+      const invited = run(
+        ownerLink,
+        '--data',
+        dir,
+        '--invite-person',
+        'Carol',
+        '--wait-for-peer',
+        '0',
+      )
+      expect(await invited.exit).toBe(0)
+      expect(invited.stderr()).toContain(
+        `agent: no peer of the room took it: it is kept in ${dir} and goes out the next time an agent runs with --data ${dir} and meets a peer of the room`,
+      )
+      const carolLink = invited.stdout().trim()
+      // Carol's agent writes a goal: it counts (her tree shows it) only once her admit reaches
+      // her, from the owner's agent run later with the invite's --data
+      const carol = run(
+        carolLink,
+        '--data',
+        join(world.dir, 'alone-carol'),
+        '--goal',
+        'Plan a tea party',
+      )
+      const shown = () => /\] Plan a tea party \(by /.test(carol.stdout())
+      await until(
+        () => /submitted goal/.test(carol.stdout()),
+        () => carol.stderr(),
+        STEP_MS,
+      )
+      await new Promise((r) => setTimeout(r, 3_000))
+      expect(shown()).toBe(false)
+      const owner = run(ownerLink, '--data', dir)
+      const said = () =>
+        [carol, owner].map((r) => `--- stdout\n${r.stdout()}\n--- stderr\n${r.stderr()}`).join('\n')
+      await until(shown, said, 2 * STEP_MS)
+      expect(owner.child.exitCode).toBeNull()
     },
     4 * STEP_MS,
   )

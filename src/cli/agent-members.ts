@@ -9,6 +9,7 @@ import { memberInviteLink } from '../protocol/invite'
 import { removedSentence } from '../runtime/members-view'
 import type { MembersView, PeerRuntime, PersonInvite } from '../runtime/types'
 import type { AgentOptions, ManageAction } from './agent-options'
+import { MANAGE_WAIT_S } from './agent-member-options'
 import { clock } from './observer-print'
 
 /** A removed agent's exit code: it did not stop because it was asked to. */
@@ -19,8 +20,8 @@ export const EXIT_REMOVED = 3
  * in, the current epoch) must be the room's, not an empty store's.
  */
 export const MANAGE_SYNC_WAIT_MS = 20_000
-/** After publishing, how long the agent stays for its record to spread (gossip and a sync). */
-export const MANAGE_LINGER_MS = 3_000
+/** How often an action waiting for a peer tries a sync round again. */
+const TAKE_RETRY_MS = 1_000
 
 /** The member a name or id names: the one active member with that id, else with that name. */
 export function findMember(view: MembersView, who: string): string {
@@ -67,15 +68,45 @@ async function heardTheRoom(runtime: PeerRuntime): Promise<boolean> {
   return false
 }
 
-/** Does `action` and says what it did; throws with what went wrong. */
+/**
+ * Waits (up to `waitMs`) for a peer of the room to take what this agent
+ * holds: a sync round after the action that a peer answered. False when
+ * none did in time.
+ */
+async function takenByPeer(
+  runtime: PeerRuntime,
+  waitMs: number,
+  dataDir: string,
+): Promise<boolean> {
+  const end = Date.now() + waitMs
+  let said = false
+  for (;;) {
+    if ((await runtime.syncRound()) > 0) return true
+    if (Date.now() >= end) return false
+    if (!said) {
+      said = true
+      process.stderr.write(
+        `agent: no peer of the room answered yet: waiting up to ${Math.round(waitMs / 1000)} s for one to take it (it is kept in ${dataDir} meanwhile)\n`,
+      )
+    }
+    await new Promise((r) => setTimeout(r, Math.min(TAKE_RETRY_MS, Math.max(0, end - Date.now()))))
+  }
+}
+
+/**
+ * Does `action` and says what it did, then waits for a peer to take it and
+ * says whether one did (`dataDir`: where it stays if not); throws with what
+ * went wrong. Resolves with whether a peer took it.
+ */
 export async function manage(
   runtime: PeerRuntime,
   options: AgentOptions,
   action: ManageAction,
-): Promise<void> {
+  dataDir: string,
+): Promise<boolean> {
   if (!(await heardTheRoom(runtime)))
     process.stderr.write(
-      'agent: warning: no peer of the room answered yet; acting on what this agent holds (it goes out when a peer comes)\n',
+      'agent: warning: no peer of the room answered yet; acting on what this agent holds\n',
     )
   const view = runtime.members()
   if (!view?.manage)
@@ -102,7 +133,14 @@ export async function manage(
       `agent: reset “${made.name}”'s invite link: the old one finds nothing new; give them this new link\n`,
     )
   }
-  await new Promise((r) => setTimeout(r, MANAGE_LINGER_MS))
+  if (await takenByPeer(runtime, options.manageWaitMs ?? MANAGE_WAIT_S * 1000, dataDir)) {
+    process.stderr.write('agent: a peer of the room took it: the room has it now\n')
+    return true
+  }
+  process.stderr.write(
+    `agent: no peer of the room took it: it is kept in ${dataDir} and goes out the next time an agent runs with --data ${dataDir} and meets a peer of the room\n`,
+  )
+  return false
 }
 
 /** Stops the agent, in words and with EXIT_REMOVED, once its member is removed. */

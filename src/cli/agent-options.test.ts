@@ -225,6 +225,17 @@ describe('the app, the room and the goal', () => {
       expect(USAGE).toContain(flag)
   })
 
+  it('--wait-for-peer: how long an owner action waits for a peer to take it (default 60 s)', () => {
+    expect(run(['--invite-person', 'Bob']).manageWaitMs).toBe(60_000)
+    expect(run(['--invite-person', 'Bob', '--wait-for-peer', '0']).manageWaitMs).toBe(0)
+    expect(run(['--remove-member', 'Bob', '--wait-for-peer', '90']).manageWaitMs).toBe(90_000)
+    expect(() => run(['--invite-person', 'Bob', '--wait-for-peer=-1'])).toThrow(/0 to 3600/)
+    expect(() => run(['--invite-person', 'Bob', '--wait-for-peer', '3601'])).toThrow(/0 to 3600/)
+    expect(() => run(['--invite-person', 'Bob', '--wait-for-peer', 'soon'])).toThrow(/0 to 3600/)
+    expect(() => run(['--wait-for-peer', '5'])).toThrow(/goes with --invite-person/)
+    expect(USAGE).toContain('--wait-for-peer')
+  })
+
   it('--co-owner goes with --invite-person; --name only with the owner’s own link or --new-room', () => {
     expect(run(['--invite-person', 'Bob', '--co-owner']).manage).toEqual({
       kind: 'invite-person',

@@ -26,7 +26,13 @@ import {
   MAX_AGENT_CAPACITY,
   PROVIDERS,
 } from './agent-defaults'
-import { manageAction, newRoomInvite, ownNameFor, type ManageAction } from './agent-member-options'
+import {
+  manageAction,
+  manageWaitMs,
+  newRoomInvite,
+  ownNameFor,
+  type ManageAction,
+} from './agent-member-options'
 
 export { EXIT_USAGE, UsageError }
 export {
@@ -51,6 +57,8 @@ export interface AgentOptions {
   member: { owner: string; seed: Uint8Array; name?: string }
   /** --invite-person, --remove-member, --reset-invite: do it, print, exit */
   manage?: ManageAction
+  /** with `manage`: how long to wait for a peer to take its record (--wait-for-peer) */
+  manageWaitMs?: number
   /** the data dir asked for (before the lock picks a free one) */
   data: string
   model: ModelConfig
@@ -120,6 +128,7 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
     'invite-person': { type: 'string' },
     'remove-member': { type: 'string' },
     'reset-invite': { type: 'string' },
+    'wait-for-peer': { type: 'string' },
     name: { type: 'string' },
     'co-owner': { type: 'boolean', default: false },
     plans: { type: 'string', default: DEFAULT_PLANS_DIR },
@@ -164,6 +173,7 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
     return { kind: 'new-room', ...made, app: httpUrl(values.app ?? DEFAULT_APP_URL, 'app') }
   }
   const manage = manageAction(values)
+  const manageWait = manageWaitMs(values, manage)
 
   const role = roleSchema.safeParse(values.role)
   if (!role.success)
@@ -323,7 +333,7 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
       ...(ice ? { ice } : {}),
       room,
       member: { owner: invite.owner, seed: invite.me, ...(name !== undefined ? { name } : {}) },
-      ...(manage ? { manage } : {}),
+      ...(manage ? { manage, manageWaitMs: manageWait } : {}),
       data,
       model,
       ...(capabilities ? { capabilities } : {}),

@@ -188,7 +188,7 @@ export async function runAgent(options: AgentOptions): Promise<void> {
   if (options.manage) {
     // an owner's one-off change: do it, print the result, leave
     try {
-      await manage(runtime, options, options.manage)
+      await manage(runtime, options, options.manage, lock.dir)
     } catch (err) {
       await runtime.stop()
       return fail((err as Error).message)

@@ -47,6 +47,10 @@ Options:
   --reset-invite WHO  owner or co-owner: reset a person's invite link (name or
                       member id): the old link finds nothing new; print their new
                       link and exit
+  --wait-for-peer S   with the three above: wait up to S seconds (default 60) for
+                      a peer of the room to take the change; if none does, it
+                      stays in --data and goes out the next time an agent runs
+                      with that --data and meets a peer (the agent says which)
   --app URL           the app started by \`npm start\`, to find its relays (every one it
                       lists) and STUN/TURN servers (default: the invite link's
                       address; else ${DEFAULT_APP_URL})

@@ -9,7 +9,7 @@ import { MAX_RECORD_BYTES } from '../protocol/limits'
 
 /** Protocol ids. Versioned so a future change can run beside the old one. */
 export const DISCOVER_PROTOCOL = '/murmuration/discover/1.0.0'
-export const SYNC_PROTOCOL = '/murmuration/sync/6.0.0'
+export const SYNC_PROTOCOL = '/murmuration/sync/7.0.0'
 
 export {
   SYNC_BRANCHING,

@@ -1,5 +1,5 @@
 /**
- * Wire format of /murmuration/sync/6.0.0 (anti-entropy by range-based set
+ * Wire format of /murmuration/sync/7.0.0 (anti-entropy by range-based set
  * reconciliation, reconcile.ts). Pure: no libp2p.
  *
  * Every frame is length-prefixed: an unsigned varint byte length, then that

@@ -1,5 +1,5 @@
 /**
- * Anti-entropy sync over /murmuration/sync/6.0.0 (wire format: sync-wire.ts,
+ * Anti-entropy sync over /murmuration/sync/7.0.0 (wire format: sync-wire.ts,
  * reconciliation: reconcile.ts).
  *
  * One session per stream. Both sides send HELLO (count and fingerprint of

@@ -42,17 +42,25 @@ export function sameMember(membership: PlanMembership): ActsFor {
   }
 }
 
-/** Who speaks for a root goal's author, and the member it acts for (if known). */
+/** Who speaks for a root goal's author, the member it acts for (if known), and whether it was removed. */
 export interface GoalAuthors {
   actsFor: ActsFor
   memberOf: (peerId: string) => string | undefined
+  /** the PeerId acts for a removed member (its unsettled goals stop, derive.ts) */
+  removed: (peerId: string) => boolean
 }
 
 /** With a membership, a member's PeerIds speak for each other; without, each only for itself. */
 export function goalAuthors(membership: PlanMembership | undefined): GoalAuthors {
-  return membership
-    ? { actsFor: sameMember(membership), memberOf: (peerId) => membership.memberOf(peerId) }
-    : { actsFor: samePeer, memberOf: () => undefined }
+  if (!membership) return { actsFor: samePeer, memberOf: () => undefined, removed: () => false }
+  return {
+    actsFor: sameMember(membership),
+    memberOf: (peerId) => membership.memberOf(peerId),
+    removed: (peerId) => {
+      const member = membership.memberOf(peerId)
+      return member !== undefined && !membership.isActive(member)
+    },
+  }
 }
 
 /**

@@ -18,16 +18,10 @@ import { countedCancels, earliestAccept, goalAuthors, type GoalAuthors } from '.
 import { countedRoots, GOAL_LIMITS } from './goal-limits'
 import { countedView, type PlanMembership } from './members'
 import type { PlanState } from './state'
-import {
-  goalSettings,
-  needsApproval,
-  redoChain,
-  rollupSubject,
-  verdictOn,
-  vetoRounds,
-} from './steering'
+import { goalSettings, needsApproval, redoChain, verdictOn, vetoRounds } from './steering'
 import { authorised, bestOutput, deriveTask, type TaskState } from './tasks'
 import type { DerivedGoal, DerivedPlan, DerivedSlot } from './derived-types'
+import { settleGoal } from './settle'
 
 export type { DerivedGoal, DerivedPlan, DerivedSlot, GoalStatus, SlotStatus } from './derived-types'
 
@@ -77,6 +71,8 @@ interface GoalSeed {
   root: GoalRecord
   parent: DerivedGoal | null
   index: number
+  /** the root's author was removed before its tree settled: nothing under it runs */
+  stopped: boolean
 }
 
 /**
@@ -94,7 +90,7 @@ export function derivePlan(held: PlanState, options: DeriveOptions = {}): Derive
   const { counted, held: waiting } = countedRoots(
     plan.roots.values(),
     (root) => {
-      const status = deriveTree(plan, root, goals, tasks, authors).status
+      const status = deriveRoot(plan, root, goals, tasks, authors).status
       return status !== 'done' && status !== 'failed' && status !== 'cancelled'
     },
     GOAL_LIMITS,
@@ -155,7 +151,7 @@ export function wouldBeHeld(
     [...plan.roots.values(), goal],
     (root) => {
       if (root.id === goal.id) return true
-      const status = deriveTree(plan, root, new Map(), new Map(), authors).status
+      const status = deriveRoot(plan, root, new Map(), new Map(), authors).status
       return status !== 'done' && status !== 'failed' && status !== 'cancelled'
     },
     GOAL_LIMITS,
@@ -164,13 +160,37 @@ export function wouldBeHeld(
   return held.some((root) => root.id === goal.id)
 }
 
-/** Derive the tree under one root goal into `goals` and `tasks`; returns the root. */
+const settled = (status: string) =>
+  status === 'done' || status === 'failed' || status === 'cancelled'
+
+/**
+ * Derive the tree under one root goal into `goals` and `tasks`; returns the
+ * root. A root whose author acts for a removed member (since version 8) and
+ * whose tree has not settled is stopped: cancelled, its author removed, so
+ * no peer spends a key on it any more (the author cannot read the room, and
+ * removal means they stop spending the room's keys). One settled before
+ * stays as it was.
+ */
+function deriveRoot(
+  plan: PlanState,
+  root: GoalRecord,
+  goals: Map<string, DerivedGoal>,
+  tasks: Map<string, TaskState>,
+  authors: GoalAuthors,
+): DerivedGoal {
+  const stopped =
+    authors.removed(root.from) &&
+    !settled(deriveTree(plan, root, new Map(), new Map(), authors, false).status)
+  return deriveTree(plan, root, goals, tasks, authors, stopped)
+}
+
 function deriveTree(
   plan: PlanState,
   root: GoalRecord,
   goals: Map<string, DerivedGoal>,
   tasks: Map<string, TaskState>,
   authors: GoalAuthors,
+  stopped: boolean,
 ): DerivedGoal {
   const tree: DerivedGoal[] = []
   const queue: GoalSeed[] = [
@@ -182,6 +202,7 @@ function deriveTree(
       root,
       parent: null,
       index: -1,
+      stopped,
     },
   ]
   // breadth-first, so a parent is always derived before its children
@@ -200,6 +221,7 @@ function deriveTree(
           root: next.root,
           parent: goal,
           index: slot.index,
+          stopped,
         })
       }
     }
@@ -256,7 +278,9 @@ function deriveGoal(
   const accepted = accept ? (proposalById.get(accept.proposal) ?? null) : null
   decide.unclaimedOutputs += records.accepts.filter((a) => !authorised(decide, a)).length
   const cancelled =
-    (seed.parent?.cancelled ?? false) || countedCancels(records.cancels, author, actsFor).length > 0
+    seed.stopped ||
+    (seed.parent?.cancelled ?? false) ||
+    countedCancels(records.cancels, author, actsFor).length > 0
   const gated = accepted !== null && needsApproval(settings.approve, seed.depth)
   const verdict = accepted ? verdictOn(records.verdicts, author, accepted.id, actsFor) : null
   const goal: DerivedGoal = {
@@ -271,6 +295,7 @@ function deriveGoal(
     createdByMember: memberOf(author) ?? null,
     createdAt: seed.root.createdAt,
     cancelled,
+    authorRemoved: seed.stopped,
     paused: settings.paused,
     approvalMode: settings.approve,
     // an approval given counts even if the mode was switched off since
@@ -341,84 +366,6 @@ function deriveGoal(
     })
   }
   return goal
-}
-
-/** Statuses of a goal's slots and of the goal itself; its children are already settled. */
-function settleGoal(
-  plan: PlanState,
-  goal: DerivedGoal,
-  goals: Map<string, DerivedGoal>,
-  tasks: Map<string, TaskState>,
-): void {
-  // a redo anywhere below gives this goal a new roll-up task (steering.ts)
-  const redos: string[] = []
-  // so does a veto of its split: the roll-up of a split sent back is not this goal's
-  const renamers = goal.vetoes.map((veto) => veto.verdict.id)
-  for (const slot of goal.slots) {
-    for (const step of slot.superseded) redos.push(step.redo.id)
-    if (slot.child) redos.push(...(goals.get(slot.child)?.redos ?? []))
-  }
-  // and both rename every roll-up above it, whose parts they change
-  goal.redos = [...renamers, ...redos]
-  if (goal.redos.length > 0) {
-    goal.supersededRollup = previousRollup(plan, goal.id, goal.redos)
-    goal.rollup = deriveTask(plan, 'rollup', rollupSubject(goal.id, goal.redos))
-  }
-  tasks.set(goal.rollup.id, goal.rollup)
-  for (const slot of goal.slots) {
-    const blockedBy = slot.dependsOn.some((dep) => goal.slots[dep]?.status === 'failed')
-    const waiting = slot.dependsOn.some((dep) => goal.slots[dep]?.status !== 'done')
-    if (goal.approval === 'waiting') {
-      slot.status = 'approval'
-    } else if (slot.execute) {
-      const task = slot.execute
-      slot.output = task.result?.output ?? null
-      if (task.status === 'done') slot.status = 'done'
-      else if (task.status === 'failed') slot.status = 'failed'
-      else if (blockedBy) {
-        slot.blocked = true
-        slot.status = 'failed'
-      } else if (waiting) slot.status = 'waiting'
-      else slot.status = task.status === 'claimed' ? 'claimed' : 'open'
-    } else if (slot.child) {
-      const child = goals.get(slot.child)
-      slot.output = child?.rollup.result?.output ?? null
-      // a cancelled child will never roll up: for its parent it is settled, unsuccessfully
-      slot.status =
-        child?.status === 'done'
-          ? 'done'
-          : child?.status === 'failed' || child?.status === 'cancelled'
-            ? 'failed'
-            : 'active'
-    }
-  }
-  // a split waiting for approval runs nothing, whatever was done before the author asked
-  goal.status = goal.cancelled
-    ? 'cancelled'
-    : goal.approval === 'waiting'
-      ? 'awaiting-approval'
-      : goal.rollup.status === 'done'
-        ? 'done'
-        : goal.rollup.status === 'failed'
-          ? 'failed'
-          : goal.accepted
-            ? 'accepted'
-            : goal.proposals.length > 0
-              ? 'scoring'
-              : 'awaiting-proposals'
-}
-
-/**
- * The roll-up result the current one replaces: of the roll-ups named by all
- * but one of `renamers` (in id order), the first with a result.
- */
-function previousRollup(plan: PlanState, goal: string, renamers: readonly string[]) {
-  for (const left of [...renamers].sort()) {
-    const rest = renamers.filter((id) => id !== left)
-    const result = deriveTask(plan, 'rollup', rollupSubject(goal, rest)).result
-    if (result) return result
-  }
-  return null
 }
 
 /** Every subgoal settled (done or failed): the goal can be rolled up. */

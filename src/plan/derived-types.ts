@@ -41,6 +41,11 @@ export interface DerivedGoal {
   /** the root goal's creation time (its submitter's clock) */
   createdAt: number
   cancelled: boolean
+  /**
+   * cancelled because the root's author was removed from the room before
+   * its tree settled (since protocol version 8): no peer works on it any more
+   */
+  authorRemoved: boolean
   /** the root's author paused the goal: no new claims or proposals under it */
   paused: boolean
   /** which splits wait for the author (the root's setting) */

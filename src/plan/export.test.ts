@@ -56,6 +56,7 @@ function goal(id: string, text: string, depth: number, slots: SlotView[]): GoalV
     phase: 'complete',
     leaves: { ...noLeaves(), total: slots.length, done: slots.length },
     cancelled: false,
+    authorRemoved: false,
     createdBy: EXECUTOR,
     createdByMember: null,
     proposals: [],

@@ -81,6 +81,8 @@ export interface GoalStatusFacts {
   createdBy: string
   failedParts: number
   rollup: { holder: string | null; why: FailureReason | null }
+  /** cancelled because its author was removed from the room (PROTOCOL.md §0.1 rule 7) */
+  authorRemoved: boolean
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
@@ -114,7 +116,7 @@ export function goalStatusWords(goal: GoalStatusFacts, who: (peer: string) => st
     case 'failed':
       return goal.rollup.why ? `Failed: ${goal.rollup.why.detail}` : 'Failed'
     case 'cancelled':
-      return 'Cancelled'
+      return goal.authorRemoved ? 'Cancelled: its author was removed from the room' : 'Cancelled'
   }
 }
 
@@ -129,8 +131,9 @@ export function goalEndWords(goal: GoalStatusFacts): string {
     case 'partial':
       return `finished with ${plural(goal.failedParts, 'failed part')}`
     case 'failed':
-    case 'cancelled':
       return goal.phase
+    case 'cancelled':
+      return goal.authorRemoved ? 'cancelled: its author was removed from the room' : 'cancelled'
     default:
       return goalStatusWords(goal, (peer) => peer)
   }

@@ -77,7 +77,10 @@ describe('the plan with a membership (members.ts, derivePlan’s option)', () =>
     const goals = ALICE_PEERS.map((p, n) => goal(p, n))
     // the goals first, the binds after: the late binds join the slots and evict
     const plan = state([...goals, ...members], quota)
-    const kept = goals.filter((g) => plan.has(g.id)).map((g) => g.id)
+    const kept = goals
+      .filter((g) => plan.has(g.id))
+      .map((g) => g.id)
+      .sort()
     expect(kept).toEqual(
       goals
         .map((g) => g.id)
@@ -88,21 +91,27 @@ describe('the plan with a membership (members.ts, derivePlan’s option)', () =>
     expect(plan.add(goal(BOB_PEER, 7))).toBe(true)
   })
 
-  it('a removed member’s goal from before its removal stays in the plan', () => {
+  it('a removed member’s goal its removal keeps stays in the plan, stopped; others of it count for nothing', () => {
     const bobs = goal(BOB_PEER, 1)
+    const late = goal(BOB_PEER, 9)
     const sealed = sealEpochSecret(ROOM, 1, new Uint8Array(16), [
       { member: OWNER.id, box: OWNER.box },
       { member: ALICE.id, box: ALICE.box },
     ])
+    const kept = [newBind(ROOM, BOB_PEER, BOB).id, bobs.id]
     const removal = newRekey(
       ROOM,
       OWNER_PEER,
-      { epoch: 1, prev: null, removed: [BOB.id], reason: 'remove', ...sealed },
+      { epoch: 1, prev: null, removed: [BOB.id], reason: 'remove', ...sealed, kept },
       T0 + 5,
     )
-    const plan = state([...members, bobs, removal])
+    const plan = state([...members, bobs, late, removal])
     const membership = membershipOf(plan)
     expect(membership.isActive(BOB.id)).toBe(false)
-    expect(derivePlan(plan, { membership }).roots).toEqual([bobs.id])
+    const derived = derivePlan(plan, { membership })
+    expect(derived.roots).toEqual([bobs.id])
+    // its author can no longer read the room: nobody works on it any more
+    expect(derived.goals.get(bobs.id)).toMatchObject({ cancelled: true, authorRemoved: true })
+    expect(derived.goals.get(bobs.id)!.status).toBe('cancelled')
   })
 })

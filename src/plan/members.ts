@@ -1,10 +1,11 @@
 /**
  * The plan as members see it (since version 7): only records whose author
- * PeerId acts for an admitted member count (src/protocol/membership.ts).
- * A record by an unbound PeerId stays in the store (it may count once its
- * bind arrives) but no rule sees it. Opt-in: derivePlan filters only when
- * given a membership, so tests and the simulator that make records without
- * binds derive as before.
+ * PeerId acts for an admitted member count (src/protocol/membership.ts),
+ * and (since version 8) of a removed member's PeerIds only the records its
+ * removal's rekey keeps. A record that does not count stays in the store
+ * (an unbound PeerId's bind may still arrive) but no rule sees it. Opt-in:
+ * derivePlan filters only when given a membership, so tests and the
+ * simulator that make records without binds derive as before.
  */
 import type { PlanRecord } from '../protocol/records'
 import { AUTHOR_QUOTA } from '../protocol/limits'
@@ -13,10 +14,12 @@ import { PlanState } from './state'
 
 /** What the plan needs of a membership (membership.ts's Membership has it). */
 export interface PlanMembership {
-  /** whether `peerId`'s records count (it acts for an admitted member, removed or not) */
-  counts(peerId: string): boolean
+  /** whether a record counts (its author acts for a member; a removed one's, if its removal keeps it) */
+  counts(record: { id: string; from: string }): boolean
   /** the member `peerId` acts for: goal limits count per member */
   memberOf(peerId: string): string | undefined
+  /** admitted and not removed: a removed member's unsettled goals stop (derive.ts) */
+  isActive(member: string): boolean
 }
 
 /** The held set already applied the quota: the copy keeps everything it is given. */
@@ -41,7 +44,7 @@ export function countedView(plan: PlanState, membership: PlanMembership): PlanSt
   }
   const view = new PlanState(new AuthorQuota(NO_LIMITS))
   for (const record of plan.records()) {
-    if (isWork(record) && membership.counts(record.from)) view.add(record)
+    if (isWork(record) && membership.counts(record)) view.add(record)
   }
   view.version = plan.version
   views.set(plan, { version: plan.version, membership, view })

@@ -70,8 +70,9 @@ beforeAll(() => {
   ])
   // every sim peer is a member of its own (their records count); UNBOUND acts for nobody
   membership = {
-    counts: (p) => p !== UNBOUND,
+    counts: (r) => r.from !== UNBOUND,
     memberOf: (p) => members.get(p) ?? (p === UNBOUND ? undefined : `member-of-${p}`),
+    isActive: () => true,
   }
   expect(rootOf(planOf(records)).status).toBe('done')
 })
@@ -85,7 +86,11 @@ describe('who acts for a goal’s author (authority.ts)', () => {
     expect(same(root.from, SECOND_TAB)).toBe(true)
     expect(same(MALLORY, root.from)).toBe(false)
     // two PeerIds bound to nobody are not one author
-    const none: PlanMembership = { counts: () => true, memberOf: () => undefined }
+    const none: PlanMembership = {
+      counts: () => true,
+      memberOf: () => undefined,
+      isActive: () => true,
+    }
     expect(sameMember(none)(UNBOUND, peer('Other'))).toBe(false)
     expect(sameMember(none)(UNBOUND, UNBOUND)).toBe(true)
     expect(goalAuthors(undefined).memberOf(root.from)).toBeUndefined()

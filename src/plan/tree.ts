@@ -105,6 +105,8 @@ export interface GoalView {
   /** the leaves of its subtree, at every depth: how many done, failed, and why */
   leaves: LeafCounts
   cancelled: boolean
+  /** cancelled because its root's author was removed from the room before it settled */
+  authorRemoved: boolean
   createdBy: string
   /** the member createdBy acts for (null without a membership): its other tabs steer the goal too */
   createdByMember: string | null
@@ -307,6 +309,7 @@ function goalView(goal: DerivedGoal, at: Projection): GoalView {
     phase: goalPhase(goal, failedParts),
     leaves: countLeaves(slots),
     cancelled: goal.cancelled,
+    authorRemoved: goal.authorRemoved,
     createdBy: goal.createdBy,
     createdByMember: goal.createdByMember,
     proposals: goal.proposals.map((proposal) => {

@@ -54,6 +54,18 @@ export const MAX_MEMBER_NAME = 40
  * far under MAX_RECORD_BYTES).
  */
 export const MAX_MEMBERS = 256
+/**
+ * Record ids a rekey's `kept` may list: what of the members it removes keeps
+ * counting (membership.ts). Sized so that a rekey with MAX_MEMBERS boxes,
+ * MAX_MEMBERS removed and a full list stays under MAX_RECORD_BYTES (each id
+ * is 35 bytes of JSON: 32 hex digits, quotes and a comma; the rest of such a
+ * rekey is about 52 KB, the whole 226,800 bytes; member-records.test.ts
+ * checks it). An honest
+ * member reaches it only after a very long session: a busy executor or
+ * scorer writes a few dozen records per root goal it works on, so 5,000
+ * are well over a hundred goals' work (archived goals' records included).
+ */
+export const MAX_KEPT = 5_000
 /** Room epochs (rekeys): one per reset or removal, so a million is no bound a room reaches. */
 export const MAX_ROOM_EPOCH = 1_000_000
 

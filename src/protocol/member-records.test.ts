@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { decodeRecord, encodeRecord } from './codec'
+import { decodeRecord, encodeRecord, WIRE_HEADER_BYTES } from './codec'
+import { MAX_KEPT, MAX_MEMBERS, MAX_RECORD_BYTES, MAX_ROOM_EPOCH } from './limits'
 import { makeSigner } from './fixtures.test-support'
 import { deriveMemberKey, sealEpochSecret, signBind } from './member-key'
 import { newAdmit, newBind, newRekey, stamp, type AdmitRecord, type RekeyRecord } from './records'
@@ -68,8 +69,10 @@ describe('bind, admit and rekey on the wire', () => {
       removed: [ALICE.id],
       reason: 'remove' as const,
       ...sealed,
+      kept: ['b'.repeat(32), 'a'.repeat(32)],
     }
     const rekey = newRekey(ROOM, signer.peerId, fields, T0)
+    expect(rekey.kept).toEqual(['a'.repeat(32), 'b'.repeat(32)])
     expect(validateRecord(rekey).ok).toBe(true)
     const bad = (change: Partial<RekeyRecord>) =>
       validateRecord(stamp<RekeyRecord>({ ...rekey, ...change })).ok
@@ -80,5 +83,49 @@ describe('bind, admit and rekey on the wire', () => {
     expect(bad({ removed: [ALICE.id, ALICE.id] })).toBe(false)
     expect(bad({ removed: [OWNER.id] })).toBe(false)
     expect(bad({ boxes: [...rekey.boxes, ...rekey.boxes] })).toBe(false)
+    // kept (since version 8): required, sorted, unique ids, at most MAX_KEPT
+    expect(bad({ kept: [] })).toBe(true)
+    expect(bad({ kept: ['b'.repeat(32), 'a'.repeat(32)] })).toBe(false)
+    expect(bad({ kept: ['a'.repeat(32), 'a'.repeat(32)] })).toBe(false)
+    expect(bad({ kept: ['not an id'] })).toBe(false)
+    expect(bad({ kept: ids(MAX_KEPT + 1) })).toBe(false)
+    const { kept: _kept, ...without } = rekey
+    expect(validateRecord(stamp<RekeyRecord>(without as RekeyRecord)).ok).toBe(false)
+  })
+
+  it('a rekey with MAX_MEMBERS boxes, MAX_MEMBERS removed and a full kept fits in a record', async () => {
+    const signer = await makeSigner()
+    const distinct = (n: number) =>
+      deriveMemberKey(Uint8Array.from({ length: 16 }, (_, i) => (i < 4 ? n >> (8 * i) : 7) & 0xff))
+    const stay = Array.from({ length: MAX_MEMBERS }, (_, i) => distinct(1_000 + i))
+    const gone = Array.from({ length: MAX_MEMBERS }, (_, i) => distinct(2_000 + i))
+    const sealed = sealEpochSecret(
+      ROOM,
+      MAX_ROOM_EPOCH,
+      new Uint8Array(16),
+      stay.map((m) => ({ member: m.id, box: m.box })),
+    )
+    const rekey = newRekey(
+      ROOM,
+      signer.peerId,
+      {
+        epoch: MAX_ROOM_EPOCH,
+        prev: 'f'.repeat(32),
+        removed: gone.map((m) => m.id),
+        reason: 'remove',
+        ...sealed,
+        kept: ids(MAX_KEPT),
+      },
+      T0,
+    )
+    const wire = await encodeRecord(rekey, signer)
+    const decoded = decodeRecord(wire, { room: ROOM })
+    expect(decoded.ok ? 'ok' : `${decoded.reason} ${decoded.detail} ${wire.length}`).toBe('ok')
+    expect(wire.length - WIRE_HEADER_BYTES).toBeLessThanOrEqual(MAX_RECORD_BYTES)
   })
 })
+
+/** `n` distinct record ids, sorted. */
+function ids(n: number): string[] {
+  return Array.from({ length: n }, (_, i) => i.toString(16).padStart(32, '0'))
+}

@@ -76,7 +76,9 @@ export function memberSchemas<H extends z.ZodRawShape>({
    * out for good, each box seals the new epoch's secret to one remaining
    * member (member-key.ts). `prev` is the rekey of epoch `epoch - 1` it
    * follows (null for epoch 1), so a chain of rekeys is a pure function of the
-   * record set (membership.ts).
+   * record set (membership.ts). Since version 8, `kept` lists the ids of the
+   * removed members' records that keep counting (sorted, unique): the
+   * remover's whole holding of them; anything else of theirs counts for nothing.
    */
   const rekeySchema = z
     .strictObject({
@@ -88,6 +90,7 @@ export function memberSchemas<H extends z.ZodRawShape>({
       reason: z.enum(['remove', 'reset']),
       eph: base64url(MEMBER_KEY_BYTES, 'an X25519 public key'),
       boxes: z.array(rekeyBoxSchema).max(L.MAX_MEMBERS),
+      kept: z.array(idSchema).max(L.MAX_KEPT),
       at: timeSchema,
     })
     .superRefine((value, ctx) => {
@@ -97,6 +100,7 @@ export function memberSchemas<H extends z.ZodRawShape>({
         prev: string | null
         removed: string[]
         boxes: { member: string }[]
+        kept: string[]
       }
       if ((rekey.epoch === 1) !== (rekey.prev === null))
         ctx.addIssue({ code: 'custom', message: 'prev is null exactly for epoch 1' })
@@ -107,6 +111,8 @@ export function memberSchemas<H extends z.ZodRawShape>({
         ctx.addIssue({ code: 'custom', message: 'boxes are not sorted by member and unique' })
       if (boxed.some((member) => rekey.removed.includes(member)))
         ctx.addIssue({ code: 'custom', message: 'a removed member has a box' })
+      if (!ascending(rekey.kept))
+        ctx.addIssue({ code: 'custom', message: 'kept is not sorted and unique' })
     })
   return { bindSchema, admitSchema, rekeyBoxSchema, rekeySchema }
 }

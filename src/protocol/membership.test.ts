@@ -44,6 +44,7 @@ function rekey(
   to: MemberKey[],
   at = T0 + epoch,
   reason: 'remove' | 'reset' = 'remove',
+  kept: string[] = [],
 ) {
   const sealed = sealEpochSecret(
     ROOM,
@@ -54,10 +55,13 @@ function rekey(
   return newRekey(
     ROOM,
     from,
-    { epoch, prev, removed: removed.map((m) => m.id), reason, ...sealed },
+    { epoch, prev, removed: removed.map((m) => m.id), reason, ...sealed, kept },
     at,
   )
 }
+
+/** A record by `from` (its id is no removal's to keep). */
+const by = (from: string) => ({ id: 'f'.repeat(32), from })
 
 /** The room every test starts from: owner, a co-owner, Alice (two tabs) and Bob. */
 function room(): WireRecord[] {
@@ -106,16 +110,16 @@ describe('membership (pure, from bind/admit/rekey records)', () => {
 
   it('an unbound PeerId and one bound to a member nobody admitted count for nothing', () => {
     const m = of([...room(), bind(P.eve, EVE)])
-    expect(m.counts(P.eve)).toBe(false)
-    expect(m.counts(peer('Nobody'))).toBe(false)
-    expect(m.counts(P.bob)).toBe(true)
+    expect(m.counts(by(P.eve))).toBe(false)
+    expect(m.counts(by(peer('Nobody')))).toBe(false)
+    expect(m.counts(by(P.bob))).toBe(true)
   })
 
   it('a bind whose signature is another room’s or another PeerId’s binds nothing', () => {
     const elsewhere = newBind(stableRoomId('other', OWNER.id), P.eve, ALICE)
     const stolen = { ...bind(P.alice1, ALICE), from: P.eve }
     const m = of([...room(), { ...elsewhere, room: ROOM }, stolen])
-    expect(m.counts(P.eve)).toBe(false)
+    expect(m.counts(by(P.eve))).toBe(false)
   })
 
   it('a non-owner’s admit and rekey are ignored; a co-owner’s work', () => {
@@ -126,17 +130,25 @@ describe('membership (pure, from bind/admit/rekey records)', () => {
     ]
     const m = of([...room(), ...byAlice])
     expect(m.members.has(EVE.id)).toBe(false)
-    expect(m.counts(P.eve)).toBe(false)
+    expect(m.counts(by(P.eve))).toBe(false)
     expect(m.epoch).toBe(0)
     expect(m.isActive(BOB.id)).toBe(true)
 
-    const byCo = rekey(P.co, 1, null, [BOB], [OWNER, CO, ALICE])
+    const history = { id: 'a'.repeat(32), from: P.bob }
+    const bobsBind = bind(P.bob, BOB)
+    const byCo = rekey(P.co, 1, null, [BOB], [OWNER, CO, ALICE], T0 + 1, 'remove', [
+      bobsBind.id,
+      history.id,
+    ])
     const after = of([...room(), ...byAlice, byCo])
     expect(after.epoch).toBe(1)
     expect(after.removed.get(BOB.id)).toMatchObject({ by: CO.id, reason: 'remove', epoch: 1 })
     expect(after.isActive(BOB.id)).toBe(false)
-    // a removed member's PeerIds still count: its records before the removal are history
-    expect(after.counts(P.bob)).toBe(true)
+    // a removed member's records that its removal keeps count: history; nothing else of it does
+    expect(after.frozen.get(P.bob)).toBe(1)
+    expect(after.counts(history)).toBe(true)
+    expect(after.counts(by(P.bob))).toBe(false)
+    expect(after.memberOf(P.bob)).toBe(BOB.id)
     // but it is not in now
     expect(activeMember(after, P.bob)).toBeUndefined()
     expect(activeMember(after, P.alice1)).toBe(ALICE.id)
@@ -172,19 +184,26 @@ describe('membership (pure, from bind/admit/rekey records)', () => {
 
   it('a rekey cannot remove the root owner, and a removed co-owner cannot rekey', () => {
     expect(of([...room(), rekey(P.co, 1, null, [OWNER], [CO, ALICE, BOB])]).epoch).toBe(0)
-    const first = rekey(P.owner, 1, null, [CO], [OWNER, ALICE, BOB])
+    // the remover keeps what it held of Carl: his bind and his admit of Alice
+    const carls = [bind(P.co, CO).id, admit(P.co, ALICE, 'Alice').id]
+    const first = rekey(P.owner, 1, null, [CO], [OWNER, ALICE, BOB], T0 + 1, 'remove', carls)
     const late = rekey(P.co, 2, first.id, [ALICE], [CO, BOB])
     const m = of([...room(), first, late])
     expect(m.epoch).toBe(1)
     expect(m.owners.has(CO.id)).toBe(false)
     expect(m.isActive(ALICE.id)).toBe(true)
+    // kept nothing of Carl: his admit of Alice counts no more (nor Alice's membership)
+    expect(
+      of([...room(), rekey(P.owner, 1, null, [CO], [OWNER, ALICE, BOB])]).members.has(ALICE.id),
+    ).toBe(false)
   })
 
   it('two rekeys for one epoch: the lowest record id wins, and only its successors follow', () => {
     const a = rekey(P.owner, 1, null, [BOB], [OWNER, CO, ALICE], T0 + 1)
     const b = rekey(P.co, 1, null, [ALICE], [OWNER, CO, BOB], T0 + 2)
     const [winner, loser] = a.id < b.id ? [a, b] : [b, a]
-    const afterLoser = rekey(P.owner, 2, loser.id, [CO], [OWNER])
+    // (a successor removing the loser's author would refute it: membership-removal.test.ts)
+    const afterLoser = rekey(P.owner, 2, loser.id, [EVE], [OWNER])
     const records = [...room(), a, b, afterLoser]
     const m = of(records)
     expect(m.epoch).toBe(1)
@@ -228,7 +247,12 @@ describe('membership (pure, from bind/admit/rekey records)', () => {
     const removeAlice = rekey(P.owner, 1, null, [ALICE], [OWNER, CO, BOB])
     const m = of([...room(), bind(P.alice1, BOB), removeAlice])
     expect(m.memberOf(P.alice1)).toBe(BOB.id)
-    expect(m.memberOf(P.alice2)).toBe(ALICE.id)
+    // Alice's other tab acts for her, removed, if her removal keeps its bind; else for nobody
+    expect(m.memberOf(P.alice2)).toBeUndefined()
+    const keeping = rekey(P.owner, 1, null, [ALICE], [OWNER, CO, BOB], T0 + 1, 'remove', [
+      bind(P.alice2, ALICE).id,
+    ])
+    expect(of([...room(), bind(P.alice1, BOB), keeping]).memberOf(P.alice2)).toBe(ALICE.id)
   })
 
   it('a removal’s boxes open for each remaining member and not for the removed one', () => {
@@ -240,7 +264,7 @@ describe('membership (pure, from bind/admit/rekey records)', () => {
     const record = newRekey(
       ROOM,
       P.owner,
-      { epoch, prev, removed: [BOB.id], reason: 'remove', ...sealed },
+      { epoch, prev, removed: [BOB.id], reason: 'remove', ...sealed, kept: [] },
       T0,
     )
     const after = of([...room(), record])

@@ -9,41 +9,38 @@
  *   tells its name and box key.
  * - An `admit` counts when its author PeerId has a valid bind to an
  *   **owner**: the root owner, or a member admitted with `coOwner` true
- *   (a least fixpoint: admits by co-owners whom a counted admit names). An
- *   admit of the root owner counts only from the root owner's own PeerIds.
- *   A member's name, box key, admitter and time come from its counted admit
- *   with the earliest (at, id); it is a co-owner if any counted admit says so.
- * - The **epoch chain**: epoch 0, then for e = 1, 2, … the rekey with
- *   `epoch` e whose `prev` is the chain's rekey of epoch e − 1 (null for
- *   e = 1), whose author is bound to an owner not removed at an earlier
- *   epoch, and which does not remove the root owner; of several, the lowest
- *   record id wins. Its `removed` are removed at epoch e. The current epoch
- *   is the chain's length.
- * - A PeerId acts for the admitted member of its valid binds: not removed
- *   before removed, then the lowest bind id. Records by a PeerId acting for
- *   nobody count for nothing in the plan; a removed member's records stay
- *   (history: what reaches the room after its removal cannot be sealed with
- *   the new epoch's key).
+ *   (a least fixpoint, membership-admission.ts).
+ * - The **epoch chain**: for e = 1, 2, … the rekeys with `epoch` e whose
+ *   `prev` is the chain's rekey of epoch e − 1 (null for e = 1), by an owner
+ *   not removed at an earlier epoch, not removing the root owner; of one
+ *   candidate it is the winner, of several the lowest id that no standing
+ *   rekey refutes (membership-contest.ts). Its `removed` are removed at
+ *   epoch e. The current epoch is the chain's length.
+ * - **The freeze** (since version 8): once epoch e's rekey leaves a PeerId
+ *   bound to removed members only, that PeerId's records count only if their
+ *   ids are in that rekey's `kept`. For its member records that changes who
+ *   is bound and admitted, so after each epoch the freeze is applied again
+ *   until no PeerId is left to freeze (it only ever adds to the records left
+ *   out, so it ends), before the next epoch is decided. The chain is thus
+ *   decided epoch by epoch, each epoch on the records its predecessors left:
+ *   a well-defined function of the record set, with no circle between who is
+ *   removed and which records count.
+ * - A PeerId acts for the admitted member of its counted binds: not removed
+ *   before removed, then the lowest bind id. A record counts (counts()) when
+ *   its author acts for a member and no freeze left it out.
  */
-import type { AdmitRecord, BindRecord, RekeyRecord, WireRecord } from './records'
+import type { RekeyRecord, WireRecord } from './records'
 import type { RekeyRecipient } from './member-key'
-import { bindVerifies } from './validate'
+import {
+  actingOwner,
+  admission,
+  collectMemberRecords,
+  newlyFrozen,
+  type MemberInfo,
+} from './membership-admission'
+import { contestWinner } from './membership-contest'
 
-export interface MemberInfo {
-  /** member id (base64url Ed25519 public key) */
-  id: string
-  /** the name its admit gives; null for a root owner that has not admitted itself yet */
-  name: string | null
-  /** X25519 box key from its admit; null as for `name` */
-  box: string | null
-  /** the room's creator (named by the stable id) */
-  rootOwner: boolean
-  /** admitted as a co-owner (the root owner is an owner without being one) */
-  coOwner: boolean
-  /** member id of the owner whose admit counts (null for the root owner) */
-  admittedBy: string | null
-  admittedAt: number | null
-}
+export type { MemberInfo }
 
 export interface Removal {
   member: string
@@ -56,6 +53,12 @@ export interface Removal {
   epoch: number
   /** the winning rekey's record id */
   rekey: string
+}
+
+/** What decides whether a record counts: its id and its author. */
+export interface RecordRef {
+  id: string
+  from: string
 }
 
 export interface Membership {
@@ -75,10 +78,15 @@ export interface Membership {
   readonly epoch: number
   /** the winning rekey of each epoch 1..epoch, in order (rekeys[e - 1] is epoch e's) */
   readonly rekeys: readonly RekeyRecord[]
+  /** PeerId → the epoch whose removal froze it (it is bound to removed members only) */
+  readonly frozen: ReadonlyMap<string, number>
   /** the member `peerId` acts for, or undefined */
   memberOf(peerId: string): string | undefined
-  /** whether `peerId`'s plan records count (it acts for an admitted member) */
-  counts(peerId: string): boolean
+  /**
+   * Whether a record counts: its author acts for an admitted member, and if
+   * a removal froze the author, that removal's rekey keeps the record.
+   */
+  counts(record: RecordRef): boolean
   /** admitted and not removed */
   isActive(member: string): boolean
 }
@@ -93,81 +101,31 @@ export function deriveMembership(
   owner: string,
   records: Iterable<WireRecord>,
 ): Membership {
-  const binds: BindRecord[] = []
-  const admits: AdmitRecord[] = []
-  const rekeys: RekeyRecord[] = []
-  for (const record of records) {
-    if (record.room !== room) continue
-    if (record.kind === 'bind' && bindVerifies(record)) binds.push(record)
-    else if (record.kind === 'admit') admits.push(record)
-    else if (record.kind === 'rekey') rekeys.push(record)
-  }
-  const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
-  binds.sort(byId)
-  admits.sort((a, b) => a.at - b.at || byId(a, b))
-  rekeys.sort(byId)
-
-  /** PeerId → members it holds valid binds to, in bind id order */
-  const boundTo = new Map<string, string[]>()
-  for (const bind of binds) {
-    const list = boundTo.get(bind.from) ?? []
-    if (!list.includes(bind.member)) list.push(bind.member)
-    boundTo.set(bind.from, list)
-  }
-  const bound = (peerId: string) => boundTo.get(peerId) ?? []
-
-  // admission: a least fixpoint over owners (co-owners only ever join it)
-  const coOwners = new Set<string>()
-  const counts = (admit: AdmitRecord, owners: ReadonlySet<string>) => {
-    const by = bound(admit.from).filter((m) => owners.has(m))
-    return admit.member === owner ? by.includes(owner) : by.length > 0
-  }
-  for (let changed = true; changed;) {
-    changed = false
-    const owners = new Set([owner, ...coOwners])
-    for (const admit of admits) {
-      if (admit.coOwner && admit.member !== owner && !coOwners.has(admit.member)) {
-        if (counts(admit, owners)) {
-          coOwners.add(admit.member)
-          changed = true
-        }
-      }
-    }
-  }
-  const owners = new Set([owner, ...coOwners])
-  // each member as its counted admit with the smallest (at, id) says (admits are in that order)
-  const members = new Map<string, MemberInfo>([[owner, rootInfo(owner)]])
-  for (const admit of admits) {
-    if (!counts(admit, owners)) continue
-    const root = admit.member === owner
-    const known = members.get(admit.member)
-    if (known !== undefined && !(root && known.name === null)) continue
-    members.set(admit.member, {
-      id: admit.member,
-      name: admit.name,
-      box: admit.box,
-      rootOwner: root,
-      coOwner: coOwners.has(admit.member),
-      admittedBy: root ? null : lowest(bound(admit.from).filter((m) => owners.has(m))),
-      admittedAt: root ? null : admit.at,
-    })
-  }
-
-  // the epoch chain
+  const held = collectMemberRecords(room, records)
+  /** member records a freeze left out */
+  const out = new Set<string>()
+  /** PeerId → the epoch that froze it */
+  const frozen = new Map<string, number>()
   const removed = new Map<string, Removal>()
   const chain: RekeyRecord[] = []
+  let adm = admission(owner, held, out)
   for (let epoch = 1; ; epoch++) {
     const prev = chain.length === 0 ? null : chain[chain.length - 1]!.id
-    const winner = rekeys.find(
+    const candidates = held.rekeys.filter(
       (rekey) =>
+        !out.has(rekey.id) &&
         rekey.epoch === epoch &&
         rekey.prev === prev &&
         !rekey.removed.includes(owner) &&
-        bound(rekey.from).some((m) => owners.has(m) && !removed.has(m)),
+        actingOwner(adm, rekey.from, removed) !== undefined,
     )
-    if (winner === undefined) break
+    if (candidates.length === 0) break
+    const winner =
+      candidates.length === 1
+        ? candidates[0]!
+        : contestWinner({ owner, records: held, out, adm, removed, frozen }, candidates)
     chain.push(winner)
-    const by = lowest(bound(winner.from).filter((m) => owners.has(m) && !removed.has(m)))
+    const by = actingOwner(adm, winner.from, removed)!
     for (const member of winner.removed) {
       if (removed.has(member)) continue
       removed.set(member, {
@@ -179,44 +137,46 @@ export function deriveMembership(
         rekey: winner.id,
       })
     }
+    // the freeze, again until no PeerId bound to removed members only is left unfrozen
+    const kept = new Set(winner.kept)
+    for (let peers = newlyFrozen(adm, removed, frozen); peers.length > 0;) {
+      const now = new Set(peers)
+      for (const peerId of peers) frozen.set(peerId, epoch)
+      const before = out.size
+      for (const list of [held.binds, held.admits, held.rekeys])
+        for (const r of list) if (now.has(r.from) && !kept.has(r.id)) out.add(r.id)
+      if (out.size === before) break
+      adm = admission(owner, held, out)
+      peers = newlyFrozen(adm, removed, frozen)
+    }
   }
 
   const peers = new Map<string, string>()
-  for (const [peerId, list] of boundTo) {
-    const admitted = list.filter((m) => members.has(m))
+  for (const [peerId, list] of adm.boundTo) {
+    const admitted = list.filter((m) => adm.members.has(m))
     const chosen = admitted.find((m) => !removed.has(m)) ?? admitted[0]
     if (chosen !== undefined) peers.set(peerId, chosen)
   }
-  const current = new Set([...owners].filter((m) => !removed.has(m)))
+  const keptBy = chain.map((rekey) => new Set(rekey.kept))
+  const current = new Set([...adm.owners].filter((m) => !removed.has(m)))
   return Object.freeze({
     room,
     owner,
-    members,
+    members: adm.members,
     removed,
     owners: current,
     peers,
     epoch: chain.length,
     rekeys: chain,
+    frozen,
     memberOf: (peerId: string) => peers.get(peerId),
-    counts: (peerId: string) => peers.has(peerId),
-    isActive: (member: string) => members.has(member) && !removed.has(member),
+    counts: ({ id, from }: RecordRef) => {
+      if (!peers.has(from)) return false
+      const at = frozen.get(from)
+      return at === undefined || keptBy[at - 1]!.has(id)
+    },
+    isActive: (member: string) => adm.members.has(member) && !removed.has(member),
   })
-}
-
-function rootInfo(owner: string): MemberInfo {
-  return {
-    id: owner,
-    name: null,
-    box: null,
-    rootOwner: true,
-    coOwner: false,
-    admittedBy: null,
-    admittedAt: null,
-  }
-}
-
-function lowest(list: readonly string[]): string {
-  return [...list].sort()[0]!
 }
 
 /**

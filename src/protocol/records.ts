@@ -209,7 +209,8 @@ export function newAdmit(
 
 /**
  * An owner's move to epoch `epoch` (after rekey `prev`, null for epoch 1):
- * `removed` out, `boxes` from member-key.ts's sealEpochSecret under `eph`.
+ * `removed` out, `boxes` from member-key.ts's sealEpochSecret under `eph`,
+ * `kept` what of the removed members' records keeps counting (keptIds).
  */
 export function newRekey(
   room: string,
@@ -221,6 +222,8 @@ export function newRekey(
     reason: 'remove' | 'reset'
     eph: string
     boxes: readonly RekeyBox[]
+    /** ids of the removed members' records that keep counting (any order; sorted here) */
+    kept: readonly string[]
   },
   at: number,
 ): RekeyRecord {
@@ -234,6 +237,7 @@ export function newRekey(
     reason: fields.reason,
     eph: fields.eph,
     boxes: [...fields.boxes].sort((a, b) => (a.member < b.member ? -1 : 1)),
+    kept: [...new Set(fields.kept)].sort(),
     at,
   })
 }

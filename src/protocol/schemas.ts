@@ -27,8 +27,12 @@ import { memberSchemas } from './member-schemas'
  * 6 (protocol version 7): a score carries its scorer's judgement of each
  * subgoal and the accepted split is classified by its voters; the `node`
  * kind and the `classify` failure stage are gone (issue 46).
+ * 7 (protocol version 8): a rekey lists what of the members it removes
+ * stays (`kept`), and a removed member's other records count for nothing
+ * (issue 55): a version-7 peer would reject such rekeys and count a removed
+ * member's later records.
  */
-export const PROTOCOL_VERSION = 6
+export const PROTOCOL_VERSION = 7
 
 export const idSchema = z.string().regex(new RegExp(`^[0-9a-f]{${ID_HEX_LENGTH}}$`), 'not an id')
 /** Only Ed25519 PeerIds: their public key is inside, so any receiver can check a signature. */

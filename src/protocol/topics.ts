@@ -13,7 +13,7 @@ export interface RoomTopics {
 /** `room` is the room's public id (room-key.ts), never its secret. */
 export function roomTopics(room: string): RoomTopics {
   return {
-    plan: `murmuration/7/${room}/plan`,
-    presence: `murmuration/7/${room}/presence`,
+    plan: `murmuration/8/${room}/plan`,
+    presence: `murmuration/8/${room}/presence`,
   }
 }

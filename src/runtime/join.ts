@@ -21,6 +21,17 @@ export const JOIN_FALLBACK_MS = 6_000
 export const JOIN_EXPECTING_PEERS_MAX_MS = 60_000
 /** How often a peer still waiting looks again (the relay may list members meanwhile). */
 export const JOIN_RECHECK_MS = 1_000
+/**
+ * Once its first session has ended, a peer syncs once more with every peer
+ * it is linked to by then, and joins when that round ends or after this
+ * long. A peer whose link is from before a rekey meets, on its old epoch,
+ * both members' forwarding nodes (which hand it the rekey) and maybe a
+ * removed member: the rekey must be in before it takes any LLM work, or it
+ * would spend its key on the removed member's goals until it arrives. A
+ * session with a linked peer takes well under a second; a stalled one is
+ * not worth keeping a peer idle for.
+ */
+export const JOIN_ROUND_MAX_MS = 5_000
 
 /** Does a peer that has not synced yet, `sinceStartMs` after it started, start work now? */
 export function joinsWithoutSync(sinceStartMs: number, expectsPeers: boolean): boolean {

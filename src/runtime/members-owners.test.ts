@@ -13,6 +13,7 @@ import { deriveRoomKey, newRoomSecret, stableRoomId, type RoomKey } from '../pro
 import { NotOwnerError, RoomMembers } from './members'
 import { memoryMembersPersistence } from './members-persist'
 import { membersView, removedSentence } from './members-view'
+import { removalRekey } from './members-rekey'
 
 const ROOM = 'owners-test'
 
@@ -25,8 +26,10 @@ function room() {
   const records: PlanRecord[] = []
   const peers: Array<{ members: RoomMembers; keys: RoomKey[]; removed: boolean }> = []
   let clock = 1_000
+  /** records to deliver just before `record` (a race another owner won) */
+  let before: (record: PlanRecord) => PlanRecord[] = () => []
   const publish = async (out: WireRecord[]) => {
-    for (const record of out as PlanRecord[]) {
+    for (const record of (out as PlanRecord[]).flatMap((r) => [...before(r), r])) {
       records.push(record)
       for (const p of peers) p.members.recordArrived(record)
     }
@@ -45,6 +48,7 @@ function room() {
       persistence: memoryMembersPersistence(),
       publish,
       records: () => records,
+      heldBy: async (peers) => records.filter((r) => peers.has(r.from)),
       switchTo: async (next) => void peer.keys.push(next),
       forward: () => {},
       onRemoved: () => void (peer.removed = true),
@@ -59,7 +63,13 @@ function room() {
     if (synced) await peer.members.joined()
     return peer
   }
-  return { join, ownerSeed }
+  return {
+    join,
+    ownerSeed,
+    stable,
+    records,
+    race: (hook: typeof before) => void (before = hook),
+  }
 }
 
 const view = (m: RoomMembers) =>
@@ -116,6 +126,35 @@ describe('co-owners', () => {
     expect(owner.members.membership().isActive(dave2.member)).toBe(true)
     // a co-owner cannot remove the room's maker
     await expect(bob.members.remove(owner.members.me.id)).rejects.toThrow(NotOwnerError)
+  })
+
+  it('an owner whose rekey lost a race to a co-owner’s makes its removal again on top', async () => {
+    const r = room()
+    const owner = await r.join(r.ownerSeed)
+    const bobInvite = await owner.members.invite('Bob', true)
+    const carolInvite = await owner.members.invite('Carol')
+    const daveInvite = await owner.members.invite('Dave')
+    const bob = await r.join(bobInvite.seed)
+    await r.join(carolInvite.seed)
+    await r.join(daveInvite.seed)
+    // as the owner's rekey removing Carol goes out, Bob's removing Dave, made on the same
+    // chain and with a lower id, reaches everyone first
+    r.race((record) => {
+      if (record.kind !== 'rekey' || record.epoch !== 1) return []
+      r.race(() => [])
+      const m = bob.members.membership()
+      for (let at = 0; ; at++) {
+        const rival = removalRekey(m, 'peer-1', daveInvite.member, 'remove', [], at).record
+        if (rival.id < record.id) return [rival]
+      }
+    })
+    await owner.members.remove(carolInvite.member)
+    await owner.members.settle()
+    const m = owner.members.membership()
+    expect(m.epoch).toBe(2)
+    expect(m.rekeys[0]!.removed).toEqual([daveInvite.member])
+    expect(m.rekeys[1]!.removed).toEqual([carolInvite.member])
+    expect(bob.members.membership().isActive(carolInvite.member)).toBe(false)
   })
 
   it('the maker inviting before its first sync publishes its own admit (its name) first', async () => {

@@ -13,17 +13,12 @@
  * module holds the state that follows from them on one peer, and the I/O
  * (publishing, persistence, the network switch) goes through its init.
  */
-import {
-  deriveMembership,
-  nextRekey,
-  rekeyRecipients,
-  type Membership,
-} from '../protocol/membership'
+import { deriveMembership, peersOf, type Membership } from '../protocol/membership'
+import type { KeptCandidate } from '../protocol/kept'
 import {
   deriveMemberKey,
   newMemberSeed,
   openEpochSecret,
-  sealEpochSecret,
   type MemberKey,
 } from '../protocol/member-key'
 import { fromBase64url, toBase64url } from '../protocol/base64url'
@@ -31,16 +26,16 @@ import { MAX_MEMBER_NAME } from '../protocol/limits'
 import {
   newAdmit,
   newBind,
-  newRekey,
   type MemberRecord,
   type PlanRecord,
   type RekeyRecord,
   type WireRecord,
 } from '../protocol/records'
-import { deriveRoomKey, newRoomSecret, type RoomKey } from '../protocol/room-key'
+import { deriveRoomKey, type RoomKey } from '../protocol/room-key'
 import type { MembersPersistence, SavedEpoch, SavedInvite } from './members-persist'
 import { DEFAULT_OWNER_NAME, guestName } from './members-names'
 import { NotOwnerError, UnknownMemberError } from './members-errors'
+import { lostRekeys, removalRekey, type OwnRekey } from './members-rekey'
 
 export { DEFAULT_OWNER_NAME, NotOwnerError, UnknownMemberError }
 
@@ -90,6 +85,10 @@ export interface RoomMembersInit {
   publish: (records: WireRecord[]) => Promise<void>
   /** the member records held (the plan store's) */
   records: () => Iterable<PlanRecord>
+  /** every record held or archived by these PeerIds (what a removal keeps, protocol/kept.ts) */
+  heldBy: (peers: ReadonlySet<string>) => Promise<KeptCandidate[]>
+  /** a sync round with the neighbours, bounded: a removal then keeps what they had of the member */
+  syncFirst?: () => Promise<void>
   /** moves the room's network to another epoch's key */
   switchTo: (key: RoomKey) => Promise<void>
   /** the previous epochs' keys to keep forwarding (newest first) */
@@ -118,6 +117,8 @@ export class RoomMembers {
   private queued = false
   private bindTimer: ReturnType<typeof setInterval> | undefined
   private admitted = false
+  /** rekeys this owner made and has not seen win or lose yet (members-rekey.ts) */
+  private readonly mine = new Map<string, OwnRekey>()
 
   constructor(private readonly init: RoomMembersInit) {
     this.current = init.linkKey
@@ -251,6 +252,18 @@ export class RoomMembers {
       this.init.onChange()
       return
     }
+    // another owner's rekey won an epoch one of ours was for: make our change again on top
+    for (const [id, own] of this.mine) if (m.rekeys[own.epoch - 1]?.id === id) this.mine.delete(id)
+    for (const id of lostRekeys(m, this.mine)) {
+      const own = this.mine.get(id)!
+      this.mine.delete(id)
+      this.init.log(`a rekey of epoch ${own.epoch} lost to another owner's: removing again`)
+      queueMicrotask(() => {
+        this.rekey(own.member, own.reason).catch((err: Error) => {
+          this.init.log(`could not remove again: ${err.message}`)
+        })
+      })
+    }
     const last = m.rekeys[m.rekeys.length - 1]
     if (last && last.id !== this.currentRekey) {
       const target = this.target(m)
@@ -349,21 +362,28 @@ export class RoomMembers {
 
   /** Owner: moves the room to a new epoch without `member` (reason remove or reset). */
   private async rekey(member: string, reason: 'remove' | 'reset'): Promise<Membership> {
-    const m = this.mayManage(reason === 'remove' ? 'remove members' : 'reset invite links')
+    const what = reason === 'remove' ? 'remove members' : 'reset invite links'
+    this.mayManage(what)
+    // the member's last records still on their way here keep counting if a neighbour has them
+    await this.init.syncFirst?.()
+    await this.settle()
+    const m = this.mayManage(what)
     if (!m.isActive(member)) throw new UnknownMemberError(`no member ${member} in this room`)
     if (member === this.init.owner)
       throw new NotOwnerError('be removed by a co-owner: not the root owner')
-    const { epoch, prev } = nextRekey(m)
-    const secret = newRoomSecret()
-    const sealed = sealEpochSecret(this.init.stable, epoch, secret, rekeyRecipients(m, [member]))
-    const record = newRekey(
-      this.init.stable,
+    // what of theirs keeps counting: everything this peer holds or archived of them (§0.1)
+    const held = await this.init.heldBy(new Set(peersOf(m, member)))
+    const { record, secret } = removalRekey(
+      m,
       this.init.peerId,
-      { epoch, prev, removed: [member], reason, eph: sealed.eph, boxes: sealed.boxes },
+      member,
+      reason,
+      held,
       this.init.now(),
     )
+    this.mine.set(record.id, { member, reason, epoch: record.epoch })
     // kept before it is published: the owner may have no box of its own yet
-    await this.remember(epoch, secret, record.id)
+    await this.remember(record.epoch, secret, record.id)
     // publishing adds it to the store, which hands it back here (recordArrived)
     await this.init.publish([record])
     await this.settle()

@@ -3,14 +3,23 @@
  * same browser share it: records are content-addressed and only ever added,
  * so sharing is safe, and a new tab starts with everything its siblings hold.
  * Archiving deletes records and remembers their ids (packed, 16 bytes each)
- * in a second database, one entry per archive.
+ * in a second database, one entry per archive, and who wrote them in a
+ * third (read only when this browser's owner removes someone).
  */
 import { createStore, delMany, entries, get, set, values, type UseStore } from 'idb-keyval'
-import { packIds, unpackIds, type RecordPersistence, type SpendingPersistence } from './persist'
+import {
+  packIds,
+  unpackIds,
+  type ArchivedAuthors,
+  type RecordPersistence,
+  type SpendingPersistence,
+} from './persist'
 
 export function indexedDbPersistence(room: string): RecordPersistence {
   const store: UseStore = createStore(`murmuration-plan-${room}`, 'records')
   const archive: UseStore = createStore(`murmuration-archive-${room}`, 'tombstones')
+  const authors: UseStore = createStore(`murmuration-archived-by-${room}`, 'authors')
+  const entryKey = () => `${Date.now()}-${Math.random().toString(36).slice(2)}`
   return {
     async load() {
       const rows = await entries<string, Uint8Array>(store)
@@ -26,8 +35,16 @@ export function indexedDbPersistence(room: string): RecordPersistence {
       return (await values<Uint8Array>(archive)).flatMap(unpackIds)
     },
     async saveTombstones(ids) {
-      const key = `${Date.now()}-${Math.random().toString(36).slice(2)}`
-      await set(key, packIds(ids), archive)
+      await set(entryKey(), packIds(ids), archive)
+    },
+    async saveArchivedAuthors(groups) {
+      const packed = groups.map((g) => ({ from: g.from, kind: g.kind, ids: packIds(g.ids) }))
+      await set(entryKey(), packed, authors)
+    },
+    async loadArchivedAuthors() {
+      const entries =
+        await values<{ from: string; kind: ArchivedAuthors['kind']; ids: Uint8Array }[]>(authors)
+      return entries.flat().map((g) => ({ from: g.from, kind: g.kind, ids: unpackIds(g.ids) }))
     },
   }
 }

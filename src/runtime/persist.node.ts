@@ -4,11 +4,19 @@
  * (the process died mid-append) is ignored on load; every record is verified
  * again when loaded, so a damaged file cannot inject anything. Archived ids
  * are appended to `<path>.archived` (16 bytes each); the records file is not
- * rewritten, its archived records are skipped on load.
+ * rewritten, its archived records are skipped on load. Who wrote them goes
+ * to `<path>.archived-by`, one JSON line per author and kind (a torn last
+ * line is skipped).
  */
 import { appendFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import { packIds, unpackIds, type RecordPersistence, type SpendingPersistence } from './persist'
+import {
+  packIds,
+  unpackIds,
+  type ArchivedAuthors,
+  type RecordPersistence,
+  type SpendingPersistence,
+} from './persist'
 
 export function filePersistence(path: string): RecordPersistence {
   const saved = new Set<string>()
@@ -43,6 +51,32 @@ export function filePersistence(path: string): RecordPersistence {
         await appendFile(`${path}.archived`, packIds(ids))
       })
       await queue
+    },
+    async saveArchivedAuthors(groups) {
+      const lines = groups.map((group) => `${JSON.stringify(group)}\n`).join('')
+      queue = queue.then(async () => {
+        await mkdir(dirname(path), { recursive: true })
+        await appendFile(`${path}.archived-by`, lines)
+      })
+      await queue
+    },
+    async loadArchivedAuthors() {
+      let text: string
+      try {
+        text = await readFile(`${path}.archived-by`, 'utf8')
+      } catch {
+        return []
+      }
+      const groups: ArchivedAuthors[] = []
+      for (const line of text.split('\n')) {
+        try {
+          const group = JSON.parse(line) as ArchivedAuthors
+          if (typeof group.from === 'string' && Array.isArray(group.ids)) groups.push(group)
+        } catch {
+          // a torn last line (the process died mid-append)
+        }
+      }
+      return groups
     },
     async save(id, bytes) {
       if (saved.has(id)) return

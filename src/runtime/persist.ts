@@ -1,3 +1,5 @@
+import type { PlanRecord } from '../protocol/records'
+
 /**
  * Where a peer keeps the records it holds, so that a reload or a restart
  * loses nothing: IndexedDB in a tab (persist.browser.ts), a file for a
@@ -14,7 +16,36 @@ export interface RecordPersistence {
   loadTombstones?(): Promise<string[]>
   /** remember archived ids */
   saveTombstones?(ids: readonly string[]): Promise<void>
+  /**
+   * remember who wrote archived records (since protocol version 8): an owner
+   * removing a member lists that member's archived records in its rekey's
+   * `kept`, so they go on counting on peers that did not archive them
+   */
+  saveArchivedAuthors?(groups: readonly ArchivedAuthors[]): Promise<void>
+  /** every group saved so far, read only when this peer removes someone */
+  loadArchivedAuthors?(): Promise<ArchivedAuthors[]>
   close?(): Promise<void>
+}
+
+/** Archived records of one author and kind: their ids. */
+export interface ArchivedAuthors {
+  from: string
+  kind: PlanRecord['kind']
+  ids: string[]
+}
+
+/** Archived records, as `KeptCandidate`s, grouped by author and kind. */
+export function groupArchived(
+  records: readonly { id: string; kind: PlanRecord['kind']; from: string }[],
+): ArchivedAuthors[] {
+  const groups = new Map<string, ArchivedAuthors>()
+  for (const { id, kind, from } of records) {
+    const key = `${from} ${kind}`
+    const group = groups.get(key) ?? { from, kind, ids: [] }
+    group.ids.push(id)
+    groups.set(key, group)
+  }
+  return [...groups.values()]
 }
 
 /**
@@ -43,12 +74,21 @@ export function memorySpending(): SpendingPersistence & { saved: unknown } {
 export function memoryPersistence(): RecordPersistence & {
   records: Map<string, Uint8Array>
   tombstones: Set<string>
+  archivedAuthors: ArchivedAuthors[]
 } {
   const records = new Map<string, Uint8Array>()
   const tombstones = new Set<string>()
+  const archivedAuthors: ArchivedAuthors[] = []
   return {
     records,
     tombstones,
+    archivedAuthors,
+    async saveArchivedAuthors(groups) {
+      archivedAuthors.push(...structuredClone(groups))
+    },
+    async loadArchivedAuthors() {
+      return structuredClone(archivedAuthors)
+    },
     async remove(ids) {
       for (const id of ids) records.delete(id)
     },

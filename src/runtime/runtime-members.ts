@@ -29,6 +29,8 @@ export interface StartMembersInit {
   publish: (records: WireRecord[]) => Promise<void>
   /** moves the room's network to this epoch's key */
   connect: (key: RoomKey) => Promise<void>
+  /** a bounded sync round with the neighbours (before a removal, members.ts) */
+  syncFirst?: () => Promise<void>
   /** stops the room's network for good (a removed member) */
   disconnect: () => Promise<void>
   /** what a forwarding node needs of the runtime (relays, createNode, logger…) */
@@ -59,6 +61,8 @@ export async function startMembers(init: StartMembersInit): Promise<StartedMembe
     persistence,
     publish: init.publish,
     records: () => init.store.records().filter(isMemberRecord),
+    heldBy: (peers) => init.store.heldBy(peers),
+    ...(init.syncFirst ? { syncFirst: init.syncFirst } : {}),
     switchTo: init.connect,
     forward: (keys) => forwarders?.set(keys),
     onRemoved: () => {

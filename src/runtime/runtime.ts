@@ -33,7 +33,7 @@ import { isPlanRecord, PlanStore } from './store'
 import type { BatchDecoder } from '../protocol/batch-verify'
 import { archiveFinished } from './archive'
 import { AntiEntropyClock } from './anti-entropy'
-import { JOIN_FALLBACK_MS, JOIN_RECHECK_MS, joinsWithoutSync } from './join'
+import { JOIN_FALLBACK_MS, JOIN_RECHECK_MS, JOIN_ROUND_MAX_MS, joinsWithoutSync } from './join'
 import type { LiveText } from './live-text'
 import { addCall, EMPTY_CALL_LOG, restoreCallLog, type CallStore } from './call-log'
 import { DEFAULT_BUDGET } from './budget'
@@ -55,6 +55,13 @@ import {
 } from './types'
 
 export const DEFAULT_CAPACITY = 4
+/**
+ * How long an owner's removal waits for its sync round with its neighbours
+ * (so the rekey keeps the removed member's records they hold and it has not
+ * seen yet): a session with a linked peer takes well under a second; a
+ * slow one is not worth holding the removal for.
+ */
+export const REKEY_SYNC_MAX_MS = 5_000
 export { ANTI_ENTROPY_INTERVAL_MS } from './anti-entropy'
 export { JOIN_FALLBACK_MS } from './join'
 /**
@@ -206,6 +213,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       store,
       publish: publishNow,
       connect: (key) => connect(keyOf(key)),
+      syncFirst: () => syncBeforeRekey(),
       disconnect: async () => {
         for (const off of offNode.splice(0)) off()
         await net?.stop()
@@ -299,6 +307,17 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     )
   }
 
+  // before a removal: what the neighbours hold of the member is kept too (members.ts)
+  const syncBeforeRekey = async () => {
+    if (!node) return
+    let timer: ReturnType<typeof setTimeout> | undefined
+    await Promise.race([
+      node.syncNow().catch((err: Error) => log(`sync before a rekey failed: ${err.message}`)),
+      new Promise((resolve) => (timer = setTimeout(resolve, REKEY_SYNC_MAX_MS))),
+    ])
+    clearTimeout(timer)
+  }
+
   // the room-scoped network of the current epoch (room-node.ts): rebuilt when the room moves on
   let net: RoomNode | null = null
   const offNode: Array<() => void> = []
@@ -327,13 +346,27 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     offNode.push(
       node.on('connections', (summary) => emit('connections', summary)),
       node.on('sync', (report) => {
-        if (report.error === undefined) join()
+        if (report.error === undefined) joinAfterRound()
       }),
     )
     emit('connections', node.connections())
     await old?.stop()
   }
-  // the role starts warming up once it has caught up with the swarm
+  // the role starts warming up once it has caught up with the swarm: after its
+  // first session, one round with every peer linked by then (join.ts)
+  let joinRound = false
+  const joinAfterRound = () => {
+    if (joined || joinRound || !node) return
+    joinRound = true
+    let timer: ReturnType<typeof setTimeout> | undefined
+    void Promise.race([
+      node.syncNow().catch((err: Error) => log(`the join's sync round failed: ${err.message}`)),
+      new Promise((resolve) => (timer = setTimeout(resolve, JOIN_ROUND_MAX_MS))),
+    ]).then(() => {
+      clearTimeout(timer)
+      join()
+    })
+  }
   let joined = false
   const join = () => {
     if (joined) return
@@ -481,6 +514,11 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
         : exportMarkdown(core.tree(), goalId)
     },
     archiveFinished: () => archiveFinished(room, store, core, now(), members?.members.membership()),
+    async syncRound() {
+      if (!node) return 0
+      const reports = await node.syncNow().catch(() => [])
+      return reports.filter((report) => report.error === undefined).length
+    },
     members: () => memberView(),
     roomKey: () => members?.members.current ?? roomKey,
     member: () => (init.member ? { owner: init.member.owner, seed: init.member.seed } : null),

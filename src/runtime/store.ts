@@ -14,7 +14,8 @@ import { AUTHOR_QUOTA } from '../protocol/limits'
 import { wireRecordSchema } from '../protocol/schemas'
 import { AuthorQuota, type QuotaKey } from '../protocol/quota'
 import type { PlanRecord, WireRecord } from '../protocol/records'
-import type { RecordPersistence } from './persist'
+import type { KeptCandidate } from '../protocol/kept'
+import { groupArchived, type RecordPersistence } from './persist'
 
 export interface PlanStoreInit {
   room: string
@@ -125,19 +126,37 @@ export class PlanStore implements RecordStore {
   async archive(ids: Iterable<string>): Promise<number> {
     const list = [...ids].filter((id) => !this.archived.has(id))
     this.changes++
-    let dropped = 0
+    const authored: KeptCandidate[] = []
     for (const id of list) {
       const bytes = this.bytes.get(id)
       if (bytes !== undefined) {
-        this.quota.remove(decodeHeld(bytes))
+        const record = decodeHeld(bytes)
+        this.quota.remove(record)
+        authored.push({ id, kind: record.kind, from: record.from })
         this.bytes.delete(id)
-        dropped++
       }
       this.archived.add(id)
     }
     await this.init.persistence.saveTombstones?.(list)
+    await this.init.persistence.saveArchivedAuthors?.(groupArchived(authored))
     await this.init.persistence.remove?.(list)
-    return dropped
+    return authored.length
+  }
+
+  /**
+   * What a rekey removing the members of `peers` keeps (protocol/kept.ts):
+   * the records held by those PeerIds, and those this peer archived (their
+   * authors were remembered when archived).
+   */
+  async heldBy(peers: ReadonlySet<string>): Promise<KeptCandidate[]> {
+    const held: KeptCandidate[] = []
+    for (const record of this.records())
+      if (peers.has(record.from)) held.push({ id: record.id, kind: record.kind, from: record.from })
+    for (const group of (await this.init.persistence.loadArchivedAuthors?.()) ?? []) {
+      if (!peers.has(group.from)) continue
+      for (const id of group.ids) held.push({ id, kind: group.kind, from: group.from })
+    }
+    return held
   }
 
   get(id: string): Uint8Array | undefined {

@@ -281,6 +281,13 @@ export interface PeerRuntime {
    * from this peer's memory and storage for good (src/runtime/archive.ts).
    */
   archiveFinished(): Promise<ArchiveResult>
+  /**
+   * A sync round with every peer linked now; resolves with how many
+   * answered (0: none linked, or none answered). After it, each of them
+   * holds every record this peer held when the round began (an agent's
+   * one-off action waits for one, cli/agent-members.ts).
+   */
+  syncRound(): Promise<number>
   /** the room's members as people see them; null for a peer without a member */
   members(): MembersView | null
   /** the current epoch's key: what this peer's links carry (its secret stays in this browser) */

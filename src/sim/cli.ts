@@ -30,6 +30,8 @@ const HELP = `usage: npm run sim -- [options]
   --flood            a member floods the room with goals throughout (sim/flood.ts)
   --steer            goals ask for approval; their authors approve late, veto,
                      redo leaves, pause and resume (sim/steer.ts)
+  --removals N       N times per run the owner removes a member, who works on
+                     regardless (sim/removal.ts)
   --max-crashes N    up to N crashes (and restarts) per run (default 1)
   --partitions N     N times per run the swarm splits in two for 5-30 s, then heals
   --freezes N        N times per run a peer freezes for longer than a lease, then thaws
@@ -37,7 +39,7 @@ const HELP = `usage: npm run sim -- [options]
   --strict           also fail on an unfinished plan (unless it never could finish:
                      a goal no live scorers can accept, run.ts), a duplicate child
                      goal, an accept conflict, or wasted executions above 1% of leaves
-  --suite NAME       run a named set of settings (ci: 1,000 seeds; sweep: 10,000);
+  --suite NAME       run a named set of settings (ci: 1,250 seeds; sweep: 12,500);
                      implies --strict
   --persona NAME     LLM calls timed as under a mock persona (sim/personas.ts: its
                      long-tailed latency and the retries its habits cost)
@@ -71,6 +73,7 @@ function optionsFromArgs(argv: string[]) {
       steer: { type: 'boolean', default: false },
       flood: { type: 'boolean', default: false },
       'max-crashes': { type: 'string' },
+      removals: { type: 'string' },
       partitions: { type: 'string' },
       freezes: { type: 'string' },
       codec: { type: 'boolean', default: false },
@@ -104,6 +107,7 @@ function optionsFromArgs(argv: string[]) {
     steer: values.steer,
     flood: values.flood,
     maxCrashes: num(values['max-crashes'], 1),
+    ...(values.removals ? { removals: num(values.removals, 0) } : {}),
     partitions: num(values.partitions, 0),
     freezes: num(values.freezes, 0),
     codec: values.codec,

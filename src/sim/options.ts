@@ -73,6 +73,13 @@ export interface SwarmOptions {
    * vetoes, redoes leaves, pauses and resumes (sim/steer.ts)
    */
   steer?: boolean
+  /**
+   * every peer is a member of its own, and this many times per run the
+   * room's owner removes one (sim/removal.ts), who works on regardless
+   */
+  removals?: number
+  /** the room's owner (its member id): set by runSeed for removals */
+  owner?: string
   /** called after every step, for scenario tests (e.g. crash a peer right after it claims) */
   onStep?: (sim: Swarm, peer: SimPeer, effects: Effects, now: number) => void
 }

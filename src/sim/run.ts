@@ -9,6 +9,8 @@ import { LEASE_TIMEOUT_MS, QUORUM_VOTES } from '../protocol/rules'
 import { derived } from '../roles/peer'
 import { ATTACK_EVERY_MS, attackRecords, hostileViolations } from './hostile'
 import { STEER_EVERY_MS, steerMemory, steerRecords } from './steer'
+import { runWithRemovals, simOwner } from './removal'
+import { createRng } from './rng'
 import {
   FLOODER_PEER,
   FLOOD_RECORDS,
@@ -176,7 +178,10 @@ function scheduleFreezes(sim: Swarm): void {
 }
 
 export function runSeed(options: SwarmOptions): SeedResult {
-  const sim = new Swarm(options)
+  // removals draw from their own stream: the other settings' seeds run exactly as before
+  const memberRng = options.removals ? createRng(options.seed).fork('members') : null
+  const owner = memberRng ? simOwner(memberRng) : null
+  const sim = new Swarm(owner ? { ...options, owner: owner.id } : options)
   const submitters = sim.peers.filter((peer) => peer.role !== 'observer')
   options.goals.forEach((text, i) => {
     sim.schedule(SUBMIT_AT_MS + i * 500, {
@@ -221,7 +226,12 @@ export function runSeed(options: SwarmOptions): SeedResult {
       }
     }
   }
-  if (options.steer) {
+  let removalViolations: ((peer: SimPeer) => string[]) | null = null
+  if (owner && memberRng) {
+    const run = runWithRemovals(sim, owner, memberRng, SUBMIT_AT_MS, done)
+    completed = run.completed
+    removalViolations = run.violations
+  } else if (options.steer) {
     while (!completed && sim.now < options.maxVirtualMs) {
       completed = sim.runUntil(done, Math.min(sim.now + STEER_EVERY_MS, options.maxVirtualMs))
       steer()
@@ -285,6 +295,7 @@ export function runSeed(options: SwarmOptions): SeedResult {
   if (options.hostile) {
     for (const p of alive) violations.push(...hostileViolations(derived(p.state!)))
   }
+  if (removalViolations) for (const p of alive) violations.push(...removalViolations(p))
   if (options.flood) {
     for (const p of alive) {
       violations.push(...floodViolations(derived(p.state!)))

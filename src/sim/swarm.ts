@@ -184,6 +184,7 @@ export class Swarm {
         model: 'sim-1',
         offline: true,
         writesUnrunCode: peer.role === 'executor' && (this.options.writesUnrunCode ?? false),
+        ...(this.options.owner ? { owner: this.options.owner } : {}),
       },
       this.local(peer),
       peer.persisted,

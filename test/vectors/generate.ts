@@ -17,7 +17,8 @@ import { encodeHello, encodeMessage } from '../../src/net/sync-wire'
 import { encodeUvarint } from '../../src/net/bytes'
 import { SYNC_PROTOCOL } from '../../src/net/constants'
 import { IdSet, initialMessage, SYNC_PARAMS } from '../../src/protocol/reconcile'
-import { deriveRoomKey, encodeSecret, sealRecord } from '../../src/protocol/room-key'
+import { deriveRoomKey, encodeSecret, sealRecord, stableRoomId } from '../../src/protocol/room-key'
+import { deriveMemberKey } from '../../src/protocol/member-key'
 import { PROTOCOL_VERSION } from '../../src/protocol/schemas'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
@@ -27,7 +28,8 @@ import { canonicalJson } from '../../src/protocol/canonical'
 import { SIGNING_PREFIX, WIRE_FORMAT } from '../../src/protocol/codec'
 import { contentId, rendezvousOrder, rendezvousWeight } from '../../src/protocol/hash'
 import { nodeId, taskId } from '../../src/protocol/ids'
-import { memberVectors } from './members'
+import { memberVectors, VECTOR_MEMBER_SEEDS } from './members'
+import { removalVectors } from './removal'
 import { memberSteeringVectors } from './member-steering'
 import {
   newRedo,
@@ -85,7 +87,10 @@ export function generateVectors() {
     id: contentId(value),
   }))
   const roomKey = deriveRoomKey(VECTOR_ROOM.name, VECTOR_ROOM.secret)
-  const room = roomKey.id
+  // what the wire names an epoch by (§0: topics, sealing, sync HELLO)
+  const transport = roomKey.id
+  // what records carry (§3.3): the stable room id of the vectors' room and owner
+  const room = stableRoomId(VECTOR_ROOM.name, deriveMemberKey(VECTOR_MEMBER_SEEDS.owner).id)
   const goal = stamp<GoalRecord>({
     kind: 'goal',
     room,
@@ -150,7 +155,7 @@ export function generateVectors() {
       wire: hex(wire),
     }
   })
-  const associatedData = Buffer.concat([Buffer.from('murmuration/sealed/2\n'), utf8(room)])
+  const associatedData = Buffer.concat([Buffer.from('murmuration/sealed/2\n'), utf8(transport)])
   const sealed = sealRecord(roomKey, wires[0]!, () => VECTOR_NONCE)
   // §7: fingerprints of id lists, and the frames of a session's start
   const recordIds = [goal.id, claim.id, failure.id].sort()
@@ -168,7 +173,7 @@ export function generateVectors() {
     }
   })
   const set = new IdSet(recordIds)
-  const hello = encodeHello({ room, count: set.size, fingerprint: set.fingerprintAll() })
+  const hello = encodeHello({ room: transport, count: set.size, fingerprint: set.fingerprintAll() })
   const [ranges] = encodeMessage(initialMessage(set, SYNC_PARAMS), 64 * 1024)
   const onWire = (frame: Uint8Array) => hex(Buffer.concat([encodeUvarint(frame.length), frame]))
   const peers = [
@@ -182,7 +187,7 @@ export function generateVectors() {
     weights: Object.fromEntries(peers.map((peer) => [peer, rendezvousWeight(subject, peer)])),
     order: rendezvousOrder(subject, peers),
   }))
-  const topics = roomTopics(room)
+  const topics = roomTopics(transport)
   // §2: what a neighbour's messages cost, and a burst of the largest against a full bucket
   const largest = 256 * 1024 + 65 + 41
   const bucket = new RateLimiter()
@@ -214,14 +219,14 @@ export function generateVectors() {
       secret: hex(VECTOR_ROOM.secret),
       inviteKey: encodeSecret(VECTOR_ROOM.secret),
       salt: 'murmuration/room/2',
-      roomIdInfo: `room-id\n${VECTOR_ROOM.name}`,
-      roomId: room,
+      transportIdInfo: `room-id\n${VECTOR_ROOM.name}`,
+      transportId: transport,
       recordKeyInfo: `record-key\n${VECTOR_ROOM.name}`,
       recordKey: hex(roomKey.recordKey),
     },
     sealed: {
       about:
-        '§0: XChaCha20-Poly1305 of records[0].wire under room.recordKey; associated data = "murmuration/sealed/2\\n" ‖ the room id as UTF-8 hex text',
+        '§0: XChaCha20-Poly1305 of records[0].wire under room.recordKey; associated data = "murmuration/sealed/2\\n" ‖ the transport id as UTF-8 hex text',
       plain: hex(wires[0]!),
       nonce: hex(VECTOR_NONCE),
       associatedData: hex(associatedData),
@@ -234,7 +239,7 @@ export function generateVectors() {
       peerId,
     },
     signingPrefix: new TextDecoder().decode(SIGNING_PREFIX),
-    topics: { room, ...topics },
+    topics: { transportId: transport, ...topics },
     gossipBucket,
     canonical,
     contentIds: ids,
@@ -248,6 +253,13 @@ export function generateVectors() {
     },
     taskIds: tasks,
     members: memberVectors(VECTOR_ROOM, key, peerId),
+    // §0.1 (since version 8): a removal's kept, and what a removed co-owner writes after it
+    removal: removalVectors(VECTOR_ROOM.name, {
+      owner: peerId,
+      guest: '12D3KooWGzh9h1oUqPixbMU3hS6jCeLBVBHnRDEpNv1mtx3PDmF8',
+      guestTab: '12D3KooWDpJ7As7BWAwRMfu1VU2WCqNjvq387JEYKDBj4kx6nXTN',
+      puppet: '12D3KooWQYhTNQdmr3ArTeUHRYzFg94BKyTkoWBDWez9kSCVe2Xo',
+    }),
     records,
     rendezvous,
     steering: steering.vector,
@@ -268,7 +280,7 @@ export function generateVectors() {
         '§7: fingerprint = first 16 bytes of SHA-256(input); frames as sent: uvarint length ‖ type ‖ body',
       fingerprints,
       hello: {
-        room,
+        room: transport,
         count: set.size,
         fingerprint: hex(set.fingerprintAll()),
         frame: hex(hello),

@@ -66,7 +66,7 @@ export function memberVectors(
   const rekey = newRekey(
     stable,
     peerId,
-    { epoch: 1, prev: null, removed: [removed.id], reason: 'remove', ...sealed },
+    { epoch: 1, prev: null, removed: [removed.id], reason: 'remove', ...sealed, kept: [] },
     AT + 1_000,
   )
   const shared = x25519.getSharedSecret(EPH_PRIVATE, Buffer.from(guest.box, 'base64url'))

@@ -76,9 +76,12 @@ describe('test vectors (docs/test-vectors.json)', () => {
       const wire = Buffer.from(entry.wire, 'hex')
       expect(wire[0]).toBe(1)
       expect(wire.subarray(1, 65).equals(signature)).toBe(true)
-      const decoded = decodeRecord(new Uint8Array(wire), { room: vectors.topics.room })
+      // records carry the stable room id (§3.3), never a transport id
+      const room = vectors.members.stableId.id
+      expect(record.room).toBe(room)
+      const decoded = decodeRecord(new Uint8Array(wire), { room })
       expect(decoded.ok && decoded.record).toEqual(record)
-      expect(validateRecord(record, { room: vectors.topics.room }).ok).toBe(true)
+      expect(validateRecord(record, { room }).ok).toBe(true)
       // one flipped body byte and the signature no longer verifies
       const tampered = new Uint8Array(wire)
       tampered[tampered.length - 2]! ^= 1
@@ -99,17 +102,17 @@ describe('test vectors (docs/test-vectors.json)', () => {
     }
   })
 
-  it('§0: room id and record key by HKDF-SHA256 of the decoded invite key, UTF-8 salt and info', () => {
+  it('§0: transport id and record key by HKDF-SHA256 of the decoded invite key, UTF-8 salt and info', () => {
     const r = vectors.room
     const secret = Buffer.from(r.inviteKey, 'base64url')
     expect(secret.toString('hex')).toBe(r.secret)
     expect(Buffer.from(decodeSecret(r.inviteKey)).toString('hex')).toBe(r.secret)
     const hkdf = (info: string, bytes: number) =>
       Buffer.from(hkdfSync('sha256', secret, Buffer.from(r.salt), Buffer.from(info), bytes))
-    expect(hkdf(r.roomIdInfo, 16).toString('hex')).toBe(r.roomId)
+    expect(hkdf(r.transportIdInfo, 16).toString('hex')).toBe(r.transportId)
     expect(hkdf(r.recordKeyInfo, 32).toString('hex')).toBe(r.recordKey)
     const key = deriveRoomKey(r.name, secret)
-    expect(key.id).toBe(r.roomId)
+    expect(key.id).toBe(r.transportId)
     expect(Buffer.from(key.recordKey).toString('hex')).toBe(r.recordKey)
   })
 
@@ -117,7 +120,7 @@ describe('test vectors (docs/test-vectors.json)', () => {
     const s = vectors.sealed
     expect(s.plain).toBe(vectors.records[0]!.wire)
     expect(Buffer.from(s.associatedData, 'hex').toString('utf8')).toBe(
-      `murmuration/sealed/2\n${vectors.room.roomId}`,
+      `murmuration/sealed/2\n${vectors.room.transportId}`,
     )
     const sealed = Buffer.from(s.sealed, 'hex')
     expect(sealed[0]).toBe(2)
@@ -129,7 +132,7 @@ describe('test vectors (docs/test-vectors.json)', () => {
       Buffer.from(s.associatedData, 'hex'),
     )
     expect(Buffer.from(cipher.decrypt(sealed.subarray(25))).toString('hex')).toBe(s.plain)
-    const opened = openRecord({ id: vectors.room.roomId, recordKey: key }, sealed)
+    const opened = openRecord({ id: vectors.room.transportId, recordKey: key }, sealed)
     expect(opened.ok && Buffer.from(opened.plain).toString('hex')).toBe(s.plain)
     // another room's id in the associated data does not open it
     expect(openRecord({ id: '0'.repeat(32), recordKey: key }, sealed).ok).toBe(false)
@@ -149,7 +152,7 @@ describe('test vectors (docs/test-vectors.json)', () => {
     const frame = Buffer.from(h.frame, 'hex')
     expect(h.onWire).toBe(Buffer.from([frame.length]).toString('hex') + h.frame)
     expect([frame[0], frame[1], frame[2]]).toEqual([1, 2, h.room.length])
-    expect(frame.subarray(3, 3 + h.room.length).toString('utf8')).toBe(vectors.room.roomId)
+    expect(frame.subarray(3, 3 + h.room.length).toString('utf8')).toBe(vectors.room.transportId)
     expect(frame[3 + h.room.length]).toBe(h.count)
     expect(frame.subarray(4 + h.room.length).toString('hex')).toBe(h.fingerprint)
     expect(h.fingerprint).toBe(vectors.sync.fingerprints[2]!.fingerprint)
@@ -177,7 +180,7 @@ describe('test vectors (docs/test-vectors.json)', () => {
   })
 
   it('§5.12: steering records (goal.approve, steer, verdicts, result.steps, redos) are valid as spelled', () => {
-    const room = vectors.topics.room
+    const room = vectors.members.stableId.id
     for (const record of vectors.steering.records as WireRecord[]) {
       expect(validateRecord(record, { room }), record.kind).toMatchObject({ ok: true })
       expect(sha256Hex(canonicalJson({ ...record, id: undefined })).slice(0, 32)).toBe(record.id)
@@ -258,8 +261,19 @@ describe('test vectors (docs/test-vectors.json)', () => {
     }
   })
 
+  it('§3.3: every record of the vectors carries the stable room id, never a transport id', () => {
+    const room = vectors.members.stableId.id
+    const all = [
+      ...vectors.records.map((entry) => entry.record),
+      ...(vectors.steering.records as WireRecord[]),
+      ...(vectors.classification.records as WireRecord[]),
+    ]
+    for (const record of all) expect(record.room, record.kind).toBe(room)
+    expect(room).not.toBe(vectors.room.transportId)
+  })
+
   it('topics', () => {
-    expect(roomTopics(vectors.topics.room)).toEqual({
+    expect(roomTopics(vectors.topics.transportId)).toEqual({
       plan: vectors.topics.plan,
       presence: vectors.topics.presence,
     })

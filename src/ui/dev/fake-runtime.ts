@@ -252,6 +252,10 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
     async archiveFinished() {
       return { goals: 0, records: 0, json: null }
     },
+    // the fake has no network: nobody answers
+    async syncRound() {
+      return 0
+    },
     // the fake has no members: the Invite panel shows the room's link alone
     members: () => null,
     roomKey: () => init.room,

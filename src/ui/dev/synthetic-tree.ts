@@ -206,6 +206,7 @@ function goal(
     phase: slots.length === 0 ? 'awaiting-proposals' : settled ? 'complete' : 'running',
     leaves,
     cancelled: false,
+    authorRemoved: false,
     createdBy: peer(i),
     createdByMember: null,
     paused: false,

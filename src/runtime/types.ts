@@ -5,7 +5,7 @@
  * IndexedDB or the role core directly.
  */
 import type { Capability, LlmTaskKind, ModelConfig } from '../llm/types'
-import type { ConnectionSummary, PeerLink } from '../net/types'
+import type { ConnectionSummary, DirectCause, PeerLink, Relaying } from '../net/types'
 import type { ApprovalMode, PlanRecord, Role } from '../protocol/records'
 import type { PlanTree } from '../plan/tree'
 import type { RoomKey } from '../protocol/room-key'
@@ -19,6 +19,8 @@ export type { MemberInit, PersonInvite, MembersView, MemberView, Removed }
 
 export type {
   ConnectionSummary,
+  DirectCause,
+  Relaying,
   PeerLink,
   PlanTree,
   Role,

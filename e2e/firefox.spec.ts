@@ -26,7 +26,7 @@ const HOST_LAN = `${LAN_PREFIX}.1`
 const FINISH_TIMEOUT_MS = 120_000
 
 test.describe.configure({ mode: 'serial' })
-requireRoot(test, { needs: ['netns'] })
+requireRoot(test, { needs: ['netns', 'firefox'] })
 
 /** Waits until `page`'s text contains `text` (puppeteer has no web-first assertions). */
 async function waitText(page: Page, text: string | RegExp, timeout = 30_000): Promise<void> {

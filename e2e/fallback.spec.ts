@@ -103,6 +103,7 @@ test('a tab without WebRTC is the only executor: the plan finishes through the r
 test.describe('the relay refuses to carry it', () => {
   // an app whose operator turned relaying off
   test.use({
+    // eslint-disable-next-line no-empty-pattern
     site: async ({}, use) => {
       const served = await serve(['--relay-fallback', 'off'])
       await use(served)

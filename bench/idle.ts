@@ -43,7 +43,9 @@ const USAGE = `npm run bench:idle -- [options]
                   its first minutes measured apart (15-90, 90-150, 150-210 s)
   --before X      idle minutes before the run (default 1)
   --sample S      seconds between progress lines (default 30)
-  --no-run        skip the run (idle before only)`
+  --no-run        skip the run (idle before only)
+  --offline       tabs keep the built-in offline model, and the goal goes in
+                  from the decomposer tab (a newcomer's room; --agents 0 allowed)`
 
 /** Tabs' roles in order: the observer first (it only watches), then the workers. */
 const TAB_ROLES: Role[] = ['observer', 'decomposer', 'scorer', 'executor', 'scorer', 'executor']
@@ -71,10 +73,19 @@ interface Options {
   before: number
   sampleS: number
   run: boolean
+  offline: boolean
 }
 
 function parse(argv: string[]): Options {
-  const o: Options = { tabs: 6, agents: 2, minutes: 5, before: 1, sampleS: 30, run: true }
+  const o: Options = {
+    tabs: 6,
+    agents: 2,
+    minutes: 5,
+    before: 1,
+    sampleS: 30,
+    run: true,
+    offline: false,
+  }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
     const num = () => {
@@ -88,12 +99,14 @@ function parse(argv: string[]): Options {
     else if (arg === '--before') o.before = num()
     else if (arg === '--sample') o.sampleS = Math.max(1, num())
     else if (arg === '--no-run') o.run = false
+    else if (arg === '--offline') o.offline = true
     else if (arg === '--help') {
       console.log(USAGE)
       process.exit(0)
     } else throw new Error(`unknown option ${arg}\n${USAGE}`)
   }
-  if (o.run && o.agents < 1) throw new Error('a run needs at least one agent (it submits the goal)')
+  if (o.run && o.agents < 1 && !(o.offline && o.tabs >= 2))
+    throw new Error('a run needs at least one agent (it submits the goal), or --offline tabs')
   return o
 }
 
@@ -217,7 +230,13 @@ async function main(): Promise<number> {
   // tabs join only as members: with tabs, every peer acts for the room's owner
   const room = benchRoomFragment(`idle-${Date.now().toString(36)}`, o.tabs > 0)
   // no event-loop delay sampling in the agents: it would be most of what an idle one costs
-  const init = { room, relays: relay.multiaddrs, baseUrl: `${mock.url}/v1`, loopDelay: false }
+  const init = {
+    room,
+    relays: relay.multiaddrs,
+    baseUrl: `${mock.url}/v1`,
+    loopDelay: false,
+    offline: o.offline,
+  }
   const agents: RemoteHost[] = []
   let tabs: TabHost | null = null
   const phases = []
@@ -253,8 +272,10 @@ async function main(): Promise<number> {
       phases.push(await withLinks(await measure('idle before the run', o.before, o, agents)))
     if (o.run) {
       const a = await snapshot(agents)
-      const root = await agents[0]!.submit(0, 'Plan a two-week trip to Japan', RUN.depth)
-      await agents[0]!.watchDone(0, [root], RUN.timeoutMs)
+      // from an agent, or (offline, no agent) from the decomposer tab, the second
+      const [from, index] = agents.length > 0 ? [agents[0]!, 0] : [tabs!, o.agents + 1]
+      const root = await from.submit(index, 'Plan a two-week trip to Japan', RUN.depth)
+      await from.watchDone(index, [root], RUN.timeoutMs)
       const b = await snapshot(agents)
       phases.push(phase('run', a, b))
       // every tab shows it done before the idle clock starts (polling the pages costs them CPU)

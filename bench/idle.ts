@@ -30,9 +30,10 @@ import { DIRECT_LINKS } from '../src/net/constants'
 import type { Role } from '../src/runtime/types'
 import { benchRoomFragment, type PeerHost, type PeerSpec } from './host'
 import { forkMockLlm } from './mock-process'
-import { chromiumType, descendants, hasThread, readProc } from './proc-cpu'
+import { chromiumType, descendants, firefoxType, hasThread, readProc } from './proc-cpu'
 import { RemoteHost } from './remote'
 import type { TabHost } from './tabs'
+import type { FirefoxTabHost } from './firefox-tabs'
 
 setMaxListeners(1000)
 
@@ -45,7 +46,8 @@ const USAGE = `npm run bench:idle -- [options]
   --sample S      seconds between progress lines (default 30)
   --no-run        skip the run (idle before only)
   --offline       tabs keep the built-in offline model, and the goal goes in
-                  from the decomposer tab (a newcomer's room; --agents 0 allowed)`
+                  from the decomposer tab (a newcomer's room; --agents 0 allowed)
+  --browser B     chromium (default) or firefox (Debian's Firefox ESR; implies --offline)`
 
 /** Tabs' roles in order: the observer first (it only watches), then the workers. */
 const TAB_ROLES: Role[] = ['observer', 'decomposer', 'scorer', 'executor', 'scorer', 'executor']
@@ -74,6 +76,7 @@ interface Options {
   sampleS: number
   run: boolean
   offline: boolean
+  browser: 'chromium' | 'firefox'
 }
 
 function parse(argv: string[]): Options {
@@ -85,6 +88,7 @@ function parse(argv: string[]): Options {
     sampleS: 30,
     run: true,
     offline: false,
+    browser: 'chromium',
   }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
@@ -100,7 +104,14 @@ function parse(argv: string[]): Options {
     else if (arg === '--sample') o.sampleS = Math.max(1, num())
     else if (arg === '--no-run') o.run = false
     else if (arg === '--offline') o.offline = true
-    else if (arg === '--help') {
+    else if (arg === '--browser') {
+      const b = argv[++i]
+      if (b !== 'chromium' && b !== 'firefox')
+        throw new Error('--browser wants chromium or firefox')
+      o.browser = b
+      // Firefox's tabs keep the offline model (firefox-tabs.ts)
+      if (b === 'firefox') o.offline = true
+    } else if (arg === '--help') {
       console.log(USAGE)
       process.exit(0)
     } else throw new Error(`unknown option ${arg}\n${USAGE}`)
@@ -120,6 +131,16 @@ async function snapshot(agents: RemoteHost[]): Promise<Snapshot> {
   const cpu = new Map<string, number>()
   let renderer = 0
   for (const p of descendants(process.pid).sort((a, b) => a.pid - b.pid)) {
+    // a Firefox tab is its own web content process (one browser context each:
+    // firefox-tabs.ts), the one running the app's workers; Firefox keeps others
+    // (its first blank page's)
+    const firefox = firefoxType(p.pid)
+    if (firefox) {
+      const app = firefox === 'tab' && hasThread(p.pid, 'DOM Worker')
+      const label = app ? `tab ${renderer++}` : `firefox ${firefox}`
+      cpu.set(label, (cpu.get(label) ?? 0) + p.cpuSeconds)
+      continue
+    }
     const type = chromiumType(p.pid)
     if (!type) continue
     // a tab's renderer runs its worker; Chromium keeps other renderers too (spare, blank pages)
@@ -152,7 +173,8 @@ function summary(p: Record<string, number>) {
       .map(([, v]) => v)
   const tabs = pick('tab ')
   const agents = pick('agent ')
-  const shared = pick('chromium ').reduce((a, b) => a + b, 0)
+  // the browser's own processes, shared by its tabs
+  const shared = [...pick('chromium '), ...pick('firefox ')].reduce((a, b) => a + b, 0)
   const max = (xs: number[]) => (xs.length ? Math.max(...xs) : 0)
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0)
   return {
@@ -176,7 +198,7 @@ async function measure(name: string, minutes: number, o: Options, agents: Remote
     const s = summary(percent(last, now))
     console.log(
       `idle: ${name} ${((now.at - first.at) / 1000).toFixed(0)} s: tabs ${s.tab_mean}% (max ${s.tab_max}), ` +
-        `chromium shared ${s.chromium_shared}%, agents ${s.agent_mean}% (max ${s.agent_max})`,
+        `browser shared ${s.chromium_shared}%, agents ${s.agent_mean}% (max ${s.agent_max})`,
     )
     last = now
   }
@@ -189,7 +211,7 @@ function phase(name: string, a: Snapshot, b: Snapshot) {
   console.log(`idle: ${name} over ${((b.at - a.at) / 1000).toFixed(0)} s, % of one core:`)
   for (const [label, v] of Object.entries(perProcess)) console.log(`  ${label.padEnd(40)} ${v}`)
   console.log(
-    `  => per tab ${s.tab_mean}% (max ${s.tab_max}; with its share of Chromium's shared processes ${s.tab_with_share}%), per agent ${s.agent_mean}% (max ${s.agent_max})`,
+    `  => per tab ${s.tab_mean}% (max ${s.tab_max}; with its share of the browser's shared processes ${s.tab_with_share}%), per agent ${s.agent_mean}% (max ${s.agent_max})`,
   )
   return { phase: name, seconds: round((b.at - a.at) / 1000, 1), ...s, per_process: perProcess }
 }
@@ -238,7 +260,7 @@ async function main(): Promise<number> {
     offline: o.offline,
   }
   const agents: RemoteHost[] = []
-  let tabs: TabHost | null = null
+  let tabs: TabHost | FirefoxTabHost | null = null
   const phases = []
   try {
     for (let i = 0; i < o.agents; i++) {
@@ -248,8 +270,11 @@ async function main(): Promise<number> {
     }
     const hosts: PeerHost[] = [...agents]
     if (o.tabs > 0) {
-      const { TabHost } = await import('./tabs')
-      tabs = await TabHost.create({ ...init, relayPeerId: relay.peerId }, (l) => console.log(l))
+      const host =
+        o.browser === 'firefox'
+          ? (await import('./firefox-tabs')).FirefoxTabHost
+          : (await import('./tabs')).TabHost
+      tabs = await host.create({ ...init, relayPeerId: relay.peerId }, (l) => console.log(l))
       const specs: PeerSpec[] = Array.from({ length: o.tabs }, (_, k) => ({
         index: o.agents + k,
         role: TAB_ROLES[k % TAB_ROLES.length]!,

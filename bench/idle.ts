@@ -30,7 +30,7 @@ import { DIRECT_LINKS } from '../src/net/constants'
 import type { Role } from '../src/runtime/types'
 import { benchRoomFragment, type PeerHost, type PeerSpec } from './host'
 import { forkMockLlm } from './mock-process'
-import { chromiumType, descendants, firefoxType, hasThread, readProc } from './proc-cpu'
+import { chromiumType, descendants, firefoxType, hasThread, readProc, threadCpu } from './proc-cpu'
 import { RemoteHost } from './remote'
 import type { TabHost } from './tabs'
 import type { FirefoxTabHost } from './firefox-tabs'
@@ -125,11 +125,17 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits
 
 /** CPU seconds so far of each measured process, by label. */
-type Snapshot = { at: number; cpu: Map<string, number> }
+type Snapshot = {
+  at: number
+  cpu: Map<string, number>
+  /** BENCH_THREADS=1: CPU seconds of the first tab's threads, by name */
+  threads?: Map<string, number>
+}
 
 async function snapshot(agents: RemoteHost[]): Promise<Snapshot> {
   const cpu = new Map<string, number>()
   let renderer = 0
+  let firstTab: number | undefined
   for (const p of descendants(process.pid).sort((a, b) => a.pid - b.pid)) {
     // a Firefox tab is its own web content process (one browser context each:
     // firefox-tabs.ts), the one running the app's workers; Firefox keeps others
@@ -137,6 +143,7 @@ async function snapshot(agents: RemoteHost[]): Promise<Snapshot> {
     const firefox = firefoxType(p.pid)
     if (firefox) {
       const app = firefox === 'tab' && hasThread(p.pid, 'DOM Worker')
+      if (app && renderer === 0 && process.env.BENCH_THREADS) firstTab = p.pid
       const label = app ? `tab ${renderer++}` : `firefox ${firefox}`
       cpu.set(label, (cpu.get(label) ?? 0) + p.cpuSeconds)
       continue
@@ -145,6 +152,7 @@ async function snapshot(agents: RemoteHost[]): Promise<Snapshot> {
     if (!type) continue
     // a tab's renderer runs its worker; Chromium keeps other renderers too (spare, blank pages)
     const tab = type === 'renderer' && hasThread(p.pid, 'DedicatedWorker')
+    if (tab && renderer === 0 && process.env.BENCH_THREADS) firstTab = p.pid
     const label = tab ? `tab ${renderer++}` : `chromium ${type}`
     cpu.set(label, (cpu.get(label) ?? 0) + p.cpuSeconds)
   }
@@ -152,7 +160,8 @@ async function snapshot(agents: RemoteHost[]): Promise<Snapshot> {
   if (self) cpu.set('bench (relay, app server, playwright)', self.cpuSeconds)
   const samples = await Promise.all(agents.map((a) => a.cpu()))
   samples.forEach((s, i) => cpu.set(`agent ${i}`, s.cpuMicros / 1e6))
-  return { at: Date.now(), cpu }
+  const threads = firstTab === undefined ? undefined : (threadCpu(firstTab) ?? undefined)
+  return { at: Date.now(), cpu, ...(threads ? { threads } : {}) }
 }
 
 /** % of one core per process between two snapshots. */
@@ -210,6 +219,15 @@ function phase(name: string, a: Snapshot, b: Snapshot) {
   const s = summary(perProcess)
   console.log(`idle: ${name} over ${((b.at - a.at) / 1000).toFixed(0)} s, % of one core:`)
   for (const [label, v] of Object.entries(perProcess)) console.log(`  ${label.padEnd(40)} ${v}`)
+  if (a.threads && b.threads) {
+    // where the first tab's time goes, by thread (BENCH_THREADS=1)
+    const wall = (b.at - a.at) / 1000
+    const byThread = [...b.threads]
+      .map(([name, end]) => [name, (100 * (end - (a.threads!.get(name) ?? 0))) / wall] as const)
+      .filter(([, v]) => v >= 0.01)
+      .sort((x, y) => y[1] - x[1])
+    for (const [name, v] of byThread) console.log(`    tab 0 thread ${name.padEnd(24)} ${round(v)}`)
+  }
   console.log(
     `  => per tab ${s.tab_mean}% (max ${s.tab_max}; with its share of the browser's shared processes ${s.tab_with_share}%), per agent ${s.agent_mean}% (max ${s.agent_max})`,
   )

@@ -42,6 +42,8 @@ export interface HostInit {
    * measures what an agent costs, turns it off.
    */
   loopDelay?: boolean
+  /** tabs keep the built-in offline model instead of the mock LLM (bench:idle --offline) */
+  offline?: boolean
 }
 
 export interface PeerInfo {

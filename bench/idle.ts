@@ -10,7 +10,10 @@
  * 3. run: one goal (the bench's default tree) submitted from an agent, until
  *    every peer sees it done;
  * 4. idle after: `--minutes` minutes with the finished plan on every screen
- *    (the case of issue 28: tabs left open once their plan is done).
+ *    (the case of issue 28: tabs left open once their plan is done), its
+ *    first minutes apart (AFTER_WINDOWS: issue 58 measured 60 s windows from
+ *    about 1.5 minutes after the plan, where a phone or a laptop on battery
+ *    pays as much as later).
  *
  * Each phase prints the CPU of every process, in % of one core, from
  * /proc/<pid>/stat (utime + stime): each tab's renderer (its page and its
@@ -27,19 +30,24 @@ import { DIRECT_LINKS } from '../src/net/constants'
 import type { Role } from '../src/runtime/types'
 import { benchRoomFragment, type PeerHost, type PeerSpec } from './host'
 import { forkMockLlm } from './mock-process'
-import { chromiumType, descendants, hasThread, readProc } from './proc-cpu'
+import { chromiumType, descendants, firefoxType, hasThread, readProc, threadCpu } from './proc-cpu'
 import { RemoteHost } from './remote'
 import type { TabHost } from './tabs'
+import type { FirefoxTabHost } from './firefox-tabs'
 
 setMaxListeners(1000)
 
 const USAGE = `npm run bench:idle -- [options]
   --tabs N        Chromium tabs (default 6)
   --agents M      Node agents, one process each (default 2)
-  --minutes X     idle minutes after the run (default 3; the issue's figure: 10)
+  --minutes X     idle minutes after the run (default 5; the issue's figure: 10),
+                  its first minutes measured apart (15-90, 90-150, 150-210 s)
   --before X      idle minutes before the run (default 1)
   --sample S      seconds between progress lines (default 30)
-  --no-run        skip the run (idle before only)`
+  --no-run        skip the run (idle before only)
+  --offline       tabs keep the built-in offline model, and the goal goes in
+                  from the decomposer tab (a newcomer's room; --agents 0 allowed)
+  --browser B     chromium (default) or firefox (Debian's Firefox ESR; implies --offline)`
 
 /** Tabs' roles in order: the observer first (it only watches), then the workers. */
 const TAB_ROLES: Role[] = ['observer', 'decomposer', 'scorer', 'executor', 'scorer', 'executor']
@@ -51,6 +59,14 @@ const MESH_TIMEOUT_MS = 120_000
 const MESH_POLL_MS = 500
 /** After the mesh, presence and the first anti-entropy rounds settle before the idle clock starts. */
 const SETTLE_MS = 15_000
+/**
+ * The first minutes after the plan, each measured apart (seconds from the
+ * moment every tab shows the plan done, SETTLE_MS included): the room turns
+ * quiet 15 s after the plan (OVER_ROOM_AFTER_MS), its surplus links close
+ * 15 s later, anti-entropy spaces out from 20 s; issue 58's windows were
+ * 90 to 150 s and 150 to 210 s.
+ */
+const AFTER_WINDOWS_S = [15, 90, 150, 210]
 
 interface Options {
   tabs: number
@@ -59,10 +75,21 @@ interface Options {
   before: number
   sampleS: number
   run: boolean
+  offline: boolean
+  browser: 'chromium' | 'firefox'
 }
 
 function parse(argv: string[]): Options {
-  const o: Options = { tabs: 6, agents: 2, minutes: 3, before: 1, sampleS: 30, run: true }
+  const o: Options = {
+    tabs: 6,
+    agents: 2,
+    minutes: 5,
+    before: 1,
+    sampleS: 30,
+    run: true,
+    offline: false,
+    browser: 'chromium',
+  }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
     const num = () => {
@@ -76,12 +103,21 @@ function parse(argv: string[]): Options {
     else if (arg === '--before') o.before = num()
     else if (arg === '--sample') o.sampleS = Math.max(1, num())
     else if (arg === '--no-run') o.run = false
-    else if (arg === '--help') {
+    else if (arg === '--offline') o.offline = true
+    else if (arg === '--browser') {
+      const b = argv[++i]
+      if (b !== 'chromium' && b !== 'firefox')
+        throw new Error('--browser wants chromium or firefox')
+      o.browser = b
+      // Firefox's tabs keep the offline model (firefox-tabs.ts)
+      if (b === 'firefox') o.offline = true
+    } else if (arg === '--help') {
       console.log(USAGE)
       process.exit(0)
     } else throw new Error(`unknown option ${arg}\n${USAGE}`)
   }
-  if (o.run && o.agents < 1) throw new Error('a run needs at least one agent (it submits the goal)')
+  if (o.run && o.agents < 1 && !(o.offline && o.tabs >= 2))
+    throw new Error('a run needs at least one agent (it submits the goal), or --offline tabs')
   return o
 }
 
@@ -89,16 +125,34 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits
 
 /** CPU seconds so far of each measured process, by label. */
-type Snapshot = { at: number; cpu: Map<string, number> }
+type Snapshot = {
+  at: number
+  cpu: Map<string, number>
+  /** BENCH_THREADS=1: CPU seconds of the first tab's threads, by name */
+  threads?: Map<string, number>
+}
 
 async function snapshot(agents: RemoteHost[]): Promise<Snapshot> {
   const cpu = new Map<string, number>()
   let renderer = 0
+  let firstTab: number | undefined
   for (const p of descendants(process.pid).sort((a, b) => a.pid - b.pid)) {
+    // a Firefox tab is its own web content process (one browser context each:
+    // firefox-tabs.ts), the one running the app's workers; Firefox keeps others
+    // (its first blank page's)
+    const firefox = firefoxType(p.pid)
+    if (firefox) {
+      const app = firefox === 'tab' && hasThread(p.pid, 'DOM Worker')
+      if (app && renderer === 0 && process.env.BENCH_THREADS) firstTab = p.pid
+      const label = app ? `tab ${renderer++}` : `firefox ${firefox}`
+      cpu.set(label, (cpu.get(label) ?? 0) + p.cpuSeconds)
+      continue
+    }
     const type = chromiumType(p.pid)
     if (!type) continue
     // a tab's renderer runs its worker; Chromium keeps other renderers too (spare, blank pages)
     const tab = type === 'renderer' && hasThread(p.pid, 'DedicatedWorker')
+    if (tab && renderer === 0 && process.env.BENCH_THREADS) firstTab = p.pid
     const label = tab ? `tab ${renderer++}` : `chromium ${type}`
     cpu.set(label, (cpu.get(label) ?? 0) + p.cpuSeconds)
   }
@@ -106,7 +160,8 @@ async function snapshot(agents: RemoteHost[]): Promise<Snapshot> {
   if (self) cpu.set('bench (relay, app server, playwright)', self.cpuSeconds)
   const samples = await Promise.all(agents.map((a) => a.cpu()))
   samples.forEach((s, i) => cpu.set(`agent ${i}`, s.cpuMicros / 1e6))
-  return { at: Date.now(), cpu }
+  const threads = firstTab === undefined ? undefined : (threadCpu(firstTab) ?? undefined)
+  return { at: Date.now(), cpu, ...(threads ? { threads } : {}) }
 }
 
 /** % of one core per process between two snapshots. */
@@ -127,7 +182,8 @@ function summary(p: Record<string, number>) {
       .map(([, v]) => v)
   const tabs = pick('tab ')
   const agents = pick('agent ')
-  const shared = pick('chromium ').reduce((a, b) => a + b, 0)
+  // the browser's own processes, shared by its tabs
+  const shared = [...pick('chromium '), ...pick('firefox ')].reduce((a, b) => a + b, 0)
   const max = (xs: number[]) => (xs.length ? Math.max(...xs) : 0)
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0)
   return {
@@ -151,7 +207,7 @@ async function measure(name: string, minutes: number, o: Options, agents: Remote
     const s = summary(percent(last, now))
     console.log(
       `idle: ${name} ${((now.at - first.at) / 1000).toFixed(0)} s: tabs ${s.tab_mean}% (max ${s.tab_max}), ` +
-        `chromium shared ${s.chromium_shared}%, agents ${s.agent_mean}% (max ${s.agent_max})`,
+        `browser shared ${s.chromium_shared}%, agents ${s.agent_mean}% (max ${s.agent_max})`,
     )
     last = now
   }
@@ -163,8 +219,17 @@ function phase(name: string, a: Snapshot, b: Snapshot) {
   const s = summary(perProcess)
   console.log(`idle: ${name} over ${((b.at - a.at) / 1000).toFixed(0)} s, % of one core:`)
   for (const [label, v] of Object.entries(perProcess)) console.log(`  ${label.padEnd(40)} ${v}`)
+  if (a.threads && b.threads) {
+    // where the first tab's time goes, by thread (BENCH_THREADS=1)
+    const wall = (b.at - a.at) / 1000
+    const byThread = [...b.threads]
+      .map(([name, end]) => [name, (100 * (end - (a.threads!.get(name) ?? 0))) / wall] as const)
+      .filter(([, v]) => v >= 0.01)
+      .sort((x, y) => y[1] - x[1])
+    for (const [name, v] of byThread) console.log(`    tab 0 thread ${name.padEnd(24)} ${round(v)}`)
+  }
   console.log(
-    `  => per tab ${s.tab_mean}% (max ${s.tab_max}; with its share of Chromium's shared processes ${s.tab_with_share}%), per agent ${s.agent_mean}% (max ${s.agent_max})`,
+    `  => per tab ${s.tab_mean}% (max ${s.tab_max}; with its share of the browser's shared processes ${s.tab_with_share}%), per agent ${s.agent_mean}% (max ${s.agent_max})`,
   )
   return { phase: name, seconds: round((b.at - a.at) / 1000, 1), ...s, per_process: perProcess }
 }
@@ -205,9 +270,15 @@ async function main(): Promise<number> {
   // tabs join only as members: with tabs, every peer acts for the room's owner
   const room = benchRoomFragment(`idle-${Date.now().toString(36)}`, o.tabs > 0)
   // no event-loop delay sampling in the agents: it would be most of what an idle one costs
-  const init = { room, relays: relay.multiaddrs, baseUrl: `${mock.url}/v1`, loopDelay: false }
+  const init = {
+    room,
+    relays: relay.multiaddrs,
+    baseUrl: `${mock.url}/v1`,
+    loopDelay: false,
+    offline: o.offline,
+  }
   const agents: RemoteHost[] = []
-  let tabs: TabHost | null = null
+  let tabs: TabHost | FirefoxTabHost | null = null
   const phases = []
   try {
     for (let i = 0; i < o.agents; i++) {
@@ -217,8 +288,11 @@ async function main(): Promise<number> {
     }
     const hosts: PeerHost[] = [...agents]
     if (o.tabs > 0) {
-      const { TabHost } = await import('./tabs')
-      tabs = await TabHost.create({ ...init, relayPeerId: relay.peerId }, (l) => console.log(l))
+      const host =
+        o.browser === 'firefox'
+          ? (await import('./firefox-tabs')).FirefoxTabHost
+          : (await import('./tabs')).TabHost
+      tabs = await host.create({ ...init, relayPeerId: relay.peerId }, (l) => console.log(l))
       const specs: PeerSpec[] = Array.from({ length: o.tabs }, (_, k) => ({
         index: o.agents + k,
         role: TAB_ROLES[k % TAB_ROLES.length]!,
@@ -241,17 +315,49 @@ async function main(): Promise<number> {
       phases.push(await withLinks(await measure('idle before the run', o.before, o, agents)))
     if (o.run) {
       const a = await snapshot(agents)
-      const root = await agents[0]!.submit(0, 'Plan a two-week trip to Japan', RUN.depth)
-      await agents[0]!.watchDone(0, [root], RUN.timeoutMs)
+      // from an agent, or (offline, no agent) from the decomposer tab, the second
+      const [from, index] = agents.length > 0 ? [agents[0]!, 0] : [tabs!, o.agents + 1]
+      const root = await from.submit(index, 'Plan a two-week trip to Japan', RUN.depth)
+      await from.watchDone(index, [root], RUN.timeoutMs)
       const b = await snapshot(agents)
       phases.push(phase('run', a, b))
       // every tab shows it done before the idle clock starts (polling the pages costs them CPU)
       await Promise.all(
         [...Array(o.tabs).keys()].map((k) => tabs!.watchDone(o.agents + k, [root], RUN.timeoutMs)),
       )
+      const doneAt = Date.now()
       await sleep(SETTLE_MS)
-      if (o.minutes > 0)
-        phases.push(await withLinks(await measure('idle after the run', o.minutes, o, agents)))
+      // the first minutes apart, then the rest of `--minutes` as one phase
+      const endAt = doneAt + o.minutes * 60_000
+      for (let w = 0; w + 1 < AFTER_WINDOWS_S.length; w++) {
+        const [from, to] = [AFTER_WINDOWS_S[w]!, AFTER_WINDOWS_S[w + 1]!]
+        const until = Math.min(doneAt + to * 1000, endAt)
+        const wait = doneAt + from * 1000 - Date.now()
+        if (wait > 0) await sleep(wait)
+        if (until - Date.now() < 1000) break
+        phases.push(
+          await withLinks(
+            await measure(
+              `idle ${from} to ${to} s after the plan`,
+              (until - Date.now()) / 60_000,
+              o,
+              agents,
+            ),
+          ),
+        )
+      }
+      const rest = endAt - Date.now()
+      if (rest > 1000)
+        phases.push(
+          await withLinks(
+            await measure(
+              `idle from ${AFTER_WINDOWS_S.at(-1)} s after the plan`,
+              rest / 60_000,
+              o,
+              agents,
+            ),
+          ),
+        )
     }
   } finally {
     await Promise.allSettled([...agents.map((a) => a.stop()), tabs?.stop()])

@@ -100,3 +100,18 @@ export function hasThread(pid: number, prefix: string): boolean {
     return false
   }
 }
+
+/**
+ * Firefox's process type: `parent` for the browser itself, else the last
+ * word of a child's command line (`tab` for a web content process, `socket`,
+ * `rdd`, `utility`, …); null for a process that is not Firefox.
+ */
+export function firefoxType(pid: number): string | null {
+  try {
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean)
+    if (!args[0]?.includes('firefox')) return null
+    return args.includes('-contentproc') ? (args.at(-1) ?? 'child') : 'parent'
+  } catch {
+    return null
+  }
+}

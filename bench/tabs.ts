@@ -122,7 +122,8 @@ export class TabHost implements PeerHost {
       await page.waitForFunction(() => window.murmuration !== undefined, undefined, {
         timeout: TAB_START_TIMEOUT_MS,
       })
-      if (spec.role !== 'observer') {
+      // `offline`: the built-in offline model, as a newcomer's tabs have it
+      if (spec.role !== 'observer' && this.init.offline !== true) {
         await useModel(
           page,
           { provider: 'OpenAI-compatible server', model: 'mock', baseUrl: this.init.baseUrl },
@@ -207,8 +208,19 @@ export class TabHost implements PeerHost {
     return out
   }
 
-  submit(): Promise<string> {
-    return Promise.reject(new Error('the bench submits goals from Node peers, not tabs'))
+  /** Types the goal into the tab's composer, as a person does; its id once the tab shows it. */
+  async submit(index: number, text: string, maxDepth: number): Promise<string> {
+    const { page } = this.tab(index)
+    const before = new Set((await this.tree(index)).goals.map((g) => g.id))
+    await page.getByLabel('Maximum depth of the plan tree').selectOption(String(maxDepth))
+    const box = page.getByLabel('New goal')
+    await box.fill(text)
+    await box.press('Enter')
+    for (;;) {
+      const added = (await this.tree(index)).goals.find((g) => !before.has(g.id) && g.text === text)
+      if (added) return added.id
+      await new Promise((r) => setTimeout(r, WATCH_POLL_MS))
+    }
   }
 
   /** Polls less often than a Node host: each look is a round trip into the page. */

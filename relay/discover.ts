@@ -10,6 +10,7 @@ import { lpStream, type LengthPrefixedStream } from '@libp2p/utils'
 import type { Connection, Stream } from '@libp2p/interface'
 import { DISCOVER_MAX_FRAME_BYTES } from '../src/net/constants'
 import { decodeJoin, encodePeers } from '../src/net/discovery-wire'
+import type { DirectCause, FallbackState } from '../src/net/fallback'
 import { errMsg, type NetLogger } from '../src/net/log'
 import { RateLimiter } from '../src/net/rate-limit'
 import { DEFAULT_ADDRESS_LIMITS, type RefusalLog } from './limits'
@@ -80,10 +81,19 @@ interface Member {
   dirty: boolean
 }
 
+/** The relay's answers to peers that cannot link directly (fallback.ts's FallbackRelay). */
+export interface FallbackAnswers {
+  request(peer: string, cause: DirectCause): FallbackState
+  release(peer: string): void
+  state(peer: string): FallbackState | undefined
+}
+
 export interface DiscoveryServerInit {
   logger: NetLogger
   /** whether `peerId` currently holds a reservation on this relay */
   hasReservation: (peerId: string) => boolean
+  /** relaying for peers that cannot link directly; default: none (a request is ignored, as by an older relay) */
+  fallback?: FallbackAnswers
   /** where refusals are logged once per kind and address; default: one of its own */
   refusals: RefusalLog
   limits?: Partial<DiscoveryLimits>
@@ -129,9 +139,14 @@ export class DiscoveryServer {
     try {
       this.charge(address)
       const first = await lp.read({ signal: AbortSignal.timeout(DISCOVER_JOIN_TIMEOUT_MS) })
-      const asked = decodeJoin(first.subarray()).room
+      const join = decodeJoin(first.subarray())
+      const asked = join.room
       const members = this.admit(asked, peerId, address)
       room = asked
+      if (join.fallback !== undefined) {
+        const state = this.init.fallback?.request(peerId, join.fallback)
+        logger.info('discover: asks to be relayed', { peer: peerId, ...(state ?? {}) })
+      }
       // a peer that re-joins (new stream after a glitch) replaces its old entry
       members.get(peerId)?.stream.abort(new Error('replaced by a newer discovery stream'))
       members.set(peerId, { peerId, stream, lp, writing: false, dirty: false })
@@ -194,12 +209,18 @@ export class DiscoveryServer {
     const m = members.get(peerId)
     if (m === undefined || m.stream !== stream) return
     members.delete(peerId)
+    this.init.fallback?.release(peerId)
     const mine = this.roomsOf.get(peerId)
     mine?.delete(room)
     if (mine?.size === 0) this.roomsOf.delete(peerId)
     this.init.logger.info('discover: left', { peer: peerId, room, members: members.size })
     if (members.size === 0) this.rooms.delete(room)
     else this.broadcast(room)
+  }
+
+  /** A member's relaying changed (fallback.ts): its room's lists say so. */
+  changed(peerId: string): void {
+    for (const room of this.roomsOf.get(peerId) ?? []) this.broadcast(room)
   }
 
   /** Sends each member of `room` the list of the others that hold a reservation. */
@@ -210,6 +231,16 @@ export class DiscoveryServer {
       m.dirty = true
       if (!m.writing) void this.send(room, m)
     }
+  }
+
+  /** The relaying of those of `peers` that asked for it. */
+  private fallbackOf(peers: string[]): Record<string, FallbackState> {
+    const out: Record<string, FallbackState> = {}
+    for (const p of peers) {
+      const state = this.init.fallback?.state(p)
+      if (state !== undefined) out[p] = state
+    }
+    return out
   }
 
   /** Writes `m` the room's current list until it has the latest (one frame in flight at most). */
@@ -223,7 +254,9 @@ export class DiscoveryServer {
         const peers = [...members.keys()].filter(
           (p) => p !== m.peerId && this.init.hasReservation(p),
         )
-        await m.lp.write(encodePeers({ room, peers }))
+        await m.lp.write(
+          encodePeers({ room, peers, fallback: this.fallbackOf([m.peerId, ...peers]) }),
+        )
       }
     } catch (err) {
       this.init.logger.debug('discover: write failed', { peer: m.peerId, error: errMsg(err) })

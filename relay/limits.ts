@@ -131,7 +131,14 @@ function expandIPv6(ip: string): string[] {
 
 /** The kinds of refusal the relay logs. */
 export type RefusalKind =
-  'connection' | 'handshake' | 'reservation' | 'discovery request' | 'room' | 'room member'
+  | 'connection'
+  | 'handshake'
+  | 'reservation'
+  | 'discovery request'
+  | 'room'
+  | 'room member'
+  | 'relayed peer'
+  | 'relayed link'
 
 interface RefusalEntry {
   /** refusals since the last line about this key */

@@ -8,7 +8,7 @@
  *   RELAY_INFO_URL <url>
  *   RELAY_READY
  */
-import { optionsOrExit, parseRelayArgs, RELAY_USAGE } from './options'
+import { fallbackLimitsFrom, optionsOrExit, parseRelayArgs, RELAY_USAGE } from './options'
 
 const values = optionsOrExit(
   () => parseRelayArgs(process.argv.slice(2)),
@@ -31,6 +31,7 @@ const relay = await listening(
     port: values.port,
     httpPort: values['http-port'],
     keyFile: values['key-file'],
+    limits: { fallback: fallbackLimitsFrom(values) },
     ice: iceFromOptions(values.turn, values['turn-secret']),
     logger: values.quiet ? { ...logger, info: () => {} } : logger,
   }),

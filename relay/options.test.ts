@@ -3,11 +3,13 @@
  * programs as a person runs them (--help, a mistake: one line, exit 2).
  */
 import { spawnSync } from 'node:child_process'
+import { DEFAULT_FALLBACK_LIMITS } from './fallback'
 import { describe, expect, it } from 'vitest'
 import { START_ENTRY } from '../scripts/build-cli.mjs'
 import { EXIT_USAGE } from '../src/cli/options'
 import { DEFAULT_RELAY_KEY_FILE, DEFAULT_RELAY_PORT } from './defaults'
 import {
+  fallbackLimitsFrom,
   parseRelayArgs,
   parseStartArgs,
   RELAY_OPTIONS,
@@ -44,9 +46,47 @@ describe('npm start options', () => {
         'public-url': undefined,
         turn: [],
         'turn-secret': undefined,
+        'relay-fallback': true,
+        'fallback-peers': 16,
+        'fallback-link-mib': 8,
+        'fallback-link-minutes': 30,
+        'fallback-peer-mib-per-hour': 64,
+        'fallback-total-mib-per-hour': 512,
         quiet: false,
       },
     })
+  })
+
+  it("set the relay's fallback limits, or turn relaying off", () => {
+    const run = (argv: string[]) => {
+      const command = parseStartArgs(argv)
+      if (command.kind !== 'run') throw new Error('not a run')
+      return fallbackLimitsFrom(command.options)
+    }
+    expect(run([])).toEqual(DEFAULT_FALLBACK_LIMITS)
+    expect(run(['--relay-fallback', 'off']).enabled).toBe(false)
+    expect(
+      run([
+        '--fallback-peers=4',
+        '--fallback-link-mib=2',
+        '--fallback-link-minutes=10',
+        '--fallback-peer-mib-per-hour=16',
+        '--fallback-total-mib-per-hour=64',
+      ]),
+    ).toEqual({
+      ...DEFAULT_FALLBACK_LIMITS,
+      maxPeers: 4,
+      linkBytes: 2n << 20n,
+      linkDurationMs: 600_000,
+      peerBytesPerHour: 16 << 20,
+      totalBytesPerHour: 64 << 20,
+    })
+    expect(() => parseStartArgs(['--relay-fallback', 'maybe'])).toThrow(
+      '--relay-fallback must be on or off, got "maybe"',
+    )
+    expect(() => parseRelayArgs(['--fallback-peers=0'])).toThrow(
+      '--fallback-peers must be a positive number, got "0"',
+    )
   })
 
   it('parse ports as numbers', () => {
@@ -112,6 +152,12 @@ describe('npm run relay options', () => {
         'key-file': DEFAULT_RELAY_KEY_FILE,
         turn: [],
         'turn-secret': undefined,
+        'relay-fallback': true,
+        'fallback-peers': 16,
+        'fallback-link-mib': 8,
+        'fallback-link-minutes': 30,
+        'fallback-peer-mib-per-hour': 64,
+        'fallback-total-mib-per-hour': 512,
         quiet: false,
       },
     })

@@ -22,6 +22,7 @@ import {
 } from '../src/cli/options'
 import { isIceUrl, TURN_CREDENTIAL_TTL_S, TURN_SECRET_ENV } from './ice'
 import { isRelayInfoUrl, isRelayMultiaddr } from './relay-source'
+import { DEFAULT_FALLBACK_LIMITS, type FallbackLimits } from './fallback'
 import {
   DEFAULT_APP_PORT,
   DEFAULT_RELAY_HOST,
@@ -48,6 +49,78 @@ const ICE_OPTIONS = {
     parse: text,
     shownDefault: 'none',
   }),
+}
+
+const onOff: Parse<boolean> = (raw, name) => {
+  if (raw !== 'on' && raw !== 'off') throw badValue(name, 'on or off', raw)
+  return raw === 'on'
+}
+
+const positive: Parse<number> = (raw, name) => {
+  const n = Number(raw)
+  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || !(n > 0)) throw badValue(name, 'a positive number', raw)
+  return n
+}
+
+const MIB = 2 ** 20
+const D = DEFAULT_FALLBACK_LIMITS
+
+/**
+ * Relaying the traffic of peers that cannot link directly (fallback.ts): on
+ * or off, and its limits (docs/ARCHITECTURE.md, "A peer that cannot link
+ * directly", says what they cost).
+ */
+const FALLBACK_OPTIONS = {
+  'relay-fallback': option({
+    arg: 'on|off',
+    help: 'carry the traffic of tabs that cannot link directly (no WebRTC in their browser, or every direct attempt failed) through the relay, within the limits below; off: they are told the relay refuses',
+    parse: onOff,
+    default: D.enabled,
+    shownDefault: 'on',
+  }),
+  'fallback-peers': option({
+    arg: 'N',
+    help: 'such peers relayed at once, in total',
+    parse: positive,
+    default: D.maxPeers,
+  }),
+  'fallback-link-mib': option({
+    arg: 'MIB',
+    help: 'what one relayed link may carry (both ways) before the relay ends it; its peers link again',
+    parse: positive,
+    default: Number(D.linkBytes) / MIB,
+  }),
+  'fallback-link-minutes': option({
+    arg: 'MIN',
+    help: 'how long one relayed link may last before the relay ends it; its peers link again',
+    parse: positive,
+    default: D.linkDurationMs / 60_000,
+  }),
+  'fallback-peer-mib-per-hour': option({
+    arg: 'MIB',
+    help: "one relayed peer's budget an hour (each link is charged its whole allowance when it opens); spent, the peer is told the relay's limits are reached",
+    parse: positive,
+    default: D.peerBytesPerHour / MIB,
+  }),
+  'fallback-total-mib-per-hour': option({
+    arg: 'MIB',
+    help: 'the budget of all relayed peers together, an hour',
+    parse: positive,
+    default: D.totalBytesPerHour / MIB,
+  }),
+}
+
+/** The relay's fallback limits from the options above. */
+export function fallbackLimitsFrom(values: OptionValues<typeof FALLBACK_OPTIONS>): FallbackLimits {
+  return {
+    ...DEFAULT_FALLBACK_LIMITS,
+    enabled: values['relay-fallback'],
+    maxPeers: Math.floor(values['fallback-peers']),
+    linkBytes: BigInt(Math.round(values['fallback-link-mib'] * MIB)),
+    linkDurationMs: Math.round(values['fallback-link-minutes'] * 60_000),
+    peerBytesPerHour: Math.round(values['fallback-peer-mib-per-hour'] * MIB),
+    totalBytesPerHour: Math.round(values['fallback-total-mib-per-hour'] * MIB),
+  }
 }
 
 const relaySource: Parse<string> = (raw, name) => {
@@ -128,6 +201,7 @@ export const START_OPTIONS = {
     shownDefault: 'none',
   }),
   ...ICE_OPTIONS,
+  ...FALLBACK_OPTIONS,
   quiet: flag("print only errors and the start lines, not the relay's log"),
 }
 
@@ -176,6 +250,7 @@ export const RELAY_OPTIONS = {
     default: DEFAULT_RELAY_KEY_FILE,
   }),
   ...ICE_OPTIONS,
+  ...FALLBACK_OPTIONS,
   quiet: flag('print only errors and the start lines'),
 }
 

@@ -32,6 +32,8 @@ import {
   type AddressLimits,
 } from './limits'
 import { addressGater, addressOf } from './limits-gater'
+import { DEFAULT_FALLBACK_LIMITS, FallbackRelay, type FallbackLimits } from './fallback'
+import { peerIdFromString } from '@libp2p/peer-id'
 
 import { DEFAULT_RELAY_HOST, DEFAULT_RELAY_KEY_FILE, DEFAULT_RELAY_PORT } from './defaults'
 
@@ -88,6 +90,9 @@ export const RELAY_PING_INTERVAL_MS = 60_000
 /** Upgrades in progress at once (noise + yamux handshakes). Default is 10. */
 export const RELAY_MAX_PENDING_CONNECTIONS = 128
 
+/** circuit relay v2's stop protocol: the relay's stream to the peer a relayed link reaches */
+const RELAY_STOP_PROTOCOL = '/libp2p/circuit/relay/0.2.0/stop'
+
 export interface RelayInit {
   /** interface to listen on; default 127.0.0.1; 0.0.0.0 for the LAN */
   host?: string
@@ -112,6 +117,8 @@ export interface RelayLimits
   linkDurationMs: number
   linkDataBytes: bigint
   maxHopStreams: number
+  /** relaying the traffic of peers that cannot link directly (fallback.ts) */
+  fallback: FallbackLimits
 }
 
 export const DEFAULT_RELAY_LIMITS: RelayLimits = {
@@ -119,6 +126,7 @@ export const DEFAULT_RELAY_LIMITS: RelayLimits = {
   linkDurationMs: RELAY_LINK_DURATION_MS,
   linkDataBytes: RELAY_LINK_DATA_BYTES,
   maxHopStreams: RELAY_MAX_HOP_STREAMS,
+  fallback: DEFAULT_FALLBACK_LIMITS,
   ...DEFAULT_ADDRESS_LIMITS,
   maxRooms: DEFAULT_DISCOVERY_LIMITS.maxRooms,
   maxRoomMembers: DEFAULT_DISCOVERY_LIMITS.maxRoomMembers,
@@ -136,6 +144,8 @@ export interface Relay {
   refusals(): Map<string, number>
   /** PeerIds holding a reservation */
   reservations(): string[]
+  /** the limit of `peerId`'s reservation: what each relayed link to it may carry and last */
+  reservationLimit(peerId: string): { data?: bigint; duration?: number } | undefined
   /** room → member PeerIds */
   rooms(): Map<string, string[]>
   libp2p: Libp2p
@@ -185,13 +195,29 @@ export async function createRelay(init: RelayInit = {}): Promise<Relay> {
     },
   })
 
+  // peers that cannot link directly, relayed within the operator's limits
+  const discoveryRef: { server?: DiscoveryServer } = {}
+  const fallback = new FallbackRelay({
+    limits: limits.fallback,
+    refusals,
+    reservationOf: (peer) => ref.node?.services.relay.reservations.get(peerIdFromString(peer)),
+    linksTo: (peer) =>
+      (ref.node?.getConnections(peerIdFromString(peer)) ?? [])
+        .flatMap((c) => c.streams)
+        .filter((s) => s.protocol === RELAY_STOP_PROTOCOL && s.status === 'open').length,
+    onChange: (peer) => discoveryRef.server?.changed(peer),
+  })
+
   const libp2p: Libp2p<{ identify: Identify; relay: CircuitRelayService }> = await createLibp2p({
     privateKey,
     addresses: { listen: [`/${family}/${host}/tcp/${port}/ws`] },
     transports: [webSockets()],
     connectionEncrypters: [noise()],
     streamMuxers: [yamux({ enableKeepAlive: YAMUX_KEEPALIVE })],
-    connectionGater: gater,
+    connectionGater: {
+      ...gater,
+      denyOutboundRelayedConnection: (src, dst) => fallback.denyLink(src, dst),
+    },
     connectionManager: {
       maxConnections: RELAY_MAX_CONNECTIONS,
       inboundConnectionThreshold: RELAY_INBOUND_CONNECTION_THRESHOLD,
@@ -219,7 +245,10 @@ export async function createRelay(init: RelayInit = {}): Promise<Relay> {
 
   ref.node = libp2p
   const relayService = libp2p.services.relay
-  const summary = setInterval(() => refusals.flush(Date.now()), REFUSAL_SUMMARY_MS)
+  const summary = setInterval(() => {
+    refusals.flush(Date.now())
+    fallback.tick()
+  }, REFUSAL_SUMMARY_MS)
   summary.unref()
   const discovery = new DiscoveryServer({
     logger,
@@ -233,7 +262,9 @@ export async function createRelay(init: RelayInit = {}): Promise<Relay> {
       for (const id of relayService.reservations.keys()) if (id.toString() === peerId) return true
       return false
     },
+    fallback,
   })
+  discoveryRef.server = discovery
   await libp2p.handle(DISCOVER_PROTOCOL, discovery.handle, {
     // one per connected peer; a reconnecting peer briefly has two
     maxInboundStreams: 2,
@@ -272,6 +303,7 @@ export async function createRelay(init: RelayInit = {}): Promise<Relay> {
     limits,
     refusals: () => refusals.totals(),
     reservations: () => [...relayService.reservations.keys()].map((p) => p.toString()),
+    reservationLimit: (peer) => relayService.reservations.get(peerIdFromString(peer))?.limit,
     rooms: () => discovery.snapshot(),
     libp2p,
     stop: () => {

@@ -23,7 +23,7 @@
 import { hostname, networkInterfaces } from 'node:os'
 import { join } from 'node:path'
 import { EXIT_USAGE } from '../src/cli/options'
-import { optionsOrExit, parseStartArgs, START_USAGE } from './options'
+import { fallbackLimitsFrom, optionsOrExit, parseStartArgs, START_USAGE } from './options'
 import type { TlsFiles } from './tls'
 
 const values = optionsOrExit(
@@ -67,6 +67,7 @@ const relay = await listening(
     host,
     port: values['relay-port'],
     keyFile: join(values.data, 'relay.key'),
+    limits: { fallback: fallbackLimitsFrom(values) },
     logger: values.quiet ? { ...logger, info: () => {} } : logger,
   }),
   'murmuration',

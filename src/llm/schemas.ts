@@ -17,7 +17,7 @@
  * accept can be published as a record. A reply a little over one is
  * trimmed first (output-trim.ts), then judged like any other.
  */
-import { z } from 'zod'
+import { z } from '../protocol/zod'
 import {
   MAX_NOTES,
   MAX_OUTPUT,

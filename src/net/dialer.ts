@@ -21,7 +21,10 @@
  *   peer:discovery does not fire again for known peers);
  * - in a quiet room (setQuiet) it keeps only the quiet shape's links
  *   (topology.ts), closing the others it dialled, and dials the rest again
- *   when the room wakes.
+ *   when the room wakes;
+ * - peers that cannot link directly (this one or others: fallback.ts) are
+ *   linked through the relay instead (fallback-links.ts), and left out of
+ *   the direct links' shape.
  */
 import type { Connection, IdentifyResult, Libp2p } from '@libp2p/interface'
 import { peerIdFromString } from '@libp2p/peer-id'
@@ -44,6 +47,8 @@ import { errMsg, type NetLogger } from './log'
 import { closeLink } from './hang-up'
 import type { RelayInfo } from './relay-client'
 import { linkTargets, quietLinkShape } from './topology'
+import { FallbackLinks } from './fallback-links'
+import type { DirectAttempts, DirectCause, FallbackState } from './fallback'
 
 export interface DialerInit {
   libp2p: Libp2p
@@ -65,6 +70,8 @@ export interface DialerInit {
    * and not dial it. Default: false.
    */
   returning?: boolean
+  /** why this peer cannot link directly, once it asked its relays to carry its traffic; default never */
+  selfCause?: () => DirectCause | undefined
   /** for tests; defaults from constants.ts */
   fallbackAfterMs?: number
   returningAfterMs?: number
@@ -102,6 +109,11 @@ export class Dialer {
   private readonly unwantedSince = new Map<string, number>()
   /** the room is quiet: keep the quiet shape's links only (setQuiet) */
   private quiet = false
+  /** links through the relay, for peers that cannot link directly */
+  private readonly fallback: FallbackLinks
+  /** when we first knew a peer we could dial directly, and whether we ever held a direct link */
+  private knownSince: number | undefined
+  private everLinked = false
 
   constructor(private readonly init: DialerInit) {
     this.self = init.libp2p.peerId.toString()
@@ -112,6 +124,13 @@ export class Dialer {
     this.identifyWaitMs = init.identifyWaitMs ?? IDENTIFY_WAIT_MS
     this.dialTimeoutMs = init.dialTimeoutMs ?? DIAL_TIMEOUT_MS
     this.tabDialWaitMs = init.tabDialWaitMs ?? TAB_DIAL_WAIT_MS
+    this.fallback = new FallbackLinks({
+      libp2p: init.libp2p,
+      logger: init.logger,
+      signal: init.signal,
+      selfCause: init.selfCause ?? (() => undefined),
+      onChange: init.onChange,
+    })
     const onIdentify = (event: CustomEvent<IdentifyResult>): void => this.identified(event.detail)
     init.libp2p.addEventListener('peer:identify', onIdentify)
     init.signal.addEventListener('abort', () =>
@@ -150,8 +169,16 @@ export class Dialer {
     return this.peers.size
   }
 
-  /** Replaces the list of room peers that `relay` reported; true when it named a peer new to us. */
-  setRoomPeers(relay: RelayInfo, peers: string[]): boolean {
+  /**
+   * Replaces the list of room peers that `relay` reported, and what it said
+   * about those that asked to be relayed; true when it named a peer new to us.
+   */
+  setRoomPeers(
+    relay: RelayInfo,
+    peers: string[],
+    fallback: Map<string, FallbackState> = new Map(),
+  ): boolean {
+    this.fallback.setRelayStates(relay.peerId, fallback)
     let added = false
     const listed = new Set(peers)
     listed.delete(this.self)
@@ -201,13 +228,43 @@ export class Dialer {
     this.tick()
   }
 
+  /** Whether a limited connection carries the room's traffic (a link through the relay). */
+  isFallbackLink(conn: Connection): boolean {
+    return this.peers.has(conn.remotePeer.toString()) && this.fallback.isFallbackLink(conn)
+  }
+
+  /** The room's peers that asked to be relayed, and the relays' answers (this peer included). */
+  fallbackStates(): Map<string, FallbackState> {
+    return this.fallback.states()
+  }
+
+  /** This peer's own answer, or its cause while no relay answered; undefined: it links directly. */
+  selfFallback(): ReturnType<FallbackLinks['selfState']> {
+    return this.fallback.selfState()
+  }
+
+  /** What our direct dials came to, for the conclusion that every attempt failed (fallback.ts). */
+  directAttempts(): DirectAttempts {
+    const failures: number[] = []
+    for (const [id, c] of this.peers) if (!this.fallback.asked(id)) failures.push(c.failures)
+    return { knownSince: this.knownSince, everLinked: this.everLinked, failures }
+  }
+
   tick(): void {
     if (this.init.signal.aborted) return
     this.closeSpentRelayedLinks()
     const now = Date.now()
-    const full = linkTargets(this.self, this.peers.keys())
+    this.fallback.tick(new Map([...this.peers].map(([id, c]) => [id, c.via])))
+    // the direct links' shape leaves out peers that link through the relay;
+    // a peer that does makes no direct dial at all
+    const direct = [...this.peers.keys()].filter((id) => !this.fallback.asked(id))
+    if (direct.length === 0) this.knownSince = undefined
+    else this.knownSince ??= now
+    if (this.directLinks().length > 0) this.everLinked = true
+    if (this.fallback.selfAsked) return
+    const full = linkTargets(this.self, direct)
     const wanted = this.quiet
-      ? linkTargets(this.self, this.peers.keys(), quietLinkShape(this.peers.size + 1))
+      ? linkTargets(this.self, direct, quietLinkShape(direct.length + 1))
       : full
     this.closeSurplusLinks(wanted, full, now)
     // peers with a link of any kind to us (a relayed one: their dial is under way), if asked

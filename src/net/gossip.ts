@@ -27,6 +27,7 @@ import {
   STRIKE_SCORE_WEIGHT,
 } from './constants'
 import { messageCost, RateLimiter } from './rate-limit'
+import { linksOnlyComponents, type CarriesTraffic } from './limited-links'
 import { RecordRejectedError, RecordTooLargeError } from './errors'
 import { errMsg, type NetLogger } from './log'
 import type { GossipValidator, PublishResult, Verdict } from './types'
@@ -82,6 +83,11 @@ export interface SwarmGossipsubInit {
   topics: readonly string[]
   /** strikes a peer holds now (strikes.ts): GossipSub's application score */
   strikes: (peerId: string) => number
+  /**
+   * which limited connections carry gossip: links through the relay of peers
+   * that cannot link directly (fallback.ts, limited-links.ts). Default: none.
+   */
+  carries?: CarriesTraffic
 }
 
 /**
@@ -102,7 +108,11 @@ function digestOf(data: Uint8Array): Uint8Array {
 export function swarmGossipsub(
   init: SwarmGossipsubInit,
 ): (components: GossipSubComponents) => GossipSub {
-  return gossipsub(swarmGossipsubOptions(init))
+  const factory = gossipsub(swarmGossipsubOptions(init))
+  const carries = init.carries
+  return carries === undefined
+    ? factory
+    : (components) => factory(linksOnlyComponents(components, carries))
 }
 
 /** This swarm's GossipSub settings. */
@@ -138,9 +148,10 @@ export function swarmGossipsubOptions(init: SwarmGossipsubInit): Partial<Gossips
     heartbeatInterval: GOSSIP_HEARTBEAT_MS,
     seenTTL: GOSSIP_SEEN_TTL_MS,
     maxInboundDataLength: maxRpcBytes(init.maxRecordBytes),
-    // gossip only over direct links: relayed links are limited (and cut by
-    // the relay after a while), they exist only to signal WebRTC
-    runOnLimitedConnection: false,
+    // gossip over direct links, and over limited (relayed) connections only
+    // where `carries` says: links through the relay of peers that cannot
+    // link directly; the others only signal WebRTC (limited-links.ts)
+    runOnLimitedConnection: init.carries !== undefined,
     scoreParams: {
       // All tabs behind one relay (or on one laptop) share an IP: the default
       // colocation penalty graylists a swarm of 12+ tabs. Sybil resistance by

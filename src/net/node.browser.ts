@@ -30,23 +30,38 @@ export interface BrowserSwarmNodeInit extends SwarmNodeInitBase {
 
 export const BROWSER_LISTEN = ['/p2p-circuit', '/webrtc']
 
+/**
+ * Whether this browser can make WebRTC links: it has RTCPeerConnection. One
+ * without (none built in, or turned off: Firefox's media.peerconnection.enabled,
+ * an extension, a company policy) takes part through the relay (fallback.ts).
+ */
+export function hasWebRtc(): boolean {
+  return typeof globalThis.RTCPeerConnection === 'function'
+}
+
 export async function createSwarmNode(init: BrowserSwarmNodeInit): Promise<SwarmNode> {
   const identity =
     init.privateKey === undefined ? await acquireTabIdentity(init.identity) : undefined
   const privateKey = init.privateKey ?? identity?.privateKey
   if (privateKey === undefined) throw new Error('unreachable: no private key')
   const tab = returningTab(init.room ?? DEFAULT_ROOM, peerIdFromPrivateKey(privateKey).toString())
+  const webrtc = hasWebRtc()
   try {
     return await createSwarm(init, {
       privateKey,
-      listen: BROWSER_LISTEN,
+      listen: webrtc ? BROWSER_LISTEN : ['/p2p-circuit'],
       transports: [
         webSockets(),
         circuitRelayTransport({ reservationCompletionTimeout: RELAY_RESERVATION_TIMEOUT_MS }),
-        webRTC({
-          rtcConfiguration: rtcConfigurationWith({ iceServers: [] }, init.rtcConfiguration),
-        }),
+        ...(webrtc
+          ? [
+              webRTC({
+                rtcConfiguration: rtcConfigurationWith({ iceServers: [] }, init.rtcConfiguration),
+              }),
+            ]
+          : []),
       ],
+      ...(webrtc ? {} : { cannotLinkDirectly: 'no-webrtc' as const }),
       // a Node agent's WebSocket, where the page can open it (direct-addrs.ts).
       // Agents listen on loopback (node.node.ts), so only a page of their
       // machine can: only there is it worth the identify that then opens

@@ -54,6 +54,12 @@ export interface NodeSwarmNodeInit extends SwarmNodeInitBase {
    * between Node peers turn it off.
    */
   directLinks?: boolean
+  /**
+   * Make WebRTC links. Default: true. false plays a browser without WebRTC:
+   * no WebRTC transport, no direct address, and the peer asks its relays to
+   * carry its traffic (fallback.ts); for the fallback's own tests.
+   */
+  webrtc?: boolean
 }
 
 export const DEFAULT_NODE_LISTEN = ['/ip4/127.0.0.1/tcp/0', '/p2p-circuit', '/webrtc']
@@ -77,6 +83,18 @@ export async function createSwarmNode(init: NodeSwarmNodeInit): Promise<SwarmNod
   const defaults: RTCConfiguration & { bindAddress?: string } = { iceServers: [] }
   if (init.rtcBindAddress !== undefined) defaults.bindAddress = init.rtcBindAddress
   const rtcConfiguration = forNodeDatachannel(rtcConfigurationWith(defaults, init.rtcConfiguration))
+  if (init.webrtc === false) {
+    return createSwarm(init, {
+      privateKey: await nodeKey(init),
+      listen: ['/p2p-circuit'],
+      transports: [
+        webSockets(),
+        circuitRelayTransport({ reservationCompletionTimeout: RELAY_RESERVATION_TIMEOUT_MS }),
+      ],
+      pingMinTimeoutMs: LINK_PING_MIN_TIMEOUT_MS,
+      cannotLinkDirectly: 'no-webrtc',
+    })
+  }
   return createSwarm(init, {
     privateKey: await nodeKey(init),
     listen: listenAddrs(init),

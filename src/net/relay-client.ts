@@ -17,6 +17,7 @@ import {
   RELAY_REDIAL_MAX_MS,
 } from './constants'
 import { decodePeers, encodeJoin } from './discovery-wire'
+import type { DirectCause, FallbackState } from './fallback'
 import { errMsg, type NetLogger } from './log'
 import { backoff } from './backoff'
 import { peerIdOf } from './multiaddr'
@@ -40,8 +41,14 @@ export interface RelayClientInit {
   room: string
   logger: NetLogger
   signal: AbortSignal
-  /** the room's peers as listed by one relay (replaces that relay's previous list) */
-  onPeers: (relay: RelayInfo, peers: string[]) => void
+  /**
+   * the room's peers as listed by one relay (replaces that relay's previous
+   * list), and which of them (this peer included) asked it to carry their
+   * traffic, with its answer (fallback.ts)
+   */
+  onPeers: (relay: RelayInfo, peers: string[], fallback: Map<string, FallbackState>) => void
+  /** this peer cannot link directly from the start (no WebRTC): it asks every relay to carry its traffic */
+  fallback?: DirectCause
   /** connection or reservation state of a relay changed */
   onChange: () => void
 }
@@ -63,8 +70,11 @@ interface RelayState extends RelayInfo {
 
 export class RelayClient {
   private readonly relays = new Map<string, RelayState>()
+  /** why this peer cannot link directly, once it knows: named when it joins its room */
+  private cause: DirectCause | undefined
 
   constructor(private readonly init: RelayClientInit) {
+    this.cause = init.fallback
     for (const addr of init.relays) {
       const peerId = peerIdOf(addr)
       if (peerId === undefined) continue
@@ -83,6 +93,28 @@ export class RelayClient {
         discover: undefined,
       })
     }
+  }
+
+  /** Why this peer cannot link directly, if it asked its relays to carry its traffic. */
+  get fallback(): DirectCause | undefined {
+    return this.cause
+  }
+
+  /**
+   * This peer cannot link directly after all (every ICE attempt failed): it
+   * joins its room again on each relay, asking to be relayed (a new
+   * discovery stream replaces the old one on the relay).
+   */
+  askRelaying(cause: DirectCause): void {
+    if (this.cause !== undefined) return
+    this.cause = cause
+    this.init.logger.warn('no direct link: asking the relay to carry our traffic', { cause })
+    for (const r of this.relays.values()) {
+      if (r.discover !== undefined && r.discover !== 'opening') {
+        r.discover.abort(new Error('joining again to ask for relaying'))
+      }
+    }
+    this.tick()
   }
 
   isRelay(peerId: string): boolean {
@@ -159,7 +191,8 @@ export class RelayClient {
     }
     const lp = lpStream(stream, { maxDataLength: DISCOVER_MAX_FRAME_BYTES })
     try {
-      await lp.write(encodeJoin({ room }), { signal })
+      const asked = this.cause
+      await lp.write(encodeJoin({ room, ...(asked ? { fallback: asked } : {}) }), { signal })
       logger.debug('discovery: joined', { relay: r.peerId, room })
       for (;;) {
         const frame = await lp.read({ signal })
@@ -175,6 +208,7 @@ export class RelayClient {
         this.init.onPeers(
           r,
           msg.peers.filter((p) => p !== self),
+          new Map(Object.entries(msg.fallback ?? {})),
         )
       }
     } catch (err) {

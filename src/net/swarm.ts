@@ -43,6 +43,7 @@ import { Syncer } from './sync'
 import { syncAgain } from './sync-session'
 import { firstEnough } from './enough'
 import { LinkPaths } from './link-paths'
+import { iceFailed, unreachable, type DirectCause } from './fallback'
 import type {
   ConnectionSummary,
   LinkKind,
@@ -74,14 +75,25 @@ export interface PlatformParts {
   returning?: boolean
   /** runs after stop (e.g. release the identity lock) */
   onStopped?: () => void
+  /**
+   * this peer cannot link directly from the start (a browser without
+   * RTCPeerConnection): it asks its relays to carry its traffic (fallback.ts)
+   */
+  cannotLinkDirectly?: DirectCause
 }
 
 type Services = { identify: Identify; pubsub: GossipSub }
 
-const LINK_RANK: Record<LinkKind, number> = { 'direct-webrtc': 3, other: 2, relayed: 1 }
+const LINK_RANK: Record<LinkKind, number> = {
+  'direct-webrtc': 4,
+  other: 3,
+  'via-relay': 2,
+  relayed: 1,
+}
 
-export function linkKind(conn: Connection): LinkKind {
-  if (conn.limits != null) return 'relayed'
+/** How a connection links us; `viaRelay`: a limited one that carries our traffic (fallback.ts). */
+export function linkKind(conn: Connection, viaRelay = false): LinkKind {
+  if (conn.limits != null) return viaRelay ? 'via-relay' : 'relayed'
   return conn.remoteAddr.getComponents().some((c) => c.name === 'webrtc')
     ? 'direct-webrtc'
     : 'other'
@@ -119,7 +131,7 @@ export async function createSwarm(
   const stopSignal = stopController.signal
 
   // the gater and the ban handler exist before the node does
-  const ref: { node?: Libp2p<Services> } = {}
+  const ref: { node?: Libp2p<Services>; dialer?: Dialer; relayClient?: RelayClient } = {}
   // a banned peer's links are dropped: all of its member's PeerIds' (strikes.ts)
   const hangUpBanned = () => {
     for (const c of ref.node?.getConnections() ?? []) {
@@ -150,6 +162,8 @@ export async function createSwarm(
         maxRecordBytes,
         topics: Object.values(roomTopics(room)),
         strikes: (peer) => strikes.count(peer),
+        // links through the relay of peers that cannot link directly (fallback.ts)
+        carries: (conn) => ref.dialer?.isFallbackLink(conn) ?? false,
       }),
     },
   })
@@ -211,7 +225,9 @@ export async function createSwarm(
     ...(platform.direct !== undefined ? { direct: platform.direct } : {}),
     returning: platform.returning,
     ...(init.surplusLinkGraceMs !== undefined ? { surplusGraceMs: init.surplusLinkGraceMs } : {}),
+    selfCause: () => ref.relayClient?.fallback,
   })
+  ref.dialer = dialer
 
   // a quiet room (topology.ts quietAfterMs) keeps ring links only and slows its
   // timers (QUIET_TICK_MS); activity wakes it at once
@@ -239,11 +255,12 @@ export async function createSwarm(
     room,
     logger,
     signal: stopSignal,
-    onPeers: (relay, peers) => {
+    onPeers: (relay, peers, fallback) => {
       // a newcomer wakes a quiet room: it links to everyone, and likely brings work
-      if (dialer.setRoomPeers(relay, peers)) roomActive()
+      if (dialer.setRoomPeers(relay, peers, fallback)) roomActive()
       summaryChanged()
     },
+    ...(platform.cannotLinkDirectly ? { fallback: platform.cannotLinkDirectly } : {}),
     onChange: () => {
       relayClient.tick()
       summaryChanged()
@@ -284,9 +301,12 @@ export async function createSwarm(
     },
   })
 
-  /** a link of ours: direct (not relayed), and not to a relay */
+  ref.relayClient = relayClient
+
+  /** a link of ours: direct (not relayed) and not to a relay, or a link through the relay (fallback.ts) */
   function isLink(c: Connection): boolean {
-    return c.limits == null && !relayClient.isRelay(c.remotePeer.toString())
+    if (c.limits != null) return dialer.isFallbackLink(c)
+    return !relayClient.isRelay(c.remotePeer.toString())
   }
 
   function directConnections(): Connection[] {
@@ -315,7 +335,7 @@ export async function createSwarm(
       if (c.status !== 'open') continue
       const peer = c.remotePeer.toString()
       if (relayClient.isRelay(peer)) continue
-      const kind = linkKind(c)
+      const kind = linkKind(c, dialer.isFallbackLink(c))
       // a WebRTC link counts once data went both ways over it
       if (kind === 'direct-webrtc' && !linkPaths.carries(c)) continue
       const prev = best.get(peer)
@@ -326,6 +346,11 @@ export async function createSwarm(
     }
     const peers: PeerLink[] = [...best.values()].sort((a, b) => (a.peerId < b.peerId ? -1 : 1))
     const relaysStatus = relayClient.status()
+    const cannotLink = dialer.selfFallback()
+    const unreachablePeers = [...dialer.fallbackStates()]
+      .filter(([peer, state]) => peer !== self && unreachable(state))
+      .map(([peerId, state]) => ({ peerId, ...state }))
+      .sort((a, b) => (a.peerId < b.peerId ? -1 : 1))
     return {
       relay: relaysStatus.some((r) => r.connected && r.reserved) ? 'up' : 'down',
       relays: relaysStatus,
@@ -333,8 +358,11 @@ export async function createSwarm(
       direct: peers.filter((p) => p.kind === 'direct-webrtc').length,
       relayed: peers.filter((p) => p.kind === 'relayed').length,
       other: peers.filter((p) => p.kind === 'other').length,
+      viaRelay: peers.filter((p) => p.kind === 'via-relay').length,
       known: dialer.known,
       quiet,
+      ...(cannotLink ? { cannotLink: { ...cannotLink } } : {}),
+      unreachable: unreachablePeers,
     }
   }
 
@@ -346,10 +374,16 @@ export async function createSwarm(
   })
 
   // --- wiring ---------------------------------------------------------------
-  await libp2p.handle(SYNC_PROTOCOL, syncer.handle, {
-    runOnLimitedConnection: false,
-    maxInboundStreams: SYNC_MAX_INBOUND_STREAMS,
-  })
+  // on links only: a limited connection only when it is a link through the
+  // relay (fallback.ts), never a WebRTC dial's signalling
+  await libp2p.handle(
+    SYNC_PROTOCOL,
+    (stream, conn) => {
+      if (isLink(conn)) syncer.handle(stream, conn)
+      else stream.abort(new Error('sync runs on links only'))
+    },
+    { runOnLimitedConnection: true, maxInboundStreams: SYNC_MAX_INBOUND_STREAMS },
+  )
 
   const relinker = createRelinker({ libp2p, isLink, logger })
   const linkMonitor = new LinkMonitor({
@@ -367,7 +401,7 @@ export async function createSwarm(
     }
     relinker.linkOpened(conn)
     // the dialing side starts the session; the other side answers it
-    if (conn.limits == null && conn.direction === 'outbound') {
+    if (isLink(conn) && conn.direction === 'outbound') {
       void syncer.syncWith(conn)
     }
   })
@@ -392,6 +426,9 @@ export async function createSwarm(
     if (init.memberOf) hangUpBanned()
     relayClient.tick()
     relinker.tick()
+    // a tab with WebRTC whose every direct attempt failed asks to be relayed
+    if (relayClient.fallback === undefined && iceFailed(dialer.directAttempts(), Date.now()))
+      relayClient.askRelaying('ice-failed')
     setQuiet(Date.now() - activeAt >= quietAfterMs(planOver, init.quietLinksAfterMs))
     dialer.tick()
     linkPaths.tick(directConnections())

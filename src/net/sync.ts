@@ -137,6 +137,8 @@ export class Syncer {
     try {
       stream = await connection.newStream(SYNC_PROTOCOL, {
         signal: AbortSignal.any([this.init.signal, AbortSignal.timeout(this.idleMs)]),
+        // callers hand links only: a limited one is a link through the relay (fallback.ts)
+        runOnLimitedConnection: true,
       })
     } catch (err) {
       const report = emptyReport(peer, true, started, errMsg(err))

@@ -1,9 +1,11 @@
 import type { PrivateKey } from '@libp2p/interface'
 import type { LinkPath } from './link-paths'
 import type { NetLogger } from './log'
+import type { DirectCause, Relaying } from './fallback'
 
 export type { NetLogger } from './log'
 export type { LinkPath } from './link-paths'
+export type { DirectCause, Relaying } from './fallback'
 
 /**
  * The contract between the network layer and the rest of the peer.
@@ -161,6 +163,12 @@ export type LinkKind =
   | 'relayed'
   /** another direct transport (TCP or WebSockets between Node peers) */
   | 'other'
+  /**
+   * a limited circuit-relay connection that carries gossip and sync: this
+   * peer or that one cannot link directly, and the relay carries their
+   * traffic (fallback.ts)
+   */
+  | 'via-relay'
 
 export interface PeerLink {
   peerId: string
@@ -181,10 +189,22 @@ export interface ConnectionSummary {
   direct: number
   relayed: number
   other: number
+  viaRelay: number
   /** peers of the room the relay told us about (linked or not) */
   known: number
   /** the room is quiet: links to ring neighbours only (topology.ts quietAfterMs) */
   quiet: boolean
+  /**
+   * This peer cannot link directly: why, and whether the relay carries its
+   * traffic (`relaying` undefined: no relay answered yet; a relay that
+   * predates relaying never does). Absent when it links directly.
+   */
+  cannotLink?: { cause: DirectCause; relaying?: Relaying }
+  /**
+   * Peers of the room the relay named as unable to link directly and whose
+   * traffic it refuses to carry: in the room, out of reach, and why.
+   */
+  unreachable: Array<{ peerId: string; cause: DirectCause; relaying: Relaying }>
 }
 
 /** What one anti-entropy session did (see sync.ts). */

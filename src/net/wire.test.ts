@@ -51,6 +51,49 @@ describe('discovery wire', () => {
     })
   })
 
+  it('carries who asks to be relayed, and the answers (fallback.ts)', () => {
+    expect(decodeJoin(encodeJoin({ room: 'r1', fallback: 'no-webrtc' }))).toEqual({
+      room: 'r1',
+      fallback: 'no-webrtc',
+    })
+    expect(() => decodeJoin(enc('{"room":"r","fallback":"maybe"}'))).toThrow(ProtocolViolationError)
+    const fallback = {
+      [PEER_A]: { cause: 'ice-failed' as const, relaying: 'granted' as const },
+      [PEER_B]: { cause: 'no-webrtc' as const, relaying: 'off' as const },
+    }
+    expect(decodePeers(encodePeers({ room: 'r1', peers: [PEER_A], fallback }))).toEqual({
+      room: 'r1',
+      peers: [PEER_A],
+      fallback,
+      dropped: 0,
+    })
+    // a frame without it (an older relay) is a frame without relayed peers
+    expect(encodePeers({ room: 'r', peers: [], fallback: {} })).toEqual(
+      enc('{"room":"r","peers":[]}'),
+    )
+    // bad entries are dropped and counted, a bad field refused
+    const junk = enc(
+      JSON.stringify({
+        room: 'r',
+        peers: [],
+        fallback: {
+          [PEER_A]: { cause: 'no-webrtc', relaying: 'granted' },
+          nope: { cause: 'no-webrtc', relaying: 'granted' },
+          [PEER_B]: { cause: 'teleport', relaying: 'granted' },
+        },
+      }),
+    )
+    expect(decodePeers(junk)).toEqual({
+      room: 'r',
+      peers: [],
+      fallback: { [PEER_A]: { cause: 'no-webrtc', relaying: 'granted' } },
+      dropped: 2,
+    })
+    expect(() => decodePeers(enc('{"room":"r","peers":[],"fallback":[]}'))).toThrow(
+      ProtocolViolationError,
+    )
+  })
+
   it('drops invalid peer ids and refuses malformed frames', () => {
     const frame = enc(JSON.stringify({ room: 'r', peers: [PEER_A, 'nope', 42] }))
     expect(decodePeers(frame)).toEqual({ room: 'r', peers: [PEER_A], dropped: 2 })

@@ -4,7 +4,7 @@
  * record header and field types (memberSchemas below), so that every record
  * shares one definition of them without an import cycle.
  */
-import { z } from 'zod'
+import { z } from './zod'
 import { base64urlPattern } from './base64url'
 import * as L from './limits'
 import {

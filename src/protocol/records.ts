@@ -2,7 +2,7 @@
  * Domain types of the protocol (inferred from the zod schemas) and builders
  * that stamp a record with its content id.
  */
-import type { z } from 'zod'
+import type { z } from './zod'
 import { canonicalJsonWithout } from './canonical'
 import { canonicalId } from './hash'
 import {

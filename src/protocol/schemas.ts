@@ -4,7 +4,7 @@
  * is strict: unknown fields are rejected, so the canonical encoding of a
  * parsed record is exactly the bytes that were signed.
  */
-import { z } from 'zod'
+import { z } from './zod'
 import { CAPABILITIES } from './capabilities'
 import { ID_HEX_LENGTH } from './hash'
 import * as L from './limits'

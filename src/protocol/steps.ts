@@ -8,7 +8,7 @@
  * CodeRun values, the LLM layer turns tool calls into Steps, the executor
  * clips them to these limits and publishes them.
  */
-import { z } from 'zod'
+import { z } from './zod'
 
 /** Tool-loop steps kept in one result: the step limit of the loop, with room for a final search. */
 export const MAX_STEPS = 8

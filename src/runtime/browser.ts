@@ -3,6 +3,8 @@
  * plan records in IndexedDB, the libp2p node on the main thread, the role
  * core and its LLM calls in a Web Worker.
  */
+// first: zod's JIT probe off in this realm before anything parses (protocol/zod.ts)
+import '../protocol/zod'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { acquireTabIdentity, browserTabPeerIds } from '../net/identity.browser'
 import { createSwarmNode } from '../net/node.browser'

@@ -6,7 +6,7 @@
  */
 import type { Capability, LlmErrorKind, LlmTaskKind, ModelConfig } from '../llm/types'
 import type { ModelStatus, ModelVerdict } from '../roles/types'
-import type { ConnectionSummary, PeerLink } from '../net/types'
+import type { ConnectionSummary, DirectCause, PeerLink, Relaying } from '../net/types'
 import type { ApprovalMode, PlanRecord, Role } from '../protocol/records'
 import type { PlanTree } from '../plan/tree'
 import type { RoomKey } from '../protocol/room-key'
@@ -20,6 +20,8 @@ export type { MemberInit, PersonInvite, MembersView, MemberView, Removed }
 
 export type {
   ConnectionSummary,
+  DirectCause,
+  Relaying,
   PeerLink,
   PlanTree,
   Role,

@@ -3,6 +3,8 @@
  * (src/runtime/opener.ts). It holds the room's record key (not the invite secret);
  * it never sees the tab's identity key or the API key.
  */
+// first: zod's JIT probe off in this realm before anything parses (protocol/zod.ts)
+import '../protocol/zod'
 import { serveOpener, type FromOpener, type ToOpener } from '../runtime/opener'
 
 const scope = self as unknown as {

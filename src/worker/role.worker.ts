@@ -3,6 +3,8 @@
  * main thread, so the UI stays smooth and timers keep running when the tab
  * is in the background. It talks only to its tab, through messages.ts.
  */
+// first: zod's JIT probe off in this realm before anything parses (protocol/zod.ts)
+import '../protocol/zod'
 import { CoreDriver } from '../runtime/driver'
 import { indexedDbSpending } from '../runtime/persist.browser'
 import type { CodeSandbox } from '../sandbox/types'

@@ -141,6 +141,8 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
     })),
     direct: 8,
     relayed: 2,
+    viaRelay: 0,
+    unreachable: [],
     other: 0,
     known: 10,
     quiet: false,

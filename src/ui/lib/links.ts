@@ -1,24 +1,30 @@
 /**
  * How this tab's links go, in words (src/net/link-paths.ts finds the
- * paths): for the top bar's counts, the peer list, and the notice shown
- * when the tab cannot link to anyone directly.
+ * paths): for the top bar's counts and the peer list. What a tab says when
+ * it cannot link, or a peer is out of reach, is link-notices.ts.
  */
 import type { ConnectionSummary, PeerLink } from '../../runtime/types'
 
-export type LinkWay = 'lan' | 'nat' | 'turn' | 'direct' | 'relayed' | 'other'
+export type LinkWay =
+  'lan' | 'nat' | 'turn' | 'direct' | 'unknown' | 'relayed' | 'via-relay' | 'other'
 
 /** Words for each way, in the order they are listed (best first). */
 export const LINK_WORDS: Record<LinkWay, string> = {
   lan: 'direct on the LAN',
   nat: 'direct through NAT',
-  direct: 'direct',
+  // Chromium hides the address a peer's packets came from when that peer
+  // announced only an mDNS name (every page without a media permission): the
+  // link is direct, but its report cannot tell the LAN from a NAT
+  direct: 'direct (LAN or NAT: the browser does not say which)',
+  unknown: 'direct (way not known yet)',
   other: 'direct (WebSocket or TCP)',
   turn: 'relayed through TURN',
+  'via-relay': 'through the relay (no direct link possible)',
   relayed: 'via the relay only, no plan traffic yet',
 }
 
 export function linkWay(link: PeerLink): LinkWay {
-  if (link.kind === 'direct-webrtc') return link.path ?? 'direct'
+  if (link.kind === 'direct-webrtc') return link.path ?? 'unknown'
   return link.kind
 }
 
@@ -32,12 +38,29 @@ export function linkCounts(summary: ConnectionSummary): string {
     .join(', ')
 }
 
+/** Links that carry plan traffic (direct, TCP/WebSocket, or through the relay for a peer that cannot link directly). */
+export function trafficLinks(summary: ConnectionSummary): number {
+  return summary.direct + summary.other + summary.viaRelay
+}
+
+/**
+ * Peers of the room this tab knows of and cannot reach: those the relay
+ * named as out of reach, or every peer it knows of when the relay refuses
+ * to carry this tab's own traffic. Never counted as absent, nor as present
+ * and working.
+ */
+export function outOfReach(summary: ConnectionSummary): number {
+  const self = summary.cannotLink
+  if (self?.relaying !== undefined && self.relaying !== 'granted') return summary.known
+  return summary.unreachable.length
+}
+
 /**
  * Peers of the room are known (the relay named them) but none carries plan
- * traffic: no direct or TURN link, only the relay's signalling links.
+ * traffic: no direct, TURN or relay-carried link, only signalling links.
  */
 export function cutOff(summary: ConnectionSummary): boolean {
-  return summary.relay === 'up' && summary.known > 0 && summary.direct + summary.other === 0
+  return summary.relay === 'up' && summary.known > 0 && trafficLinks(summary) === 0
 }
 
 /**
@@ -47,9 +70,7 @@ export function cutOff(summary: ConnectionSummary): boolean {
  */
 export const CUT_OFF_GRACE_MS = 15_000
 
-/** What to do about it, for the person who started the app or for a friend. */
-export function cutOffAdvice(host: boolean): string {
-  return host
-    ? 'Start the app with a TURN server: npm start -- --turn turn:YOUR-HOST:3478 --turn-secret … (README: “Invite a friend anywhere”).'
-    : 'Ask whoever sent you this link to set up a TURN server (their README: “Invite a friend anywhere”), or join from their network.'
-}
+/** What "resting" means, for the top bar (a quiet room: net/topology.ts quietLinkShape). */
+export const RESTING_WORDS = 'resting: few links, to save power'
+export const RESTING_DETAIL =
+  'Nothing new in the room for a while: this tab keeps links to two neighbours only, to save power. The next goal or result links it to everyone again.'

@@ -95,3 +95,23 @@ describe('roster', () => {
     ])
   })
 })
+
+describe('peers out of reach (issue 58)', () => {
+  it('a tab linked to nobody does not call roles absent: it says who it cannot hear', () => {
+    const roster = rosterOf(activity('executor', []), { outOfReach: 4, cutOff: true, known: 4 })
+    expect(roster.problems).toEqual([
+      '4 peers are in this room and not linked to this tab: who does what is unknown here until they are.',
+    ])
+    expect(roster.outOfReach).toBe(4)
+  })
+
+  it('a peer out of reach is counted as such, beside the roles heard', () => {
+    const swarm = [member('decomposer'), member('scorer'), member('scorer')]
+    const roster = rosterOf(activity('observer', swarm), { outOfReach: 1, cutOff: false, known: 4 })
+    expect(roster.executors).toBe(0)
+    expect(roster.outOfReach).toBe(1)
+    expect(roster.problems[0]).toBe(
+      'One peer in this room is out of reach: its role is unknown here, and no work goes to or from it.',
+    )
+  })
+})

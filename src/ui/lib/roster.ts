@@ -13,9 +13,23 @@ export interface Roster {
   executors: number
   /** capabilities no live executor offers */
   missing: Capability[]
+  /** peers in the room that this tab cannot reach: their roles are unknown here */
+  outOfReach: number
   /** what cannot happen until someone joins, in words; empty when the swarm is complete */
   problems: string[]
 }
+
+/** What this tab's links say about the room (lib/links.ts outOfReach, cutOff). */
+export interface Reach {
+  /** peers known to be in the room that this tab cannot reach */
+  outOfReach: number
+  /** this tab reaches no peer at all, while it knows some (links.ts cutOff) */
+  cutOff: boolean
+  /** peers known to be in the room (the relay named them) */
+  known: number
+}
+
+const NO_TROUBLE: Reach = { outOfReach: 0, cutOff: false, known: 0 }
 
 /** QUORUM_VOTES of src/protocol/rules: a split needs this many scorers to be accepted. */
 const SCORERS_NEEDED = 2
@@ -36,7 +50,7 @@ export function selfMember(activity: RoleActivity): SwarmMember {
   }
 }
 
-export function rosterOf(activity: RoleActivity): Roster {
+export function rosterOf(activity: RoleActivity, reach: Reach = NO_TROUBLE): Roster {
   const self = selfMember(activity)
   const members = activity.role === 'observer' ? activity.swarm : [self, ...activity.swarm]
   const count = (role: SwarmMember['role']) => members.filter((m) => m.role === role).length
@@ -48,7 +62,20 @@ export function rosterOf(activity: RoleActivity): Roster {
     scorers: count('scorer'),
     executors: executors.length,
     missing,
+    outOfReach: reach.outOfReach,
     problems: [] as string[],
+  }
+  // a tab that hears nobody knows nothing of the others' roles: "no scorer" would be false
+  if (reach.cutOff) {
+    roster.problems.push(
+      `${reach.known === 1 ? 'One peer is' : `${reach.known} peers are`} in this room and not linked to this tab: who does what is unknown here until they are.`,
+    )
+    return roster
+  }
+  if (reach.outOfReach > 0) {
+    roster.problems.push(
+      `${reach.outOfReach === 1 ? 'One peer' : `${reach.outOfReach} peers`} in this room ${reach.outOfReach === 1 ? 'is' : 'are'} out of reach: ${reach.outOfReach === 1 ? 'its role is' : 'their roles are'} unknown here, and no work goes to or from ${reach.outOfReach === 1 ? 'it' : 'them'}.`,
+    )
   }
   if (roster.decomposers === 0) roster.problems.push('No decomposer: goals will not be split.')
   if (roster.scorers < SCORERS_NEEDED) {

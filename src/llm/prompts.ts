@@ -27,6 +27,7 @@ import {
   type VetoedSplit,
 } from './types'
 import { markerFor } from './fence'
+import { parseRoom, roomBlocks, roomToolsOf } from './prompt-room'
 import {
   MAX_NOTES,
   MAX_RATIONALE,
@@ -99,7 +100,10 @@ export function systemPrompt(kind: LlmTaskKind): string {
 
 /** The texts of a task that came from people or models: the marker must occur in none of them. */
 function untrustedTexts(task: LlmTask): string[] {
-  const texts = [...task.path]
+  const texts = [
+    ...task.path,
+    ...roomToolsOf(task).flatMap((g) => [g.name, ...g.tools.map((t) => t.name)]),
+  ]
   switch (task.kind) {
     case 'decompose':
       for (const split of task.vetoed ?? []) texts.push(split.note, ...split.subgoals)
@@ -138,6 +142,7 @@ const BLOCK_TAGS = new Set([
   'redo',
   'previous_output',
   'previous_reply_error',
+  'tools',
 ])
 
 /** Tags of one prompt: each name carries the prompt's marker. */
@@ -150,26 +155,6 @@ function tagger(marker: string) {
   }
 }
 type Tags = ReturnType<typeof tagger>
-
-/** What the room's executors offer (issue 43): absent in the task means unknown, and nothing is said. */
-function roomCapabilitiesOf(task: LlmTask): readonly Capability[] | undefined {
-  return task.kind === 'decompose' || task.kind === 'score' ? task.roomCapabilities : undefined
-}
-
-const CAPABILITY_WORDS: Record<Capability, string> = {
-  can_write_text: 'can_write_text (write text)',
-  can_run_code: 'can_run_code (write and run code)',
-  can_query_api: 'can_query_api (look up live data)',
-}
-
-function roomBlock(t: Tags, caps: readonly Capability[] | undefined): string {
-  if (caps === undefined) return ''
-  const can = caps.length ? caps.map((c) => CAPABILITY_WORDS[c]).join(', ') : 'nothing yet'
-  return `\n${t(
-    'room',
-    `Executors present in the room can: ${can}. Prefer subgoals they can do; a subgoal needing something nobody offers will wait.`,
-  )}`
-}
 
 function pathBlock(t: Tags, path: GoalPath): string {
   return t('path', path.map((goal) => t('goal', goal)).join('\n'))
@@ -220,7 +205,7 @@ export function userPrompt(task: LlmTask): string {
     case 'decompose':
       return (
         `${pathBlock(t, task.path)}\n${depthBlock(t, task.depth, task.maxDepth)}` +
-        roomBlock(t, roomCapabilitiesOf(task)) +
+        roomBlocks(t, task) +
         vetoedBlock(t, task.vetoed)
       )
     case 'score': {
@@ -233,14 +218,18 @@ export function userPrompt(task: LlmTask): string {
           t('rationale', task.rationale),
           t('subgoals', subs),
           depthBlock(t, task.depth, task.maxDepth),
-        ].join('\n') + roomBlock(t, roomCapabilitiesOf(task))
+        ].join('\n') + roomBlocks(t, task)
       )
     }
     case 'execute':
       return (
         [
           pathBlock(t, task.path),
-          t('task', task.task, ` capability="${task.capability}"`),
+          t(
+            'task',
+            task.task,
+            ` capability="${task.capability}"${task.tool ? ` tool="${task.tool}"` : ''}`,
+          ),
           itemsBlock(t, 'dependencies', 'dependency', task.dependencies),
         ].join('\n') + redoBlock(t, task.redo)
       )
@@ -321,14 +310,6 @@ const FEEDBACK = new RegExp(
   `\\n<previous_reply_error-([a-z0-9]+)>\\n[\\s\\S]*</previous_reply_error-\\1>\\n${RETRY_INSTRUCTION.replace(/[.]/g, '\\.')}$`,
 )
 
-function roomOf(r: Reader, body: string): { roomCapabilities?: Capability[] } {
-  const room = r.first(body, 'room')
-  if (room === undefined) return {}
-  const can = /can: (.*?)\. Prefer/.exec(room)?.[1] ?? ''
-  const named = [...can.matchAll(/\b(can_[a-z_]+) \(/g)].map((m) => m[1] as Capability)
-  return { roomCapabilities: named.filter((c) => CAPABILITIES.includes(c)) }
-}
-
 /** Rebuild the LlmTask a user prompt was made from (the inverse of userPrompt). */
 export function parseUserPrompt(kind: LlmTaskKind, prompt: string): LlmTask {
   // Drop retry feedback: it is not part of the task.
@@ -348,7 +329,7 @@ export function parseUserPrompt(kind: LlmTaskKind, prompt: string): LlmTask {
         path,
         depth,
         maxDepth,
-        ...roomOf(r, body),
+        ...parseRoom(r.first(body, 'room'), r.first(body, 'tools')),
         ...(vetoed.length ? { vetoed } : {}),
       }
     }
@@ -369,7 +350,7 @@ export function parseUserPrompt(kind: LlmTaskKind, prompt: string): LlmTask {
         rationale: r.first(body, 'rationale') ?? '',
         depth,
         maxDepth,
-        ...roomOf(r, body),
+        ...parseRoom(r.first(body, 'room'), r.first(body, 'tools')),
       }
     }
     case 'execute': {
@@ -382,6 +363,7 @@ export function parseUserPrompt(kind: LlmTaskKind, prompt: string): LlmTask {
         path,
         task: taskEl?.body ?? '',
         capability: cap && CAPABILITIES.includes(cap) ? cap : 'can_write_text',
+        ...(taskEl?.attrs.tool ? { tool: taskEl.attrs.tool } : {}),
         dependencies: r.pairs(r.first(body, 'dependencies'), 'dependency'),
         ...(redoEl
           ? {

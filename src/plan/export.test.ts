@@ -32,7 +32,9 @@ function slot(index: number, text: string, extra: Partial<SlotView>): SlotView {
     capped: false,
     capability: 'can_write_text',
     reason: null,
+    tool: null,
     capabilityGap: null,
+    toolGap: null,
     blocked: false,
     leaf: null,
     superseded: [],
@@ -67,6 +69,7 @@ function goal(id: string, text: string, depth: number, slots: SlotView[]): GoalV
     failedParts: 0,
     usage: zeroRoleUsage(),
     missingCapabilities: [],
+    missingTools: [],
   }
 }
 

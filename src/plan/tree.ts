@@ -55,6 +55,8 @@ export interface SlotView {
   atomic: boolean | null
   capped: boolean
   capability: Capability | null
+  /** the tool group the leaf needs (since version 8); null for none */
+  tool: string | null
   /** how its voters classified it, in words (plan/classify.ts classificationReason) */
   reason: string | null
   /**
@@ -64,6 +66,11 @@ export interface SlotView {
    * otherwise, and when the room is not known.
    */
   capabilityGap: { capability: Capability } | null
+  /**
+   * the leaf needs a tool group no live executor of the room announces
+   * (RoomView.tools), flagged as capabilityGap is; null otherwise
+   */
+  toolGap: { tool: string } | null
   blocked: boolean
   leaf: TaskView | null
   /** earlier runs of the leaf its author sent back, oldest first, each with the author's note */
@@ -129,6 +136,8 @@ export interface GoalView {
    * when none or when the room is not known (RoomView)
    */
   missingCapabilities: Capability[]
+  /** tool groups that leaves of this subtree need and no live executor announces, sorted */
+  missingTools: string[]
 }
 
 export interface PlanTree {
@@ -153,6 +162,8 @@ export interface PlanTree {
  */
 export interface RoomView {
   capabilities: readonly Capability[]
+  /** the tool groups its live executors announce (absent: not known, no leaf flagged for a tool) */
+  tools?: readonly string[]
 }
 
 function taskView(task: TaskState): TaskView {
@@ -184,6 +195,13 @@ function capabilityGap(goal: DerivedGoal, slot: DerivedSlot, room: RoomView | nu
   return waiting || gapRevivable(goal, slot) ? { capability: slot.capability } : null
 }
 
+function toolGap(goal: DerivedGoal, slot: DerivedSlot, room: RoomView | null) {
+  if (!room?.tools || !slot.execute || !slot.tool) return null
+  if (room.tools.includes(slot.tool)) return null
+  const waiting = slot.status === 'open' || slot.status === 'waiting'
+  return waiting || gapRevivable(goal, slot) ? { tool: slot.tool } : null
+}
+
 function slotView(goal: DerivedGoal, slot: DerivedSlot, at: Projection): SlotView {
   const child = slot.child ? at.plan.goals.get(slot.child) : undefined
   return {
@@ -195,8 +213,10 @@ function slotView(goal: DerivedGoal, slot: DerivedSlot, at: Projection): SlotVie
     atomic: slot.classification ? slot.classification.atomic : null,
     capped: slot.classification?.capped ?? false,
     capability: slot.capability,
+    tool: slot.tool,
     reason: slot.classification ? classificationReason(slot.classification) : null,
     capabilityGap: capabilityGap(goal, slot, at.room),
+    toolGap: toolGap(goal, slot, at.room),
     blocked: slot.blocked,
     leaf: slot.execute ? taskView(slot.execute) : null,
     superseded: slot.superseded.map((step) => ({
@@ -233,6 +253,15 @@ function missing(slots: readonly SlotView[]): Capability[] {
     for (const capability of slot.goal?.missingCapabilities ?? []) needed.add(capability)
   }
   return CAPABILITIES.filter((capability) => needed.has(capability))
+}
+
+function missingTools(slots: readonly SlotView[]): string[] {
+  const needed = new Set<string>()
+  for (const slot of slots) {
+    if (slot.toolGap) needed.add(slot.toolGap.tool)
+    for (const tool of slot.goal?.missingTools ?? []) needed.add(tool)
+  }
+  return [...needed].sort()
 }
 
 function goalView(goal: DerivedGoal, at: Projection): GoalView {
@@ -286,6 +315,7 @@ function goalView(goal: DerivedGoal, at: Projection): GoalView {
     failedParts,
     usage: at.usage.get(goal.id) ?? zeroRoleUsage(),
     missingCapabilities: missing(slots),
+    missingTools: missingTools(slots),
   }
 }
 

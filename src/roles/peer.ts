@@ -32,7 +32,15 @@ import { deriveMembership, type Membership } from '../protocol/membership'
 import { planOver } from '../plan/archive'
 import { PlanState } from '../plan/state'
 import type { Capability } from '../protocol/capabilities'
-import { createView, hearPresence, liveCount, offeredCapabilities, type SwarmView } from './view'
+import type { ToolGroup } from '../protocol/tool-groups'
+import {
+  createView,
+  hearPresence,
+  liveCount,
+  offeredCapabilities,
+  offeredToolGroups,
+  type SwarmView,
+} from './view'
 import { emptyEffects, type Command, type Effects, type PeerConfig, type PeerInput } from './types'
 
 /** An LLM call (or a claimed task waiting for its window) this peer is busy with. */
@@ -119,7 +127,11 @@ export const HEALTH_RETRY_MS = 30_000
 
 export function createPeer(config: PeerConfig, now: number, plan = new PlanState()): PeerState {
   return {
-    config: { ...config, capabilities: [...config.capabilities] },
+    config: {
+      ...config,
+      capabilities: [...config.capabilities],
+      ...(config.tools ? { tools: [...config.tools] } : {}),
+    },
     plan,
     view: createView(),
     startedAt: now,
@@ -153,6 +165,12 @@ export function createPeer(config: PeerConfig, now: number, plan = new PlanState
 /** What the live executors of the room offer now, as this peer hears them (view.ts). */
 export function roomCapabilities(peer: PeerState, now: number): Capability[] {
   return offeredCapabilities(peer.view, peer.config, now)
+}
+
+/** The tool groups the room's live executors announce (view.ts), as a task's `roomTools`: absent when none. */
+export function roomTools(peer: PeerState, now: number): { roomTools?: ToolGroup[] } {
+  const groups = offeredToolGroups(peer.view, peer.config, now)
+  return groups.length > 0 ? { roomTools: groups } : {}
 }
 
 export function derived(peer: PeerState): DerivedPlan {
@@ -279,6 +297,7 @@ function handleCommand(peer: PeerState, fx: Effects, command: Command, now: numb
     case 'set-capabilities':
       peer.config.capabilities = [...command.capabilities]
       peer.config.writesUnrunCode = command.writesUnrunCode ?? false
+      peer.config.tools = [...(command.tools ?? [])]
       peer.beatDue = true
       break
     case 'set-model':
@@ -348,10 +367,17 @@ function heldTasks(peer: PeerState): string[] {
   return [...new Set(holding)].slice(0, 64)
 }
 
+/** What an executor announces of its tool groups: absent when none (and for every other role). */
+function announcedTools(peer: PeerState): { tools?: ToolGroup[] } {
+  const tools = peer.config.role === 'executor' ? (peer.config.tools ?? []) : []
+  return tools.length > 0 ? { tools } : {}
+}
+
 function currentBeatKey(peer: PeerState): string {
   return beatKey({
     healthy: peer.healthy,
     capabilities: peer.config.role === 'executor' ? peer.config.capabilities : [],
+    tools: announcedTools(peer).tools ?? [],
     model: peer.config.model,
     offline: peer.config.offline,
   })
@@ -385,6 +411,7 @@ function maybeBeat(peer: PeerState, fx: Effects, now: number): void {
     kind: 'presence',
     role: peer.config.role,
     capabilities: peer.config.role === 'executor' ? peer.config.capabilities : [],
+    ...announcedTools(peer),
     holding,
     load: usedSlots(peer),
     capacity: peer.config.capacity,

@@ -28,6 +28,7 @@ import {
   isWarm,
   mayTry,
   roomCapabilities,
+  roomTools,
   since,
   startLlm,
   type PeerState,
@@ -133,6 +134,8 @@ function scoreProposals(
       maxDepth: goal.maxDepth,
       // so that a leaf names a capability someone offers, where it can (issue 43)
       roomCapabilities: roomCapabilities(peer, now),
+      // a subgoal that needs one of the room's tool groups names it (issue 57)
+      ...roomTools(peer, now),
     })
   }
 }

@@ -140,7 +140,9 @@ function leaf(parent: string, index: number, text: string, budget: Budget): Slot
     capped: false,
     capability,
     reason: 'one concrete deliverable',
+    tool: null,
     capabilityGap: null,
+    toolGap: null,
     blocked: false,
     leaf: task(
       `${parent}-${index}`,
@@ -204,6 +206,7 @@ function goal(
     failedParts: 0,
     usage: zeroRoleUsage(),
     missingCapabilities: [],
+    missingTools: [],
     proposals: slots.length === 0 ? [] : proposals(id, text, slots.length, i),
     accepted:
       slots.length === 0

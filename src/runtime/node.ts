@@ -21,6 +21,7 @@ import { filePersistence, fileSpending } from './persist.node.js'
 import { fileMembers } from './members-persist.node.js'
 import { stableRoomId } from '../protocol/room-key'
 import { createRuntime } from './runtime'
+import type { McpHub } from './mcp/hub'
 import type { PeerRuntime, RuntimeInit } from './types'
 
 export interface NodeRuntimeInit extends RuntimeInit {
@@ -41,6 +42,8 @@ export interface NodeRuntimeInit extends RuntimeInit {
   log?: (message: string) => void
   /** the network layer's logger (default: lineLogger(log), or its console logger without log) */
   netLogger?: NetLogger
+  /** executors: their person's MCP servers, connected (the agent's --mcp, --mcp-url); closed on stop */
+  mcpHub?: McpHub
 }
 
 export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRuntime> {
@@ -65,6 +68,7 @@ export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRunt
       createSandbox: () => createNodeSandbox(),
       // what the agent spent survives a restart, so a restart does not lift an hourly cap
       ...(init.dataDir ? { spending: fileSpending(join(init.dataDir, 'spending.json')) } : {}),
+      ...(init.mcpHub ? { mcp: init.mcpHub } : {}),
     }),
     createNode: (nodeInit) =>
       createSwarmNode({

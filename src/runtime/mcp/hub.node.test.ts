@@ -136,7 +136,8 @@ describe('an agent’s stdio server (server-filesystem)', () => {
 describe('a Streamable HTTP server (server-memory on 127.0.0.1)', () => {
   it('names its group from the server, reads for anyone, and asks before another member’s write', async () => {
     let changes = 0
-    const hub = new McpHub({ canAsk: true, onChange: () => changes++ })
+    const hub = new McpHub({ canAsk: true })
+    hub.listen(() => changes++)
     await hub.setServers([{ kind: 'http', url: bridge.url }])
     const [server] = hub.status().servers
     expect(server).toMatchObject({ group: 'memory-server', state: 'ready', kind: 'http' })

@@ -47,8 +47,6 @@ export interface McpHubInit {
   stdio?: StdioTransportFactory
   /** its person can be asked now (a tab); false: refuse instead (a headless agent) */
   canAsk: boolean
-  /** something a person should see changed: a server's state, an approval asked or answered */
-  onChange?: () => void
   /** one line per refused call and per server that failed (an agent prints them) */
   log?: (line: string) => void
   now?: () => number
@@ -82,9 +80,20 @@ export class McpHub {
   private readonly waiting = new Map<string, Waiting>()
   private counter = 0
   private readonly now: () => number
+  private readonly listeners = new Set<() => void>()
 
   constructor(private readonly init: McpHubInit) {
     this.now = init.now ?? Date.now
+  }
+
+  /**
+   * Told when something a person should see, or the room should hear, changed:
+   * a server's state, consent, an approval asked or answered. Returns the
+   * way to stop listening.
+   */
+  listen(listener: () => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
   }
 
   /**
@@ -286,6 +295,6 @@ export class McpHub {
   }
 
   private changed(): void {
-    this.init.onChange?.()
+    for (const listener of this.listeners) listener()
   }
 }

@@ -225,6 +225,8 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
       capabilities = [...next]
     },
     setTools() {},
+    setMcp() {},
+    answerToolCall() {},
     setModel(next) {
       model = next
     },

@@ -49,6 +49,13 @@ export function callLines(entry: CallEntry): string[] {
       `${entry.kind}: ${what} (attempt ${i + 1} of ${attempts}): ${clip(attempt.error)}${then}`,
     )
   })
+  // each call of the person's own tools (issue 57): which, how it went, how long; --log-calls has it whole
+  for (const call of entry.toolCalls ?? []) {
+    const how = call.status === 'ok' ? 'answered' : call.status === 'refused' ? 'refused' : 'failed'
+    lines.push(
+      `${entry.kind}: tool ${call.group}/${call.tool} ${clip(call.input)}: ${how} in ${call.durationMs} ms`,
+    )
+  }
   if (!entry.ok) {
     const seconds = (entry.latencyMs / 1000).toFixed(1)
     lines.push(

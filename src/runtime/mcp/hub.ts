@@ -47,7 +47,7 @@ export interface McpHubInit {
   stdio?: StdioTransportFactory
   /** its person can be asked now (a tab); false: refuse instead (a headless agent) */
   canAsk: boolean
-  /** one line per refused call and per server that failed (an agent prints them) */
+  /** one line per refused call (an agent prints them; a server's failure is in its status) */
   log?: (line: string) => void
   now?: () => number
 }
@@ -274,7 +274,6 @@ export class McpHub {
     } catch (error) {
       server.state = 'failed'
       server.error = await explainConnectError(server.spec, error)
-      this.init.log?.(`MCP server ${targetOf(server.spec)} failed: ${server.error}`)
     }
     this.changed()
   }

@@ -189,7 +189,12 @@ export const scorer: RoleLogic = {
         score: Math.min(1, Math.max(0, value.score)),
         notes: clip(value.notes, 600),
         // one per subgoal (the LLM layer checks the count); only the two fields the record holds
-        judgements: value.judgements.map((j) => ({ atomic: j.atomic, capability: j.capability })),
+        judgements: value.judgements.map((j) => ({
+          atomic: j.atomic,
+          capability: j.capability,
+          // the tool group it needs (issue 57): absent when none
+          ...(j.tool !== undefined ? { tool: j.tool } : {}),
+        })),
         usage: outcome.usage,
       })
     } else if (!isPeerTrouble(outcome)) {

@@ -15,6 +15,7 @@ import type { LiveText } from './live-text'
 import type { MemberInit, PersonInvite } from './members'
 import type { MembersView, MemberView, Removed } from './members-view'
 import type { McpSettings, McpStatus } from './mcp/types'
+import type { ToolGroup } from '../protocol/tool-groups'
 
 export type { MemberInit, PersonInvite, MembersView, MemberView, Removed }
 
@@ -60,6 +61,8 @@ export interface SwarmMember {
   model: string
   offline: boolean
   capabilities: Capability[]
+  /** the tool groups it announces (names and annotations only, issue 57); absent or empty: none */
+  tools?: ToolGroup[]
   healthy: boolean
   load: number
   capacity: number

@@ -99,8 +99,10 @@ export async function connectMcp(
   stdio: StdioTransportFactory | undefined,
   signal?: AbortSignal,
 ): Promise<McpConnection> {
-  let transport: MCPTransport | { type: 'http'; url: string }
-  if (spec.kind === 'http') transport = { type: 'http', url: spec.url }
+  let transport: MCPTransport | { type: 'http'; url: string; fetch: typeof fetch }
+  // the transport calls its fetch as a method: in a Worker the global one then throws "Illegal invocation"
+  if (spec.kind === 'http')
+    transport = { type: 'http', url: spec.url, fetch: (input, init) => fetch(input, init) }
   else if (stdio) transport = stdio(spec.command, spec.args)
   else throw new McpConnectError('this peer cannot start programs: use a server URL')
   const timeout = AbortSignal.timeout(MCP_CONNECT_TIMEOUT_MS)

@@ -6,6 +6,7 @@
 import { CAPABILITIES, type Capability } from '../../llm/types'
 import type { RoleActivity, SwarmMember } from '../../runtime/types'
 import { CAPABILITY_VERBS } from './status'
+import { mergeToolGroups, type ToolGroup } from '../../protocol/tool-groups'
 
 export interface Roster {
   decomposers: number
@@ -13,6 +14,8 @@ export interface Roster {
   executors: number
   /** capabilities no live executor offers */
   missing: Capability[]
+  /** the tool groups its executors announce, merged (issue 57): what the room learns of them */
+  tools: ToolGroup[]
   /** what cannot happen until someone joins, in words; empty when the swarm is complete */
   problems: string[]
 }
@@ -48,6 +51,7 @@ export function rosterOf(activity: RoleActivity): Roster {
     scorers: count('scorer'),
     executors: executors.length,
     missing,
+    tools: mergeToolGroups(executors.map((m) => m.tools ?? [])),
     problems: [] as string[],
   }
   if (roster.decomposers === 0) roster.problems.push('No decomposer: goals will not be split.')

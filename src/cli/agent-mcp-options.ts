@@ -8,7 +8,8 @@
  * - `--allow-tool GROUP/TOOL[=own|anyone]` (repeatable; `GROUP/*` for every
  *   tool of a group): turns a tool on. Every tool is off without it; turned
  *   on, a read-only tool serves any member's goals and one that may write
- *   only this person's own, unless `=anyone` (or `=own`) says otherwise.
+ *   (or reaches beyond its server) only this person's own, unless `=anyone`
+ *   (or `=own`) says otherwise.
  *
  * NAME is the group's name in the room (default: the server's own name).
  */

@@ -82,8 +82,9 @@ Options:
   --allow-tool GROUP/TOOL[=own|anyone]  executor: turn a server's tool on
                       (repeatable; GROUP/* for all of them). Every tool is off
                       without it. A read-only tool then serves any member's goals;
-                      one that may write only your own (another member's call is
-                      refused and a line says so), unless =anyone. The room learns
+                      one that may write, or reaches beyond its server, only your
+                      own (another member's call is refused and a line says so),
+                      unless =anyone. The room learns
                       each group's NAME (default: the server's own), its tools'
                       names and what they may do; never the command, URL or files
   --goal TEXT         submit this goal once connected (any role; an observer then

@@ -5,19 +5,25 @@
  *
  * - Every tool is off until its person turns it on.
  * - Turned on, a read-only tool is for any member's goal; a tool that may
- *   write (not read-only by its annotations) is for its person's own goals
- *   only, unless they open it to anyone.
+ *   write (not read-only by its annotations), or that reaches beyond its
+ *   server (open world), is for its person's own goals only, unless they
+ *   open it to anyone.
  * - Another member's goal that calls a tool kept for its person's own goals
  *   waits for their approval (a tab: they are there to answer) or is
  *   refused (a headless agent: nobody to ask), and the refusal says why.
  */
 import type { McpConsent, McpToolInfo, ToolAccess } from './types'
 
-/** What a tool is for once its person turns it on, unless they choose otherwise. */
+/**
+ * What a tool is for once its person turns it on, unless they choose
+ * otherwise: anyone's goals for one that only reads what its server holds;
+ * their own goals for one that writes, or that reaches beyond its server
+ * (open world: a fetch from their machine could reach their own network).
+ */
 export function accessWhenTurnedOn(
-  tool: Pick<McpToolInfo, 'readOnly'>,
+  tool: Pick<McpToolInfo, 'readOnly' | 'openWorld'>,
 ): Exclude<ToolAccess, 'off'> {
-  return tool.readOnly ? 'anyone' : 'own'
+  return tool.readOnly && !tool.openWorld ? 'anyone' : 'own'
 }
 
 export function accessOf(consent: McpConsent, group: string, tool: string): ToolAccess {

@@ -4,7 +4,6 @@
  * URLs stay here and go only to their servers, from this tab's role worker.
  * Every tool is off until its person picks who may use it.
  */
-import { accessWhenTurnedOn } from '../../runtime/mcp/consent'
 import type {
   McpConsent,
   McpServerSpec,
@@ -95,11 +94,6 @@ export function withAccess(
 ): McpSettings {
   const tools = { ...(settings.consent[group] ?? {}), [tool]: access }
   return { ...settings, consent: { ...settings.consent, [group]: tools } }
-}
-
-/** What "turn it on" picks for a tool: anyone's goals for a read-only one, else the person's own. */
-export function defaultOn(tool: Pick<McpToolInfo, 'readOnly'>): ToolAccess {
-  return accessWhenTurnedOn(tool)
 }
 
 /** What a tool may do, in a few words, from its annotations. */

@@ -35,10 +35,16 @@ export function functionToolState(api: 'anthropic' | 'openai', body: Json): Func
   const names = new Map<string, string>()
   const answered: { name: string; result: string }[] = []
   if (api === 'anthropic') {
-    const none = isObj(body.tool_choice) && body.tool_choice.type === 'none'
+    // a tool the request forces (`tool`, or `any` of them) is its structured output (the SDK's
+    // `json` tool), not one to use
+    const choice = isObj(body.tool_choice) ? body.tool_choice.type : undefined
+    const none = choice === 'none' || choice === 'any'
+    const forced = choice === 'tool' && isObj(body.tool_choice) ? body.tool_choice.name : null
     const offered = none
       ? []
-      : tools.flatMap((t) => (typeof t.name === 'string' && !t.type ? [t.name] : []))
+      : tools.flatMap((t) =>
+          typeof t.name === 'string' && !t.type && t.name !== forced ? [t.name] : [],
+        )
     for (const message of messages) {
       if (!Array.isArray(message.content)) continue
       for (const block of message.content.filter(isObj)) {
@@ -52,11 +58,15 @@ export function functionToolState(api: 'anthropic' | 'openai', body: Json): Func
     }
     return { offered: offered.filter((n) => n !== RUN_JAVASCRIPT), answered }
   }
-  const none = body.tool_choice === 'none'
+  const choice = body.tool_choice
+  const none = choice === 'none' || choice === 'required'
+  const forced = isObj(choice) && isObj(choice.function) ? choice.function.name : null
   const offered = none
     ? []
     : tools.flatMap((t) =>
-        isObj(t.function) && typeof t.function.name === 'string' ? [t.function.name] : [],
+        isObj(t.function) && typeof t.function.name === 'string' && t.function.name !== forced
+          ? [t.function.name]
+          : [],
       )
   for (const message of messages) {
     for (const call of Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObj) : [])

@@ -10,6 +10,7 @@
  * for Alice's own goals) waits for her in her tab, and refused, changes
  * nothing on disk.
  */
+import AxeBuilder from '@axe-core/playwright'
 import type { Page } from '@playwright/test'
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
@@ -179,6 +180,13 @@ test('a tab’s MCP server: what it keeps reaches the plan; another member’s d
     await expect(approval).toContainText(`The goal “${forget}” asks to run`)
     await expect(approval).toContainText('{"entityNames":["Garden"]}')
     await screenshot(alice, 'mcp-approval')
+    // the servers panel and the approval, as everything else, pass axe (as e2e/a11y.spec.ts runs it)
+    const axe = await new AxeBuilder({ page: alice })
+      .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'])
+      .analyze()
+    expect(
+      axe.violations.flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')}`)),
+    ).toEqual([])
     // … and refused, the tool never runs: the server's file is as it was
     await approval.getByRole('button', { name: 'Refuse' }).click()
     await expect(approval).toHaveCount(0)

@@ -166,9 +166,9 @@ describe('--mcp, --mcp-url, --allow-tool', () => {
     } as McpServerStatus
     expect(serverLines(server)).toEqual([
       '  MCP files (secure-filesystem-server 0.2.0; node fs.js /srv): 3 tools',
-      "    for any member's goals: read_text_file",
-      "    for your own goals only (others' are refused): write_file",
-      '    off: move_file (--allow-tool files/NAME turns one on, files/* all)',
+      "    for any member's goals: read_text_file (read-only)",
+      "    for your own goals only (others' are refused): write_file (may delete or overwrite)",
+      '    off: move_file (writes) (--allow-tool files/NAME turns one on, files/* all)',
     ])
     expect(
       refusalLine(

@@ -10,12 +10,16 @@ import { McpHub } from '../runtime/mcp/hub'
 import { nodeStdio } from '../runtime/mcp/stdio.node'
 import type { McpServerStatus } from '../runtime/mcp/types'
 import { consentFrom, type ToolAllow } from './agent-mcp-options'
+import { toolTraits } from '../runtime/mcp/consent'
 import type { McpServerSpec } from '../runtime/mcp/types'
 
 /** The lines that say what a connected server offers, and to whom. */
 export function serverLines(server: McpServerStatus): string[] {
+  // each tool with what it may do, by the server's annotations
   const names = (access: string) =>
-    server.tools.filter((t) => t.access === access).map((t) => t.name)
+    server.tools
+      .filter((t) => t.access === access)
+      .map((t) => `${t.name} (${toolTraits(t).join(', ')})`)
   const anyone = names('anyone')
   const own = names('own')
   const off = names('off')

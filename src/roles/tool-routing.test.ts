@@ -12,6 +12,8 @@ import { acceptedSplit, peer as peerId } from '../plan/split.test-support'
 import { PlanState } from '../plan/state'
 import { createPeer, step, type Effects, type PeerState } from './index'
 import { offeredToolGroups } from './view'
+import { derivePlan } from '../plan/derive'
+import { projectTree } from '../plan/tree'
 import { testConfig, T0 } from './leaf.test-support'
 
 const FILES: ToolGroup = {
@@ -109,5 +111,22 @@ describe('a leaf that needs a tool group', () => {
     expect(beatOf(without)?.tools).toBeUndefined()
     // and the room's groups, as the other executor hears them
     expect(offeredToolGroups(without.view, without.config, T0 + 1_000)).toEqual([FILES])
+  })
+})
+
+describe('a leaf whose tool group nobody offers', () => {
+  it('says so at once in the tree, and stops saying so when an executor announces the group', () => {
+    const { withTool } = room()
+    const tree = (tools: string[]) =>
+      projectTree(derivePlan(withTool.plan), withTool.plan, undefined, {
+        capabilities: ['can_write_text'],
+        tools,
+      })
+    const missing = tree([]).goals[0]!
+    expect(missing.slots.map((s) => s.toolGap)).toEqual([{ tool: 'files' }, null])
+    expect(missing.missingTools).toEqual(['files'])
+    const offered = tree(['files']).goals[0]!
+    expect(offered.slots.map((s) => s.toolGap)).toEqual([null, null])
+    expect(offered.missingTools).toEqual([])
   })
 })

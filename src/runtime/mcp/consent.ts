@@ -56,3 +56,14 @@ export function decideCall(
     why: `${name} is kept for its person's own goals, and this is another member's goal`,
   }
 }
+
+/** What a tool may do, in a few words, from its annotations (for its person: a tab, an agent's lines). */
+export function toolTraits(
+  tool: Pick<McpToolInfo, 'readOnly' | 'destructive' | 'openWorld'>,
+): string[] {
+  const traits = [
+    tool.readOnly ? 'read-only' : tool.destructive ? 'may delete or overwrite' : 'writes',
+  ]
+  if (tool.openWorld) traits.push('reaches outside')
+  return traits
+}

@@ -22,7 +22,7 @@ import {
   type ToolGroup,
 } from '../../protocol/tool-groups'
 import { accessOf, decideCall } from './consent'
-import { connectMcp, type McpConnection, type StdioTransportFactory } from './connection'
+import type { McpConnection, StdioTransportFactory } from './connection'
 import { explainConnectError } from './cors'
 import type { McpConsent, McpServerSpec, McpServerStatus, McpStatus, ToolApproval } from './types'
 
@@ -260,6 +260,8 @@ export class McpHub {
 
   private async connect(server: Server): Promise<void> {
     try {
+      // the MCP client is loaded at the first server, not with every role worker
+      const { connectMcp } = await import('./connection')
       const connection = await connectMcp(server.spec, this.init.stdio, server.aborter.signal)
       if (!this.servers.includes(server)) {
         await connection.close()

@@ -4,13 +4,7 @@
  * URLs stay here and go only to their servers, from this tab's role worker.
  * Every tool is off until its person picks who may use it.
  */
-import type {
-  McpConsent,
-  McpServerSpec,
-  McpSettings,
-  McpToolInfo,
-  ToolAccess,
-} from '../../runtime/mcp/types'
+import type { McpConsent, McpServerSpec, McpSettings, ToolAccess } from '../../runtime/mcp/types'
 import { TOOL_GROUP_NAME, MAX_TOOL_GROUP_NAME } from '../../protocol/tool-groups'
 
 const KEY = 'murmuration:mcp'
@@ -96,13 +90,4 @@ export function withAccess(
   return { ...settings, consent: { ...settings.consent, [group]: tools } }
 }
 
-/** What a tool may do, in a few words, from its annotations. */
-export function toolTraits(
-  tool: Pick<McpToolInfo, 'readOnly' | 'destructive' | 'openWorld'>,
-): string[] {
-  const traits = [
-    tool.readOnly ? 'read-only' : tool.destructive ? 'may delete or overwrite' : 'writes',
-  ]
-  if (tool.openWorld) traits.push('reaches outside')
-  return traits
-}
+export { toolTraits } from '../../runtime/mcp/consent'

@@ -148,22 +148,26 @@ describe('an agent that brings a filesystem MCP server', () => {
       const [serverPid] = childrenOf(agent.pid!)
       expect(serverPid).toBeDefined()
 
-      const [, , , observer] = await Promise.all([
+      const bobs = await Promise.all([
         peer('scorer', bob.seed),
         peer('scorer', bob.seed),
         peer('executor', bob.seed),
         peer('observer', bob.seed),
       ])
-      // the room has heard what Alice's agent offers: the group, the tools, for whom
+      const observer = bobs[3]!
+      // the room has heard what Alice's agent offers (the group, the tools, for whom): every
+      // planner must have, or a subgoal that needs the group would be judged not to
       await until(
         () =>
-          aliceDecomposer
-            .activity()
-            .swarm.some((m) => m.peerId === agentId && m.tools?.some((g) => g.name === 'files')),
-        () => 'the agent’s tool groups to reach the decomposer',
+          [aliceDecomposer, ...bobs].every((p) =>
+            p
+              .activity()
+              .swarm.some((m) => m.peerId === agentId && m.tools?.some((g) => g.name === 'files')),
+          ),
+        () => 'the agent’s tool groups to reach every peer',
         30_000,
       )
-      const announced = observer!.activity().swarm.find((m) => m.peerId === agentId)?.tools
+      const announced = observer.activity().swarm.find((m) => m.peerId === agentId)?.tools
       expect(announced?.[0]?.tools.map((t) => [t.name, t.readOnly, t.anyone])).toEqual([
         ['read_text_file', true, true],
         ['write_file', false, false],
@@ -171,16 +175,16 @@ describe('an agent that brings a filesystem MCP server', () => {
       // names and annotations only: never the folder or the command
       expect(JSON.stringify(announced)).not.toContain(notes)
 
-      const read = await observer!.submitGoal(
+      const read = await observer.submitGoal(
         `Quote the note read_text_file {"path": "${join(notes, 'secret.txt')}"}`,
         1,
       )
       const written = join(notes, 'from-bob.txt')
-      const write = await observer!.submitGoal(
+      const write = await observer.submitGoal(
         `Leave a note write_file {"path": "${written}", "content": "Bob was here"}`,
         1,
       )
-      const goal = (id: string) => observer!.tree().goals.find((g) => g.id === id)
+      const goal = (id: string) => observer.tree().goals.find((g) => g.id === id)
       await until(
         () => goal(read)?.status === 'done' && goal(write)?.status === 'done',
         () => `both goals done: ${goal(read)?.status}, ${goal(write)?.status}\n${out}\n${err}`,
@@ -188,7 +192,7 @@ describe('an agent that brings a filesystem MCP server', () => {
       )
 
       const toolLeaf = (id: string): SlotView => goal(id)!.slots.find((s) => s.tool === 'files')!
-      const records = observer!.records()
+      const records = observer.records()
       const resultOf = (slot: SlotView) =>
         records.find((r): r is ResultRecord => r.kind === 'result' && r.task === slot.leaf!.id)!
       const claimsOf = (slot: SlotView) =>
@@ -204,7 +208,7 @@ describe('an agent that brings a filesystem MCP server', () => {
       expect(JSON.parse(step!.input)).toEqual({ path: join(notes, 'secret.txt') })
       // … the final plan holds the note's text, and its export the call
       expect(goal(read)!.rollup.output).toContain(secret)
-      expect(observer!.exportPlan(read, 'markdown')).toContain(
+      expect(observer.exportPlan(read, 'markdown')).toContain(
         '**Called the tool read\\_text\\_file** of files',
       )
       // only the executor with the tool ever claimed it; the other one never did

@@ -18,9 +18,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 const require = createRequire(import.meta.url)
 
 /** The entry of a reference server package, to run with `node`. */
-export function serverEntry(
-  pkg: 'server-memory' | 'server-filesystem' | 'server-everything',
-): string {
+export function serverEntry(pkg: 'server-memory' | 'server-filesystem'): string {
   return require.resolve(`@modelcontextprotocol/${pkg}/dist/index.js`)
 }
 

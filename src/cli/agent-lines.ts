@@ -49,14 +49,23 @@ export function earlierLines(recent: readonly ActivityEntry[]): string[] {
  * and one line when it failed for good, with why.
  */
 export function callLines(entry: CallEntry): string[] {
-  if (entry.ok) return []
+  const lines: string[] = []
+  // each call of the person's own tools (issue 57): which, how it went, how long; --log-calls has it whole
+  for (const call of entry.toolCalls ?? []) {
+    const how = call.status === 'ok' ? 'answered' : call.status === 'refused' ? 'refused' : 'failed'
+    lines.push(
+      `${entry.kind}: tool ${call.group}/${call.tool} ${clip(call.input)}: ${how} in ${call.durationMs} ms`,
+    )
+  }
+  if (entry.ok) return lines
   const requests = entry.attempts.length
   const seconds = (entry.latencyMs / 1000).toFixed(1)
   // a rate limit not waited out says why (wait-policy.ts: "gave up: … would pass the 120 s …")
   const refusedWait = entry.attempts.at(-1)?.notes?.find((note) => note.startsWith('gave up'))
-  return [
+  lines.push(
     `${entry.kind}: gave up after ${requests} request${requests === 1 ? '' : 's'} (${seconds} s): ${clip(entry.error ?? 'no reason given')}${refusedWait ? ` (${clip(refusedWait)})` : ''}`,
-  ]
+  )
+  return lines
 }
 
 /**

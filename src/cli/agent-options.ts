@@ -33,6 +33,8 @@ import {
   ownNameFor,
   type ManageAction,
 } from './agent-member-options'
+import { parseAllowTool, parseMcpCommand, parseMcpUrl, type ToolAllow } from './agent-mcp-options'
+import type { McpServerSpec } from '../runtime/mcp/types'
 
 export { EXIT_USAGE, UsageError }
 export {
@@ -66,6 +68,8 @@ export interface AgentOptions {
   capacity: number
   /** what the executor may do with tools (--run-code, --web-search, --answer-from-knowledge) */
   tools: ToolConsent
+  /** executors: MCP servers (--mcp, --mcp-url) and the tools turned on (--allow-tool) */
+  mcp: { servers: McpServerSpec[]; allow: ToolAllow[] }
   budget: BudgetLimits
   goalsFrom: GoalSource
   goal?: string
@@ -155,6 +159,9 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
     'run-code': { type: 'boolean', default: false },
     'web-search': { type: 'boolean', default: false },
     'answer-from-knowledge': { type: 'boolean', default: false },
+    mcp: { type: 'string', multiple: true },
+    'mcp-url': { type: 'string', multiple: true },
+    'allow-tool': { type: 'string', multiple: true },
     quiet: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
     version: { type: 'boolean', short: 'v', default: false },
@@ -244,6 +251,27 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
   }).find(([, on]) => on)?.[0]
   if (toolFlag && role.data !== 'executor')
     throw new UsageError(`--${toolFlag} is for executors, not a ${role.data}`)
+
+  const mcp = {
+    servers: [
+      ...(values.mcp ?? []).map(parseMcpCommand),
+      ...(values['mcp-url'] ?? []).map(parseMcpUrl),
+    ],
+    allow: (values['allow-tool'] ?? []).map(parseAllowTool),
+  }
+  const mcpFlag = values.mcp
+    ? 'mcp'
+    : values['mcp-url']
+      ? 'mcp-url'
+      : values['allow-tool']
+        ? 'allow-tool'
+        : null
+  if (mcpFlag && role.data !== 'executor')
+    throw new UsageError(`--${mcpFlag} is for executors, not a ${role.data}`)
+  if (mcp.allow.length > 0 && mcp.servers.length === 0)
+    throw new UsageError(
+      '--allow-tool turns on a tool of a server: give the server with --mcp or --mcp-url',
+    )
 
   const capacity = Number(values.capacity)
   if (!/^\d+$/.test(values.capacity) || capacity < 1 || capacity > MAX_AGENT_CAPACITY)
@@ -339,6 +367,7 @@ export function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Age
       ...(capabilities ? { capabilities } : {}),
       capacity,
       tools: role.data === 'executor' ? tools : { ...NO_TOOLS },
+      mcp,
       budget,
       goalsFrom,
       ...(goal ? { goal } : {}),

@@ -24,6 +24,9 @@ import { checkModel, ModelCheckError, waitingLine } from './model-check'
 import { clock, OBSERVER_PRINT_INTERVAL_MS, TreePrinter } from './observer-print'
 import { leavesHeldBy, settled } from './tree-lines'
 import { exitWhenRemoved, manage } from './agent-members'
+import { AgentMcpError, startAgentMcp } from './agent-mcp'
+import { UsageError } from './agent-options'
+import { EXIT_USAGE } from './options'
 
 /** Could not start: the app, relay or model is not usable as configured. */
 const EXIT_START_FAILED = 1
@@ -157,6 +160,19 @@ export async function runAgent(options: AgentOptions): Promise<void> {
   const say = (line: string) => {
     if (!options.quiet) note(line)
   }
+  // the person's MCP servers (issue 57), connected before the agent joins: a broken one stops it here
+  let mcpHub: Awaited<ReturnType<typeof startAgentMcp>>
+  try {
+    mcpHub = options.manage
+      ? undefined
+      : await startAgentMcp(options.mcp.servers, options.mcp.allow, say, (line) =>
+          process.stderr.write(`agent: ${line}\n`),
+        )
+  } catch (err) {
+    if (err instanceof UsageError) return fail(err.message, EXIT_USAGE)
+    if (err instanceof AgentMcpError) return fail(err.message)
+    throw err
+  }
   const iceSource = agentRtcConfiguration(options, (m) => process.stderr.write(`agent: ${m}\n`))
   const runtime = await createNodeRuntime({
     room: options.room,
@@ -181,6 +197,7 @@ export async function runAgent(options: AgentOptions): Promise<void> {
     // --turn / --ice, or the app that named the relay (as for tabs): agent-ice.ts
     ...(iceSource ? { rtcConfiguration: iceSource } : {}),
     ...(options.logCalls ? { callLogFile: options.logCalls } : {}),
+    ...(mcpHub ? { mcpHub } : {}),
     log: (message) => say(`  ${message}`),
     // the network's warnings, one short line each; its chatter only with DEBUG
     netLogger: terminalNetLogger((line) => say(`${clock(Date.now())} ${line}`)),

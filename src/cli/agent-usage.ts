@@ -80,6 +80,19 @@ Options:
   --answer-from-knowledge  executor: offer can_query_api without a search: such
                       answers come from the model's memory and say they were not
                       checked live. Off by default
+  --mcp "[NAME=]COMMAND ARGS"  executor: an MCP server this agent starts (stdio;
+                      repeatable), e.g. --mcp "files=npx -y @modelcontextprotocol/
+                      server-filesystem /srv/notes". It gets PATH, HOME, USER, SHELL
+                      and TERM, not your API key; it stops with the agent
+  --mcp-url [NAME=]URL  executor: an MCP server over Streamable HTTP (repeatable)
+  --allow-tool GROUP/TOOL[=own|anyone]  executor: turn a server's tool on
+                      (repeatable; GROUP/* for all of them). Every tool is off
+                      without it. A read-only tool then serves any member's goals;
+                      one that may write, or reaches beyond its server, only your
+                      own (another member's call is refused and a line says so),
+                      unless =anyone. The room learns
+                      each group's NAME (default: the server's own), its tools'
+                      names and what they may do; never the command, URL or files
   --goal TEXT         submit this goal once connected (any role; an observer then
                       publishes this goal and nothing else), print when it is
                       done and write its final plan (Markdown) to --plans

@@ -31,8 +31,9 @@
  * structured-output parameters switches this provider to 'text' for good.
  *
  * Tools (issue 24): an execute call with tools runs the tool loop
- * (tool-loop.ts). run_javascript is a function tool every provider can
- * carry (Anthropic tool_use, Chat Completions `tools`). Web search is the
+ * (tool-loop.ts). run_javascript and the tools of a person's MCP server
+ * (toolbox.ts, issue 57) are function tools every provider can carry
+ * (Anthropic tool_use, Chat Completions `tools`). Web search is the
  * provider's own server tool: Anthropic's web_search_20250305 on the
  * Messages API; OpenAI's web_search exists only on the Responses API, so an
  * OpenAI call that may search goes there (every other call stays on Chat
@@ -115,13 +116,19 @@ class AiSdkProvider implements LlmProvider {
   async generate(request: GenerateRequest): Promise<GenerateResult> {
     if (this.missingKey) throw new LlmAuthError(`no API key set for ${this.label}`)
     const tools = request.tools
-    if (tools && (tools.sandbox || tools.search) && (this.tools.code || this.tools.search)) {
+    if (
+      tools &&
+      (tools.sandbox || tools.search || tools.toolbox) &&
+      (this.tools.code || this.tools.search)
+    ) {
       const offered = {
         ...(tools.sandbox && this.tools.code ? { sandbox: tools.sandbox } : {}),
+        // the person's own tools (an MCP server) are function tools, as run_javascript is
+        ...(tools.toolbox && this.tools.code ? { toolbox: tools.toolbox } : {}),
         search: tools.search && this.tools.search,
         ...(tools.budget ? { budget: tools.budget } : {}),
       }
-      if (offered.sandbox || offered.search) {
+      if (offered.sandbox || offered.search || offered.toolbox) {
         try {
           const kit = offered.search ? this.search?.() : undefined
           return await runToolLoop({

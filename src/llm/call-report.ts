@@ -4,6 +4,7 @@
  * RunTaskOptions.onCall when the call ends. It holds prompts and replies,
  * never the key (the provider keeps that); it never leaves the peer.
  */
+import type { ToolCallReport } from './toolbox'
 import type { LlmErrorKind, LlmTaskKind } from './types'
 
 /** One request to the provider and what came of it. */
@@ -56,4 +57,9 @@ export interface LlmCallReport {
   latencyMs: number
   /** tool steps the model took (issue 24's tool loop fills it in; absent without tools) */
   steps?: unknown[]
+  /**
+   * every call of its person's own tools (an MCP server, issue 57), in every
+   * attempt, in order: tool, arguments, what came back, time; absent when none
+   */
+  toolCalls?: ToolCallReport[]
 }

@@ -15,6 +15,7 @@ import { offlineDecompose } from './offline-model/decompose'
 import { offlineExecute } from './offline-model/execute'
 import { offlineRollup } from './offline-model/rollup'
 import { offlineScore } from './offline-model/score'
+import { offlineToolModel, withToolCues } from './offline-tools'
 import { parsePrompts } from './prompts'
 import type { GenerateRequest, GenerateResult, LlmProvider, ProviderInit } from './provider'
 import { abortableSleep } from './sleep'
@@ -49,7 +50,8 @@ export function offlineAnswer<T extends LlmTask>(task: T, seed = ''): LlmOutputs
         return offlineRollup(task)
     }
   }
-  return answer() as LlmOutputs[T['kind']]
+  // issue 57: a goal that cues a tool of the room's gets a subgoal that needs it (offline-tools.ts)
+  return withToolCues(task, answer() as LlmOutputs[T['kind']])
 }
 
 class OfflineProvider implements LlmProvider {
@@ -69,6 +71,17 @@ class OfflineProvider implements LlmProvider {
     request.signal?.throwIfAborted()
     // Prefer the structured task; parse the prompts only when a caller sent prompts alone.
     const task = request.task ?? parsePrompts(request.system, request.prompt)
+    const toolbox = request.tools?.toolbox
+    if (task?.kind === 'execute' && task.tool !== undefined && toolbox) {
+      // issue 57: it calls its person's tools through the same loop (offline-tools.ts)
+      await abortableSleep(this.latencyMs, request.signal)
+      return runToolLoop({
+        model: offlineToolModel(task, request.seed ?? '', toolbox, OFFLINE_MODEL),
+        modelId: OFFLINE_MODEL,
+        request,
+        tools: { toolbox, search: false },
+      })
+    }
     if (task?.kind === 'execute' && task.capability === 'can_run_code' && request.tools?.sandbox) {
       await abortableSleep(this.latencyMs, request.signal)
       return runToolLoop({

@@ -53,6 +53,80 @@ const tasks: LlmTask[] = [
     dependencies: [],
     redo: { note: 'Use euros & cite <sources>', previous: '| fare |\n| 100 USD |' },
   },
+  // the room's tool groups (issue 57), and a leaf that needs one
+  {
+    kind: 'score',
+    path,
+    subgoals: [
+      { text: 'Read the notes with read_text_file {"path": "/srv/a.txt"}', dependsOn: [] },
+      { text: 'Sum it up', dependsOn: [0] },
+    ],
+    rationale: 'read, then write',
+    depth: 1,
+    maxDepth: 3,
+    roomCapabilities: ['can_write_text'],
+    roomTools: [
+      {
+        name: 'files',
+        tools: [
+          {
+            name: 'read_text_file',
+            readOnly: true,
+            destructive: false,
+            openWorld: false,
+            anyone: true,
+          },
+          {
+            name: 'write_file',
+            readOnly: false,
+            destructive: true,
+            openWorld: false,
+            anyone: false,
+          },
+        ],
+      },
+      {
+        name: 'web',
+        tools: [
+          {
+            name: 'fetch.page',
+            readOnly: false,
+            destructive: false,
+            openWorld: true,
+            anyone: true,
+          },
+        ],
+      },
+    ],
+  },
+  {
+    kind: 'decompose',
+    path,
+    depth: 0,
+    maxDepth: 2,
+    roomTools: [
+      {
+        name: 'memory',
+        tools: [
+          {
+            name: 'read_graph',
+            readOnly: true,
+            destructive: false,
+            openWorld: false,
+            anyone: true,
+          },
+        ],
+      },
+    ],
+  },
+  {
+    kind: 'execute',
+    path,
+    task: 'Read the notes',
+    capability: 'can_write_text',
+    tool: 'files',
+    dependencies: [],
+  },
   {
     kind: 'rollup',
     path,

@@ -28,6 +28,7 @@ import {
   type VetoedSplit,
 } from './types'
 import { markerFor } from './fence'
+import { parseRoom, roomBlocks, roomCapabilitiesOf, roomToolsOf } from './prompt-room'
 import {
   MAX_NOTES,
   MAX_RATIONALE,
@@ -65,6 +66,7 @@ function preamble(tag: TagName, marker: string): string {
  */
 function instructions(task: LlmTask, tag: TagName): string[] {
   const room = roomCapabilitiesOf(task) !== undefined
+  const tools = roomToolsOf(task).length > 0
   switch (task.kind) {
     case 'decompose':
       return [
@@ -82,6 +84,7 @@ function instructions(task: LlmTask, tag: TagName): string[] {
             ]
           : []),
         ...(room ? [`Prefer subgoals that the executors in ${tag('room')} can do.`] : []),
+        ...(tools ? [`A subgoal that needs a tool of ${tag('tools')} names that tool.`] : []),
       ]
     case 'score':
       return [
@@ -95,6 +98,9 @@ function instructions(task: LlmTask, tag: TagName): string[] {
         '(document, list, table, code file); false if it needs splitting (atomic at max_depth).',
         'capability: can_run_code (code or a computation), can_query_api (live data: prices,',
         `news), can_write_text (prose from general knowledge)${room ? `; one ${tag('room')} offers if any fits` : ''}.`,
+        ...(tools
+          ? [`tool: the group of ${tag('tools')} whose tools the subgoal needs, else null.`]
+          : []),
       ]
     case 'execute':
       return [
@@ -131,7 +137,10 @@ export function systemPrompt(task: LlmTask, marker: string): string {
 
 /** The texts of a task that came from people or models: the marker must occur in none of them. */
 function untrustedTexts(task: LlmTask): string[] {
-  const texts = [...task.path]
+  const texts = [
+    ...task.path,
+    ...roomToolsOf(task).flatMap((g) => [g.name, ...g.tools.map((t) => t.name)]),
+  ]
   switch (task.kind) {
     case 'decompose':
       for (const split of task.vetoed ?? []) texts.push(split.note, ...split.subgoals)
@@ -170,6 +179,7 @@ const BLOCK_TAGS = new Set([
   'redo',
   'previous_output',
   'previous_reply_error',
+  'tools',
 ])
 
 /** Tags of one prompt: each name carries the prompt's marker. */
@@ -182,26 +192,6 @@ function tagger(marker: string) {
   }
 }
 type Tags = ReturnType<typeof tagger>
-
-/** What the room's executors offer (issue 43): absent in the task means unknown, and nothing is said. */
-function roomCapabilitiesOf(task: LlmTask): readonly Capability[] | undefined {
-  return task.kind === 'decompose' || task.kind === 'score' ? task.roomCapabilities : undefined
-}
-
-const CAPABILITY_WORDS: Record<Capability, string> = {
-  can_write_text: 'can_write_text (write text)',
-  can_run_code: 'can_run_code (write and run code)',
-  can_query_api: 'can_query_api (look up live data)',
-}
-
-function roomBlock(t: Tags, caps: readonly Capability[] | undefined): string {
-  if (caps === undefined) return ''
-  const can = caps.length ? caps.map((c) => CAPABILITY_WORDS[c]).join(', ') : 'nothing yet'
-  return `\n${t(
-    'room',
-    `Executors present in the room can: ${can}. Prefer subgoals they can do; a subgoal needing something nobody offers will wait.`,
-  )}`
-}
 
 function pathBlock(t: Tags, path: GoalPath): string {
   return t('path', path.map((goal) => t('goal', goal)).join('\n'))
@@ -257,7 +247,7 @@ export function userPrompt(task: LlmTask, marker = markerOf(task)): string {
     case 'decompose':
       return (
         `${pathBlock(t, task.path)}\n${depthBlock(t, task.depth, task.maxDepth)}` +
-        roomBlock(t, roomCapabilitiesOf(task)) +
+        roomBlocks(t, task) +
         vetoedBlock(t, task.vetoed)
       )
     case 'score': {
@@ -270,14 +260,18 @@ export function userPrompt(task: LlmTask, marker = markerOf(task)): string {
           t('rationale', task.rationale),
           t('subgoals', subs),
           depthBlock(t, task.depth, task.maxDepth),
-        ].join('\n') + roomBlock(t, roomCapabilitiesOf(task))
+        ].join('\n') + roomBlocks(t, task)
       )
     }
     case 'execute':
       return (
         [
           pathBlock(t, task.path),
-          t('task', task.task, ` capability="${task.capability}"`),
+          t(
+            'task',
+            task.task,
+            ` capability="${task.capability}"${task.tool ? ` tool="${task.tool}"` : ''}`,
+          ),
           itemsBlock(t, 'dependencies', 'dependency', task.dependencies),
         ].join('\n') + redoBlock(t, task.redo)
       )
@@ -360,14 +354,6 @@ const FEEDBACK = new RegExp(
   `\\n<previous_reply_error-([a-z0-9]+)>\\n[\\s\\S]*</previous_reply_error-\\1>\\n${RETRY_INSTRUCTION.replace(/[.]/g, '\\.')}$`,
 )
 
-function roomOf(r: Reader, body: string): { roomCapabilities?: Capability[] } {
-  const room = r.first(body, 'room')
-  if (room === undefined) return {}
-  const can = /can: (.*?)\. Prefer/.exec(room)?.[1] ?? ''
-  const named = [...can.matchAll(/\b(can_[a-z_]+) \(/g)].map((m) => m[1] as Capability)
-  return { roomCapabilities: named.filter((c) => CAPABILITIES.includes(c)) }
-}
-
 /** Rebuild the LlmTask a user prompt was made from (the inverse of userPrompt). */
 export function parseUserPrompt(kind: LlmTaskKind, prompt: string): LlmTask {
   // Drop retry feedback: it is not part of the task.
@@ -387,7 +373,7 @@ export function parseUserPrompt(kind: LlmTaskKind, prompt: string): LlmTask {
         path,
         depth,
         maxDepth,
-        ...roomOf(r, body),
+        ...parseRoom(r.first(body, 'room'), r.first(body, 'tools')),
         ...(vetoed.length ? { vetoed } : {}),
       }
     }
@@ -408,7 +394,7 @@ export function parseUserPrompt(kind: LlmTaskKind, prompt: string): LlmTask {
         rationale: r.first(body, 'rationale') ?? '',
         depth,
         maxDepth,
-        ...roomOf(r, body),
+        ...parseRoom(r.first(body, 'room'), r.first(body, 'tools')),
       }
     }
     case 'execute': {
@@ -421,6 +407,7 @@ export function parseUserPrompt(kind: LlmTaskKind, prompt: string): LlmTask {
         path,
         task: taskEl?.body ?? '',
         capability: cap && CAPABILITIES.includes(cap) ? cap : 'can_write_text',
+        ...(taskEl?.attrs.tool ? { tool: taskEl.attrs.tool } : {}),
         dependencies: r.pairs(r.first(body, 'dependencies'), 'dependency'),
         ...(redoEl
           ? {

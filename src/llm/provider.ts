@@ -14,6 +14,7 @@ export { DEFAULT_OPENAI_COMPATIBLE_BASE_URL, type StructuredOutputMode } from '.
 import type { JsonExtraction } from './json-extract'
 import { createOfflineProvider } from './offline'
 import type { Step } from '../protocol/steps'
+import type { ToolCallReport } from './toolbox'
 import type { ToolRequest, ToolSupport } from './tools'
 import type { LlmTask, LlmTaskKind, ModelConfig } from './types'
 
@@ -56,6 +57,8 @@ export interface GenerateResult {
   steps?: Step[]
   /** tool loop: web searches the provider ran (priced per call) */
   webSearches?: number
+  /** tool loop: each call of a toolbox's tools (toolbox.ts), refused ones too */
+  toolCalls?: ToolCallReport[]
   /** tool loop: the budget ended it before the model answered, and why */
   stopped?: string
   /**

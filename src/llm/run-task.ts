@@ -26,16 +26,18 @@ import {
 } from './errors'
 import type { LlmCallAttempt, LlmCallReport } from './call-report'
 import { buildPrompts, withRetryFeedback } from './prompts'
-import type { GenerateResult, LlmProvider } from './provider'
-import { MAX_MODEL_LABEL, MAX_OUTPUT } from '../protocol/limits'
+import type { LlmProvider } from './provider'
+import { MAX_MODEL_LABEL } from '../protocol/limits'
 import type { Step } from '../protocol/steps'
-import type { TaskTools, ToolRequest, ToolSupport } from './tools'
+import type { TaskTools } from './tools'
+import type { ToolCallReport } from './toolbox'
+import { toolPlan, withSteps } from './tool-plan'
 import { abortableSleep } from './sleep'
 import { readReply } from './reply-reader'
 import { SCHEMA_NAMES, wireJsonSchema } from './schemas'
 import { rateLimitWait } from './wait-policy'
 import { retryCause, type LlmRetry } from './retry-notice'
-import type { LlmOutcome, LlmOutputs, LlmTask, LlmTaskKind, LlmUsage } from './types'
+import type { LlmOutcome, LlmTask, LlmTaskKind, LlmUsage } from './types'
 
 /** The protocol's rule: three attempts in all, then publish a failure. */
 export const DEFAULT_MAX_ATTEMPTS = 3
@@ -110,61 +112,10 @@ export interface RunTaskOptions {
   onRetry?: (retry: LlmRetry) => void
 }
 
+export { KNOWLEDGE_NOTE, toolPlan } from './tool-plan'
+
 /** The calls whose text is worth watching as it is written: the deliverables (STREAMED_KINDS). */
 export const STREAMED_KINDS: readonly LlmTaskKind[] = ['execute', 'rollup']
-
-/** Starts a deliverable answered from the model's knowledge where a live source was wanted. */
-export const KNOWLEDGE_NOTE =
-  '> Not checked live: answered from the model’s knowledge, without a web search. Verify before relying on it.\n\n'
-
-interface ToolPlan {
-  /** the tools to give the model, if any */
-  request?: ToolRequest
-  /** answer from knowledge, marked as unchecked (a KnowledgeStep) */
-  knowledge: boolean
-}
-
-/**
- * Which tools an execute call gets: the leaf's capability picks them, the
- * person's consent allows them, the model must do them. A code leaf gets
- * run_javascript; a live-data leaf gets the provider's web search, else
- * (if allowed) an answer from knowledge that says so. Everything else,
- * and every other task kind, is text-only as before.
- */
-export function toolPlan(
-  task: LlmTask,
-  tools: TaskTools | undefined,
-  model: ToolSupport,
-): ToolPlan {
-  if (task.kind !== 'execute' || !tools) return { knowledge: false }
-  const budget = tools.budget ? { budget: tools.budget } : {}
-  if (task.capability === 'can_run_code' && tools.sandbox && model.code) {
-    return { request: { sandbox: tools.sandbox, search: false, ...budget }, knowledge: false }
-  }
-  if (task.capability === 'can_query_api') {
-    if (tools.search && model.search)
-      return { request: { search: true, ...budget }, knowledge: false }
-    if (tools.knowledge) return { knowledge: true }
-  }
-  return { knowledge: false }
-}
-
-/** The validated execute value with what ran (steps), or the knowledge mark. */
-function withSteps<K extends LlmTaskKind>(
-  kind: K,
-  value: LlmOutputs[K],
-  plan: ToolPlan,
-  result: GenerateResult,
-): LlmOutputs[K] {
-  if (kind !== 'execute') return value
-  const { output } = value as LlmOutputs['execute']
-  if (plan.knowledge) {
-    const steps: Step[] = [{ type: 'knowledge' }]
-    return { output: `${KNOWLEDGE_NOTE}${output}`.slice(0, MAX_OUTPUT), steps } as LlmOutputs[K]
-  }
-  const steps = result.steps ?? []
-  return (steps.length > 0 ? { output, steps } : { output }) as LlmOutputs[K]
-}
 
 function retryDelay(attempt: number, base: number): number {
   return base * BACKOFF_FACTOR ** (attempt - 1)
@@ -216,6 +167,8 @@ export async function runLlmTask<T extends LlmTask>(
       maxAttempts,
       error: error.message,
     })
+  /** every toolbox call of every attempt, for the call log */
+  const toolCalls: ToolCallReport[] = []
   /** the system prompt each attempt's request carried, as the provider sent it (by attempt) */
   const sentSystems: (string | undefined)[] = []
   /** Tells options.onCall what the call did, and returns its outcome. */
@@ -239,8 +192,21 @@ export async function runLlmTask<T extends LlmTask>(
       startedAt,
       latencyMs: Date.now() - startedAt,
       ...(steps.length > 0 ? { steps } : {}),
+      ...(toolCalls.length > 0 ? { toolCalls } : {}),
     })
     return outcome
+  }
+
+  if (plan.missing !== undefined) {
+    // nothing was asked: the executor gives the leaf back, another that has the tool may take it
+    return report({
+      ok: false,
+      kind,
+      error: plan.missing,
+      errorKind: 'other',
+      usage,
+      attempts: 0,
+    })
   }
 
   let feedback: string | undefined
@@ -272,7 +238,7 @@ export async function runLlmTask<T extends LlmTask>(
         kind,
         system,
         prompt: sent,
-        jsonSchema: wireJsonSchema(kind),
+        jsonSchema: wireJsonSchema(kind, task),
         schemaName: SCHEMA_NAMES[kind],
         maxOutputTokens: cap,
         signal,
@@ -289,6 +255,7 @@ export async function runLlmTask<T extends LlmTask>(
       usage.model = (result.model || provider.model).slice(0, MAX_MODEL_LABEL)
       spend.webSearches += result.webSearches ?? 0
       steps = result.steps ?? []
+      toolCalls.push(...(result.toolCalls ?? []))
       if (result.stopped !== undefined) {
         // The budget ended the tool loop: no answer, and no retry (it would
         // spend more). A cap is this peer's own limit, like a provider's rate

@@ -27,6 +27,7 @@ import {
   MIN_SUBGOALS,
 } from '../protocol/limits'
 import { trimToLimits } from './output-trim'
+import { toolGroupNameSchema } from '../protocol/tool-groups'
 import {
   CAPABILITIES,
   type Capability,
@@ -104,6 +105,20 @@ export const decomposeOutputSchema = z
 const judgementSchema = z.object({
   atomic: z.boolean().describe('true if this subgoal is one concrete deliverable'),
   capability: capabilitySchema.describe('what producing the deliverable needs'),
+  /** issue 57: a tool group of the room's (<tools>) it needs; a null or empty one is dropped first */
+  tool: toolGroupNameSchema.optional(),
+})
+
+/**
+ * The judgement the wire schema asks for in a room with tool groups: `tool`
+ * is always present, a group or null (OpenAI's strict structured output
+ * wants every field required). Without tool groups the field is not asked for.
+ */
+const wireToolJudgementSchema = judgementSchema.extend({
+  tool: z
+    .string()
+    .nullable()
+    .describe('the group of <tools> whose tools producing it needs, or null for none'),
 })
 
 export const scoreOutputSchema = z.object({
@@ -177,15 +192,32 @@ function stripConstraints(node: unknown): unknown {
   return out
 }
 
-const wireCache = new Map<LlmTaskKind, Record<string, unknown>>()
+const wireCache = new Map<string, Record<string, unknown>>()
 
-/** The JSON Schema sent to providers for a task kind (structure only, see the header). */
-export function wireJsonSchema(kind: LlmTaskKind): Record<string, unknown> {
-  let cached = wireCache.get(kind)
+/** A score in a room with tool groups: each judgement names one, or null. */
+const scoreWithToolsSchema = scoreOutputSchema.extend({
+  judgements: z
+    .array(wireToolJudgementSchema)
+    .min(MIN_SUBGOALS)
+    .max(MAX_SUBGOALS)
+    .describe('one per subgoal, in the order given'),
+})
+
+/**
+ * The JSON Schema sent to providers for a task kind (structure only, see the
+ * header); a score in a room whose executors announce tool groups asks for
+ * each judgement's `tool` too.
+ */
+export function wireJsonSchema(kind: LlmTaskKind, task?: LlmTask): Record<string, unknown> {
+  const tools = task?.kind === 'score' && (task.roomTools?.length ?? 0) > 0
+  const key = tools ? `${kind}+tools` : kind
+  let cached = wireCache.get(key)
   if (!cached) {
-    const full = z.toJSONSchema(OUTPUT_SCHEMAS[kind], { target: 'draft-7' })
+    const full = z.toJSONSchema(tools ? scoreWithToolsSchema : OUTPUT_SCHEMAS[kind], {
+      target: 'draft-7',
+    })
     cached = stripConstraints(full) as Record<string, unknown>
-    wireCache.set(kind, cached)
+    wireCache.set(key, cached)
   }
   return cached
 }
@@ -216,6 +248,16 @@ export function normalizeOutput(kind: LlmTaskKind, raw: unknown): unknown {
     obj.judgements = obj.judgments
     delete obj.judgments
   }
+  // a judgement without a tool group says so with null or "": the same as none
+  if (kind === 'score' && Array.isArray(obj.judgements)) {
+    obj.judgements = obj.judgements.map((item: unknown) => {
+      if (item === null || typeof item !== 'object') return item
+      const judgement = { ...(item as Record<string, unknown>) }
+      const tool = judgement.tool
+      if (tool === null || (typeof tool === 'string' && tool.trim() === '')) delete judgement.tool
+      return judgement
+    })
+  }
   if (kind === 'score' && typeof obj.score === 'string' && obj.score.trim() !== '') {
     const n = Number(obj.score)
     if (Number.isFinite(n)) obj.score = n
@@ -237,11 +279,16 @@ const MAX_ISSUES_REPORTED = 5
  */
 export function taskMismatch(task: LlmTask | undefined, value: unknown): string | null {
   if (task?.kind !== 'score') return null
-  const judged = (value as LlmOutputs['score']).judgements.length
+  const { judgements } = value as LlmOutputs['score']
   const wanted = task.subgoals.length
-  return judged === wanted
-    ? null
-    : `judgements: ${judged} given for ${wanted} subgoals; give exactly one per subgoal, in order`
+  if (judgements.length !== wanted)
+    return `judgements: ${judgements.length} given for ${wanted} subgoals; give exactly one per subgoal, in order`
+  // a tool group nobody announces would leave its leaf waiting for good (issue 57)
+  const groups = new Set((task.roomTools ?? []).map((group) => group.name))
+  const stray = judgements.findIndex((j) => j.tool !== undefined && !groups.has(j.tool))
+  if (stray < 0) return null
+  const named = groups.size > 0 ? `name one of ${[...groups].join(', ')}, or null` : 'leave it out'
+  return `judgements.${stray}.tool: "${judgements[stray]!.tool}" is not a tool group of <tools>; ${named}`
 }
 
 /**

@@ -4,7 +4,8 @@
  * (offline-model/code-model.ts) both run through here.
  *
  * generateText with tools and `stopWhen`: the SDK calls the model, runs
- * run_javascript (our function tool) between calls, and lets the provider
+ * run_javascript (our function tool) and the person's own tools (an MCP
+ * server's, through the consent gate: toolbox.ts) between calls, and lets the provider
  * run its own web search server-side. The loop ends when the model answers
  * without a tool call, at MAX_TOOL_STEPS calls (the last call has tools off,
  * so it must answer), or when the budget check says a cap was reached (then
@@ -41,6 +42,7 @@ import {
   type LoopSpend,
   type ToolRequest,
 } from './tools'
+import { toolboxTools, type ToolCallReport } from './toolbox'
 
 export interface ToolLoopInit {
   model: LanguageModel
@@ -119,7 +121,10 @@ export function searchSteps(step: StepResult<ToolSet>): Step[] {
 export async function runToolLoop(init: ToolLoopInit): Promise<GenerateResult> {
   const { request, tools } = init
   const steps: Step[] = []
+  const toolCalls: ToolCallReport[] = []
   const toolset: Record<string, Tool> = {}
+  // the person's own tools first: a server's tool named like ours does not replace ours
+  if (tools.toolbox) Object.assign(toolset, toolboxTools(tools.toolbox, steps, toolCalls))
   if (tools.sandbox) toolset[RUN_JAVASCRIPT] = runJavascriptTool(tools.sandbox, steps)
   if (init.webSearch) toolset[WEB_SEARCH] = init.webSearch
   const system = `${request.system}\n${toolInstructions(tools)}`
@@ -164,6 +169,7 @@ export async function runToolLoop(init: ToolLoopInit): Promise<GenerateResult> {
     ...finishAndReasoning(result),
     steps,
     webSearches: spent.webSearches,
+    ...(toolCalls.length > 0 ? { toolCalls } : {}),
     ...(stopped !== null && !answered ? { stopped } : {}),
   }
 }

@@ -25,6 +25,7 @@ import {
   type Step,
 } from '../protocol/steps'
 import type { CodeRun, CodeSandbox } from '../sandbox/types'
+import { toolboxInstructions, type Toolbox } from './toolbox'
 
 /**
  * Model calls in one tool loop: room for a run, a fix and a rerun, a search
@@ -68,6 +69,11 @@ export interface TaskTools {
   knowledge?: boolean
   /** asked before each further model call: why to stop now (a cap reached), or null */
   budget?: (spent: LoopSpend) => string | null
+  /**
+   * the tools of the group a leaf needs (issue 57), by the leaf's group name;
+   * undefined when this executor does not (or no longer) offer it
+   */
+  toolbox?: (group: string) => Toolbox | undefined
 }
 
 /** The tools a provider is asked to use for one request (the LLM layer's own view). */
@@ -75,6 +81,8 @@ export interface ToolRequest {
   sandbox?: () => CodeSandbox | Promise<CodeSandbox>
   search: boolean
   budget?: (spent: LoopSpend) => string | null
+  /** the person's own tools for this leaf (an MCP server), consent checked at each call */
+  toolbox?: Toolbox
 }
 
 /** Added to the execute system prompt when tools are offered. */
@@ -93,6 +101,7 @@ export function toolInstructions(request: ToolRequest): string {
   if (request.search) {
     lines.push(`- ${WEB_SEARCH} searches the web; cite the pages you used (title and URL).`)
   }
+  if (request.toolbox) lines.push(...toolboxInstructions(request.toolbox))
   lines.push(
     'When done, reply with one JSON object {"output": "<the Markdown deliverable>"} and nothing else.',
   )

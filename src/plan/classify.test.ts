@@ -81,6 +81,24 @@ describe('classifySubgoal: the majority of the voters', () => {
     })
   })
 
+  it('takes the tool group most named on the winning side, "none" counting as a choice (version 8)', () => {
+    const withTool = (tool?: string): Judgement => ({ ...atomic(), ...(tool ? { tool } : {}) })
+    const two = [voter('a', 0.9, withTool('files')), voter('b', 0.8, withTool('files'))]
+    expect(classifySubgoal(two, 0, false).tool).toBe('files')
+    const most = [
+      voter('a', 0.9, withTool('files')),
+      voter('b', 0.8, withTool()),
+      voter('c', 0.7, withTool()),
+    ]
+    expect(classifySubgoal(most, 0, false).tool).toBeNull()
+    // a tie: the first voter in judging order
+    const tie = [voter('b', 0.8, withTool()), voter('a', 0.9, withTool('memory'))]
+    expect(classifySubgoal(tie.sort(judgingOrder), 0, false).tool).toBe('memory')
+    expect(classificationReason(classifySubgoal(two, 0, false))).toBe(
+      '2 of 2 voters judged it one deliverable (can_write_text, tool group files)',
+    )
+  })
+
   it('makes every subgoal atomic at the depth cap, capped when the voters said composite', () => {
     const votes = [voter('a', 0.9, composite('can_run_code')), voter('b', 0.8, composite())]
     const capped = classifySubgoal(votes, 0, true)

@@ -9,7 +9,7 @@
  * docs/PROTOCOL.md §5.1.
  */
 import type { Capability } from '../protocol/capabilities'
-import type { AcceptRecord, ScoreRecord } from '../protocol/records'
+import type { AcceptRecord, Judgement, ScoreRecord } from '../protocol/records'
 
 export interface Classification {
   /** one concrete deliverable: a leaf with an execute task; else a child goal */
@@ -18,6 +18,8 @@ export interface Classification {
   capped: boolean
   /** what producing the deliverable needs, by its voters */
   capability: Capability
+  /** the tool group it needs, by its voters (since version 8); null for none */
+  tool: string | null
   /** how many of the voters judged it atomic */
   atomicVotes: number
   /** how many votes classified it (the accept's counted, cited votes) */
@@ -53,6 +55,8 @@ export function splitVoters(accept: AcceptRecord, counted: readonly ScoreRecord[
  *   on a tie, as the first voter judged it;
  * - its capability: the one most named by the voters on the winning side;
  *   on a tie, the first of them (in judging order) naming one of the tied;
+ * - its tool group, likewise among the same voters ("none" counts as a
+ *   choice: a group most of them named, or none);
  * - at the depth cap (`atCap`) it is atomic whatever they judged (`capped`
  *   when they judged it composite).
  */
@@ -66,17 +70,24 @@ export function classifySubgoal(
   const composite = judged.length - atomicVotes
   const side = atomicVotes > composite ? true : composite > atomicVotes ? false : judged[0]!.atomic
   const winners = judged.filter((j) => j.atomic === side)
-  const tally = new Map<Capability, number>()
-  for (const j of winners) tally.set(j.capability, (tally.get(j.capability) ?? 0) + 1)
-  const most = Math.max(...tally.values())
-  const capability = winners.find((j) => tally.get(j.capability) === most)!.capability
+  const capability = mostNamed(winners, (j) => j.capability)
+  const tool = mostNamed(winners, (j) => j.tool ?? '')
   return {
     atomic: side || atCap,
     capped: atCap && !side,
     capability,
+    tool: tool === '' ? null : tool,
     atomicVotes,
     voters: judged.length,
   }
+}
+
+/** The value most of `judged` name; on a tie, the first (in judging order) naming one of the tied. */
+function mostNamed<T>(judged: readonly Judgement[], pick: (j: Judgement) => T): T {
+  const tally = new Map<T, number>()
+  for (const j of judged) tally.set(pick(j), (tally.get(pick(j)) ?? 0) + 1)
+  const most = Math.max(...tally.values())
+  return pick(judged.find((j) => tally.get(pick(j)) === most)!)
 }
 
 /** Does a vote judge every subgoal of its proposal, one judgement each? Else it does not count. */
@@ -89,5 +100,6 @@ export function classificationReason(c: Classification): string {
   const of = `${c.atomicVotes === 0 ? 'none' : c.atomicVotes} of ${c.voters} voters`
   const judged = `${of} judged it one deliverable`
   if (c.capped) return `${judged}; at the depth cap it is one anyway`
-  return c.atomic ? `${judged} (${c.capability})` : `${judged}: split again`
+  const needs = c.tool ? `${c.capability}, tool group ${c.tool}` : c.capability
+  return c.atomic ? `${judged} (${needs})` : `${judged}: split again`
 }

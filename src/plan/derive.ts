@@ -339,6 +339,7 @@ function deriveGoal(
         id: nodeId(seed.id, accepted.id, index, subgoal.text, classification.atomic),
         atomic: classification.atomic,
         capability: classification.capability,
+        tool: classification.tool,
         execute: null,
         superseded: [],
         child: null,

@@ -90,6 +90,8 @@ export interface DerivedSlot {
   id: string | null
   atomic: boolean
   capability: Capability | null
+  /** the tool group the leaf needs, by its voters (since version 8); null for none */
+  tool: string | null
   /** atomic nodes only: the current execute task (the last of its redos) */
   execute: TaskState | null
   /** atomic nodes only: earlier execute tasks the author sent back, oldest first */

@@ -34,8 +34,10 @@ function slot(index: number, text: string, extra: Partial<SlotView>): SlotView {
     capped: false,
     capability: 'can_write_text',
     reason: null,
+    tool: null,
     capabilityGap: null,
     noWorker: null,
+    toolGap: null,
     blocked: false,
     why: null,
     leaf: null,
@@ -74,6 +76,7 @@ function goal(id: string, text: string, depth: number, slots: SlotView[]): GoalV
     failedParts: 0,
     usage: zeroRoleUsage(),
     missingCapabilities: [],
+    missingTools: [],
   }
 }
 

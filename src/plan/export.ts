@@ -8,7 +8,7 @@
  * a step's code and output inside fences no line of it can close, its
  * sources as http(s) links only, and its other fields escaped.
  */
-import type { CodeLanguage, CodeStep, SearchStep, Step } from '../protocol/steps'
+import type { CodeLanguage, CodeStep, SearchStep, Step, ToolStep } from '../protocol/steps'
 import { goalEndWords, goalStatusWords, leafCountWords } from './goal-status'
 import type { GoalView, PlanTree, SlotView } from './tree'
 
@@ -84,6 +84,25 @@ function searchStepLines(step: SearchStep): string[] {
   return lines
 }
 
+function toolStepLines(step: ToolStep): string[] {
+  const how =
+    step.status === 'refused'
+      ? 'refused by its person’s consent, not run'
+      : step.status === 'error'
+        ? `it failed, ${step.durationMs} ms`
+        : `${step.durationMs} ms`
+  return [
+    `**Called the tool ${escapeInline(step.name)}** of ${escapeInline(step.group)} (${how}) with:`,
+    '',
+    fenced(step.input, 'json'),
+    '',
+    step.status === 'ok' ? 'It answered:' : 'Why:',
+    '',
+    step.output ? fenced(step.output, 'text') : '_(nothing)_',
+    '',
+  ]
+}
+
 export function stepLines(step: Step): string[] {
   switch (step.type) {
     case 'code':
@@ -92,6 +111,8 @@ export function stepLines(step: Step): string[] {
       return searchStepLines(step)
     case 'knowledge':
       return ["> Answered from the model's knowledge, not checked live.", '']
+    case 'tool':
+      return toolStepLines(step)
   }
 }
 
@@ -118,7 +139,8 @@ function slotStatus(slot: SlotView): string {
 
 function slotLines(slot: SlotView, depth: number): string[] {
   const indent = '  '.repeat(depth)
-  const kind = slot.atomic === null ? '' : slot.atomic ? ` _(leaf, ${slot.capability})_` : ''
+  const needs = slot.tool ? `${slot.capability}, tool group ${slot.tool}` : slot.capability
+  const kind = slot.atomic === null ? '' : slot.atomic ? ` _(leaf, ${needs})_` : ''
   const lines = [`${indent}- **${escapeInline(slot.text)}** — ${slotStatus(slot)}${kind}`]
   if (slot.goal) for (const child of slot.goal.slots) lines.push(...slotLines(child, depth + 1))
   return lines

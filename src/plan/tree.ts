@@ -62,6 +62,8 @@ export interface SlotView {
   atomic: boolean | null
   capped: boolean
   capability: Capability | null
+  /** the tool group the leaf needs (since version 8); null for none */
+  tool: string | null
   /** how its voters classified it, in words (plan/classify.ts classificationReason) */
   reason: string | null
   /**
@@ -78,6 +80,11 @@ export interface SlotView {
    * the room is not known
    */
   noWorker: { capability: Capability } | null
+  /**
+   * the leaf needs a tool group no live executor of the room announces
+   * (RoomView.tools), flagged as capabilityGap is; null otherwise
+   */
+  toolGap: { tool: string } | null
   blocked: boolean
   /** why it failed (why.ts): a failed dependency, or its leaf's; null unless a failed leaf */
   why: FailureReason | null
@@ -155,6 +162,8 @@ export interface GoalView {
    * when none or when the room is not known (RoomView)
    */
   missingCapabilities: Capability[]
+  /** tool groups that leaves of this subtree need and no live executor announces, sorted */
+  missingTools: string[]
 }
 
 export interface PlanTree {
@@ -181,6 +190,8 @@ export interface RoomView {
   capabilities: readonly Capability[]
   /** of those, what live executors that can work now offer (healthy beats); absent: all of them */
   working?: readonly Capability[]
+  /** the tool groups its live executors announce (absent: not known, no leaf flagged for a tool) */
+  tools?: readonly string[]
 }
 
 function taskView(task: TaskState): TaskView {
@@ -220,6 +231,13 @@ function noWorker(slot: DerivedSlot, room: RoomView | null) {
   return offered && !room.working.includes(slot.capability) ? { capability: slot.capability } : null
 }
 
+function toolGap(goal: DerivedGoal, slot: DerivedSlot, room: RoomView | null) {
+  if (!room?.tools || !slot.execute || !slot.tool) return null
+  if (room.tools.includes(slot.tool)) return null
+  const waiting = slot.status === 'open' || slot.status === 'waiting'
+  return waiting || gapRevivable(goal, slot) ? { tool: slot.tool } : null
+}
+
 function slotView(goal: DerivedGoal, slot: DerivedSlot, at: Projection): SlotView {
   const child = slot.child ? at.plan.goals.get(slot.child) : undefined
   return {
@@ -231,9 +249,11 @@ function slotView(goal: DerivedGoal, slot: DerivedSlot, at: Projection): SlotVie
     atomic: slot.classification ? slot.classification.atomic : null,
     capped: slot.classification?.capped ?? false,
     capability: slot.capability,
+    tool: slot.tool,
     reason: slot.classification ? classificationReason(slot.classification) : null,
     capabilityGap: capabilityGap(goal, slot, at.room),
     noWorker: noWorker(slot, at.room),
+    toolGap: toolGap(goal, slot, at.room),
     blocked: slot.blocked,
     why: slotFailure(goal, slot),
     leaf: slot.execute ? taskView(slot.execute) : null,
@@ -297,6 +317,16 @@ function countLeaves(slots: readonly SlotView[]): LeafCounts {
   return counts
 }
 
+/** The tool groups leaves of a goal's subtree need and no live executor announces. */
+function missingTools(slots: readonly SlotView[]): string[] {
+  const needed = new Set<string>()
+  for (const slot of slots) {
+    if (slot.toolGap) needed.add(slot.toolGap.tool)
+    for (const tool of slot.goal?.missingTools ?? []) needed.add(tool)
+  }
+  return [...needed].sort()
+}
+
 function goalView(goal: DerivedGoal, at: Projection): GoalView {
   const slots = goal.slots.map((slot) => slotView(goal, slot, at))
   const failedParts = countFailedParts(slots)
@@ -351,6 +381,7 @@ function goalView(goal: DerivedGoal, at: Projection): GoalView {
     failedParts,
     usage: at.usage.get(goal.id) ?? zeroRoleUsage(),
     missingCapabilities: missing(slots),
+    missingTools: missingTools(slots),
   }
 }
 

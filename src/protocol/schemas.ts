@@ -10,6 +10,7 @@ import { ID_HEX_LENGTH } from './hash'
 import * as L from './limits'
 import { MAX_KEEPALIVE_MS, PRESENCE_INTERVAL_MS } from './rules'
 import { stepsSchema } from './steps'
+import { toolGroupNameSchema, toolGroupsSchema } from './tool-groups'
 import { memberSchemas } from './member-schemas'
 
 /**
@@ -169,6 +170,11 @@ export const proposalSchema = z
 export const judgementSchema = z.strictObject({
   atomic: z.boolean(),
   capability: capabilitySchema,
+  /**
+   * since version 8: the tool group (tool-groups.ts) producing it needs;
+   * absent when none. Only an executor announcing that group takes the leaf.
+   */
+  tool: toolGroupNameSchema.optional(),
 })
 
 export const scoreSchema = z.strictObject({
@@ -346,6 +352,8 @@ export const presenceSchema = z
     role: roleSchema,
     /** what an executor offers: empty for every other role (refined below) */
     capabilities: z.array(capabilitySchema).max(3),
+    /** since version 8: the tool groups an executor's person turned on (absent: none; refined below) */
+    tools: toolGroupsSchema.optional(),
     holding: z.array(idSchema).max(L.MAX_HOLDING),
     load: z.number().int().min(0).max(1_000),
     capacity: z.number().int().min(0).max(1_000),
@@ -364,6 +372,10 @@ export const presenceSchema = z
   .refine((beat) => beat.role === 'executor' || beat.capabilities.length === 0, {
     message: 'only an executor lists capabilities',
     path: ['capabilities'],
+  })
+  .refine((beat) => beat.role === 'executor' || beat.tools === undefined, {
+    message: 'only an executor lists tool groups',
+    path: ['tools'],
   })
 
 export const wireRecordSchema = z.discriminatedUnion('kind', [

@@ -1,6 +1,7 @@
 /**
- * What an executor did on its way to a result (issue 24): each code run and
- * each web search, carried in the result record so every peer sees it. A
+ * What an executor did on its way to a result (issue 24): each code run,
+ * each web search and (since version 8, issue 57) each call of a tool its
+ * person brought, carried in the result record so every peer sees it. A
  * step is the executor's signed word: no peer re-runs code it received, and
  * every field renders as text.
  *
@@ -9,6 +10,7 @@
  * clips them to these limits and publishes them.
  */
 import { z } from './zod'
+import { toolGroupNameSchema, toolNameSchema } from './tool-groups'
 
 /** Tool-loop steps kept in one result: the step limit of the loop, with room for a final search. */
 export const MAX_STEPS = 8
@@ -26,6 +28,15 @@ export const MAX_SEARCH_QUERY = 400
 export const MAX_SOURCES = 10
 export const MAX_SOURCE_TITLE = 300
 export const MAX_SOURCE_URL = 2_000
+/** A tool call's arguments as kept in the record: their JSON, cut (the model's call had them whole). */
+export const MAX_STEP_TOOL_INPUT = 2_000
+/**
+ * What a tool answered, as kept in the record: its text, cut. Enough for a
+ * file's page or a few records; the model saw up to MAX_TOOL_OUTPUT_TO_MODEL.
+ */
+export const MAX_STEP_TOOL_OUTPUT = 4_000
+/** Longest a tool call may be said to take: an approval may wait minutes. */
+export const MAX_STEP_TOOL_DURATION_MS = 3_600_000
 
 export const CODE_LANGUAGES = ['javascript'] as const
 export type CodeLanguage = (typeof CODE_LANGUAGES)[number]
@@ -67,7 +78,26 @@ export interface KnowledgeStep {
   type: 'knowledge'
 }
 
-export type Step = CodeStep | SearchStep | KnowledgeStep
+/**
+ * One call of a tool its executor's person brought (an MCP server, since
+ * protocol version 8): which group and tool, the arguments, and what came
+ * back. `status`: 'ok' it answered, 'error' it answered with an error (or
+ * could not be reached), 'refused' its person's consent did not allow it, so
+ * it never ran.
+ */
+export interface ToolStep {
+  type: 'tool'
+  group: string
+  name: string
+  /** the arguments as JSON text, cut */
+  input: string
+  /** the answer's text (an error's message; why it was refused), cut */
+  output: string
+  status: 'ok' | 'error' | 'refused'
+  durationMs: number
+}
+
+export type Step = CodeStep | SearchStep | KnowledgeStep | ToolStep
 
 const httpUrl = z
   .string()
@@ -100,10 +130,21 @@ export const searchStepSchema = z.strictObject({
 
 export const knowledgeStepSchema = z.strictObject({ type: z.literal('knowledge') })
 
+export const toolStepSchema = z.strictObject({
+  type: z.literal('tool'),
+  group: toolGroupNameSchema,
+  name: toolNameSchema,
+  input: z.string().max(MAX_STEP_TOOL_INPUT),
+  output: z.string().max(MAX_STEP_TOOL_OUTPUT),
+  status: z.enum(['ok', 'error', 'refused']),
+  durationMs: z.number().int().min(0).max(MAX_STEP_TOOL_DURATION_MS),
+})
+
 export const stepSchema = z.discriminatedUnion('type', [
   codeStepSchema,
   searchStepSchema,
   knowledgeStepSchema,
+  toolStepSchema,
 ])
 
 /** A result's steps: absent when the executor used no tool; never an empty list. */

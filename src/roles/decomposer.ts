@@ -19,6 +19,7 @@ import {
   mayTry,
   freeSlots,
   roomCapabilities,
+  roomTools,
   isWarm,
   since,
   startLlm,
@@ -112,6 +113,8 @@ function propose(peer: PeerState, fx: Effects, goal: DerivedGoal, now: number): 
       maxDepth: goal.maxDepth,
       // what the room's executors can do, so that the split fits them (issue 43)
       roomCapabilities: roomCapabilities(peer, now),
+      // the tool groups its executors announce (issue 57): absent when none
+      ...roomTools(peer, now),
       // the author's vetoes of earlier splits, so they are not proposed again (issue 27)
       ...(goal.vetoes.length > 0
         ? {

@@ -44,6 +44,8 @@ function begin(peer: PeerState, fx: Effects, claim: Work, task: TaskState): void
       path: leaf.goal.path,
       task: leaf.slot.text,
       capability: leaf.slot.capability,
+      // the tool group it needs: this executor announces it, or it would not have claimed it
+      ...(leaf.slot.tool ? { tool: leaf.slot.tool } : {}),
       dependencies,
       ...(redone
         ? { redo: { note: redone.redo.note, previous: redone.task.result?.output ?? null } }
@@ -140,6 +142,11 @@ export function claimAs(
   return null
 }
 
+/** Does this executor announce the tool group a leaf needs (none needed: yes)? */
+export function hasToolGroup(tools: PeerState['config']['tools'], needed: string | null): boolean {
+  return needed === null || (tools ?? []).some((group) => group.name === needed)
+}
+
 export const executor: RoleLogic = {
   onLlm(peer, fx, work, outcome, now) {
     if (!mayPublish(peer, work, now)) {
@@ -161,10 +168,16 @@ export const executor: RoleLogic = {
         const as = slot.capability
           ? claimAs(slot.capability, capabilities, offered, peer.config.writesUnrunCode ?? false)
           : null
-        if (!task || !as) continue
+        // a leaf that needs a tool group goes only to an executor announcing it (issue 57)
+        if (!task || !as || !hasToolGroup(peer.config.tools, slot.tool)) continue
+        const want = {
+          role: 'executor' as const,
+          capability: as,
+          ...(slot.tool ? { tool: slot.tool } : {}),
+        }
         // a gap's leaf an executor offering its capability may still take (plan/gap.ts)
         if (slot.status === 'open' || slot.status === 'claimed' || gapRevivable(goal, slot)) {
-          maybeClaim(peer, fx, task, { role: 'executor', capability: as }, now)
+          maybeClaim(peer, fx, task, want, now)
         }
       }
       if (readyToRollUp(goal) && capabilities.includes('can_write_text')) {

@@ -10,6 +10,7 @@
 import type { Capability } from '../protocol/capabilities'
 import type { Judgement } from '../protocol/records'
 import type { Step } from '../protocol/steps'
+import type { ToolGroup } from '../protocol/tool-groups'
 
 /** A subgoal as a decomposer proposes it. dependsOn holds indices of earlier siblings. */
 export interface SubgoalDraft {
@@ -42,6 +43,8 @@ export type LlmTask =
       vetoed?: VetoedSplit[]
       /** what the live executors of the room offer (RoomCapabilities); absent when unknown */
       roomCapabilities?: Capability[]
+      /** the tool groups the room's live executors announce (since version 8); absent when none */
+      roomTools?: ToolGroup[]
     }
   | {
       /**
@@ -62,12 +65,19 @@ export type LlmTask =
        * (absent when unknown)
        */
       roomCapabilities?: Capability[]
+      /**
+       * the tool groups the room's live executors announce: a subgoal that
+       * needs one of them names it in its judgement (absent when none)
+       */
+      roomTools?: ToolGroup[]
     }
   | {
       kind: 'execute'
       path: GoalPath
       task: string
       capability: Capability
+      /** the tool group the leaf needs (since version 8): this executor's own MCP server */
+      tool?: string
       dependencies: { text: string; output: string }[]
       /** the author sent this leaf back: their note and the earlier output (absent when not) */
       redo?: RedoGuidance

@@ -32,11 +32,13 @@ import { deriveMembership, type Membership } from '../protocol/membership'
 import { planOver } from '../plan/archive'
 import { PlanState } from '../plan/state'
 import type { Capability } from '../protocol/capabilities'
+import type { ToolGroup } from '../protocol/tool-groups'
 import {
   createView,
   hearPresence,
   liveCount,
   offeredCapabilities,
+  offeredToolGroups,
   workingCapabilities,
   type SwarmView,
 } from './view'
@@ -144,7 +146,11 @@ export interface PeerState {
 
 export function createPeer(config: PeerConfig, now: number, plan = new PlanState()): PeerState {
   return {
-    config: { ...config, capabilities: [...config.capabilities] },
+    config: {
+      ...config,
+      capabilities: [...config.capabilities],
+      ...(config.tools ? { tools: [...config.tools] } : {}),
+    },
     plan,
     view: createView(),
     startedAt: now,
@@ -186,6 +192,12 @@ export function roomCapabilities(peer: PeerState, now: number): Capability[] {
 export function workingRoomCapabilities(peer: PeerState, now: number): Capability[] {
   const works = peer.healthy && peer.config.consent?.paused !== true
   return workingCapabilities(peer.view, peer.config, works, now)
+}
+
+/** The tool groups the room's live executors announce (view.ts), as a task's `roomTools`: absent when none. */
+export function roomTools(peer: PeerState, now: number): { roomTools?: ToolGroup[] } {
+  const groups = offeredToolGroups(peer.view, peer.config, now)
+  return groups.length > 0 ? { roomTools: groups } : {}
 }
 
 export function derived(peer: PeerState): DerivedPlan {
@@ -329,6 +341,7 @@ function handleCommand(peer: PeerState, fx: Effects, command: Command, now: numb
     case 'set-capabilities':
       peer.config.capabilities = [...command.capabilities]
       peer.config.writesUnrunCode = command.writesUnrunCode ?? false
+      peer.config.tools = [...(command.tools ?? [])]
       peer.beatDue = true
       break
     case 'set-model':
@@ -401,10 +414,17 @@ function heldTasks(peer: PeerState): string[] {
   return [...new Set(holding)].slice(0, 64)
 }
 
+/** What an executor announces of its tool groups: absent when none (and for every other role). */
+function announcedTools(peer: PeerState): { tools?: ToolGroup[] } {
+  const tools = peer.config.role === 'executor' ? (peer.config.tools ?? []) : []
+  return tools.length > 0 ? { tools } : {}
+}
+
 function currentBeatKey(peer: PeerState): string {
   return beatKey({
     healthy: peer.healthy,
     capabilities: peer.config.role === 'executor' ? peer.config.capabilities : [],
+    tools: announcedTools(peer).tools ?? [],
     model: peer.config.model,
     offline: peer.config.offline,
   })
@@ -438,6 +458,7 @@ function maybeBeat(peer: PeerState, fx: Effects, now: number): void {
     kind: 'presence',
     role: peer.config.role,
     capabilities: peer.config.role === 'executor' ? peer.config.capabilities : [],
+    ...announcedTools(peer),
     holding,
     load: usedSlots(peer),
     capacity: peer.config.capacity,

@@ -12,7 +12,7 @@
  *   whole sends about one keepalive a second, whatever its size;
  * - an idle peer in a quiet room (no plan record heard for
  *   QUIET_ROOM_AFTER_MS) beats every quietKeepaliveMs(peers), a minute at least;
- * - a change others act on (a new claim, health, capabilities, model:
+ * - a change others act on (a new claim, health, capabilities, tool groups, model:
  *   beatKey) is beaten at once, at most every MIN_BEAT_GAP_MS;
  * - a newcomer is answered (so it learns who is here) at most every
  *   NEWCOMER_ANSWER_PER_PEER_MS × peers known: one beat answers every
@@ -78,8 +78,12 @@ export function shouldBeat(input: BeatInput): boolean {
 export function beatKey(parts: {
   healthy: boolean
   capabilities: readonly string[]
+  /** the tool groups it announces (since version 8): a person turning a tool on or off */
+  tools?: readonly unknown[]
   model: string
   offline: boolean
 }): string {
-  return JSON.stringify([parts.healthy, parts.capabilities, parts.model, parts.offline])
+  const key: unknown[] = [parts.healthy, parts.capabilities, parts.model, parts.offline]
+  if (parts.tools?.length) key.push(parts.tools)
+  return JSON.stringify(key)
 }

@@ -28,6 +28,7 @@ import {
   isWarm,
   mayTry,
   roomCapabilities,
+  roomTools,
   since,
   startLlm,
   type PeerState,
@@ -134,6 +135,8 @@ function scoreProposals(
       maxDepth: goal.maxDepth,
       // so that a leaf names a capability someone offers, where it can (issue 43)
       roomCapabilities: roomCapabilities(peer, now),
+      // a subgoal that needs one of the room's tool groups names it (issue 57)
+      ...roomTools(peer, now),
     })
   }
 }
@@ -187,7 +190,12 @@ export const scorer: RoleLogic = {
         score: Math.min(1, Math.max(0, value.score)),
         notes: clip(value.notes, 600),
         // one per subgoal (the LLM layer checks the count); only the two fields the record holds
-        judgements: value.judgements.map((j) => ({ atomic: j.atomic, capability: j.capability })),
+        judgements: value.judgements.map((j) => ({
+          atomic: j.atomic,
+          capability: j.capability,
+          // the tool group it needs (issue 57): absent when none
+          ...(j.tool !== undefined ? { tool: j.tool } : {}),
+        })),
         usage: outcome.usage,
       })
     } else if (!isPeerTrouble(outcome)) {

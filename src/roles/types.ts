@@ -7,6 +7,7 @@
  * timers, the LLM) turn effects into I/O and I/O back into inputs.
  */
 import type { Capability } from '../protocol/capabilities'
+import type { ToolGroup } from '../protocol/tool-groups'
 import type { Consent } from './consent'
 import type { LlmErrorKind, LlmOutcome, LlmTask } from './llm-contract'
 import type { PlanRecord, Presence, Role, WireRecord } from '../protocol/records'
@@ -17,6 +18,12 @@ export interface PeerConfig {
   role: Role
   /** executors: what they can do */
   capabilities: Capability[]
+  /**
+   * executors: the tool groups their person turned on (MCP servers, since
+   * protocol version 8), announced in presence; a leaf needing a group goes
+   * only to an executor that announces it. Default none.
+   */
+  tools?: ToolGroup[]
   /** most LLM calls (and claimed tasks) this peer runs at once */
   capacity: number
   /** shown to others in presence, e.g. "offline-v1" or "anthropic/claude-…" */
@@ -74,7 +81,13 @@ export type ModelVerdict = { ok: true } | { ok: false; error: string; kind: LlmE
 
 /** Settings a person changes while the role runs. (Goals and cancels are plain records: see newGoal.) */
 export type Command =
-  | { type: 'set-capabilities'; capabilities: Capability[]; writesUnrunCode?: boolean }
+  | {
+      type: 'set-capabilities'
+      capabilities: Capability[]
+      writesUnrunCode?: boolean
+      /** the tool groups to announce (absent: none) */
+      tools?: ToolGroup[]
+    }
   /** a new model (or key): try again at once, including work this peer failed with the old one */
   | { type: 'set-model'; model: string; offline: boolean }
   /** this peer has synced with the swarm (or found nobody to sync with): start warming up */

@@ -8,6 +8,7 @@ import { CAPABILITIES, type Capability } from '../protocol/capabilities'
 import { rendezvousOrder } from '../protocol/hash'
 import type { Presence, Role } from '../protocol/records'
 import { presenceTtlMs } from '../protocol/rules'
+import { mergeToolGroups, type ToolGroup } from '../protocol/tool-groups'
 
 export interface PeerSighting {
   presence: Presence
@@ -61,6 +62,8 @@ export function liveCount(view: SwarmView, now: number): number {
 export interface Eligibility {
   role: Role
   capability?: Capability
+  /** only executors announcing this tool group (since version 8) */
+  tool?: string
   exclude?: ReadonlySet<string>
   /**
    * only peers whose latest beat shows a free slot: a first choice that is
@@ -98,6 +101,7 @@ export function eligiblePeers(
     if (peer === self.peerId || !fresh(sighting, now)) continue
     if (presence.role !== want.role || !presence.healthy || want.exclude?.has(peer)) continue
     if (want.capability && !presence.capabilities.includes(want.capability)) continue
+    if (want.tool && !presence.tools?.some((group) => group.name === want.tool)) continue
     if (want.free && loadOf(presence, want, peer) >= presence.capacity) continue
     peers.push(peer)
   }
@@ -151,4 +155,23 @@ export function workingCapabilities(
     now,
     true,
   )
+}
+
+/**
+ * The tool groups the room's executors announce now (since version 8): the
+ * latest beats of live executors, and `self`'s own when it is an executor,
+ * merged by name (tool-groups.ts). Decompose and score calls are told them,
+ * and the tree flags a leaf needing a group nobody announces.
+ */
+export function offeredToolGroups(
+  view: SwarmView,
+  self: { role: Role; tools?: readonly ToolGroup[] },
+  now: number,
+): ToolGroup[] {
+  const lists: (readonly ToolGroup[])[] = self.role === 'executor' ? [self.tools ?? []] : []
+  for (const sighting of view.peers.values()) {
+    if (sighting.presence.role !== 'executor' || !fresh(sighting, now)) continue
+    if (sighting.presence.tools) lists.push(sighting.presence.tools)
+  }
+  return mergeToolGroups(lists)
 }

@@ -140,6 +140,8 @@ export class ActivityLog {
           model: presence.model,
           offline: presence.offline,
           capabilities: [...presence.capabilities],
+          // the tool groups its person turned on (issue 57): what the room learns of them
+          ...(presence.tools ? { tools: structuredClone(presence.tools) } : {}),
           healthy: presence.healthy,
           load: presence.load,
           capacity: presence.capacity,

@@ -75,6 +75,8 @@ export function rosterKey(peer: PeerState, now: number): string {
         p.capacity,
         // what it holds: other tabs show those leaves as being written
         p.holding.join(','),
+        // the tool groups its person turned on (issue 57): the roster lists them
+        p.tools ? JSON.stringify(p.tools) : '',
       ].join('/'),
     )
   }

@@ -15,92 +15,36 @@ import {
   runLlmTask,
   STREAMED_KINDS,
   type LlmProvider,
-  type ProviderInit,
 } from '../llm/index'
 import type { LoopSpend } from '../llm/tools'
 import type { Capability, LlmOutcome, ModelConfig } from '../llm/types'
-import type { CodeSandbox } from '../sandbox/types'
 import type { LlmCallReport } from '../llm/call-report'
-import type { PlanRecord, WireRecord } from '../protocol/records'
 import { projectTree, type PlanTree } from '../plan/tree'
 import { withoutRecords } from '../plan/archive'
 import { createPeer, step, type PeerInput, type PeerState } from '../roles/index'
 import { derived, roomCapabilities, roomQuiet, workingRoomCapabilities } from '../roles/peer'
+import { offeredToolGroups } from '../roles/view'
 import { rootOfWork, type Consent } from '../roles/consent'
-import type { PeerConfig, PeerEvent } from '../roles/types'
+import type { PeerEvent } from '../roles/types'
 import { ActivityLog } from './activity'
 import { QUIET_TICK_MS, rosterKey, TICK_MS, tickDelay } from './cadence'
-import { LiveTextFeed, type LiveText } from './live-text'
-import { callEntry, type CallEntry } from './call-log'
+import { LiveTextFeed } from './live-text'
+import { callEntry } from './call-log'
 import type { BudgetLimits, UsageEvent } from './budget'
-import type { SpendingPersistence } from './persist'
 import { RoleSpending } from './role-spending'
-import { RoleTools } from './role-tools'
-import { ModelRecheck, type CheckModel } from './model-recheck'
+import { goalContext, RoleTools } from './role-tools'
+import { ModelRecheck } from './model-recheck'
 import { modelLabel, sameModel } from './model-config'
 import { modelBroken } from '../roles/model-health'
 import type { ModelVerdict } from '../roles/types'
-import type { ActivityEvent, RoleActivity, ToolConsent } from './types'
+import type { McpSettings } from './mcp/types'
+import type { DriverInit } from './driver-init'
+import type { RoleActivity, ToolConsent } from './types'
+
+export type { DriverInit }
 
 /** At most this often the tree and activity are re-projected for the UI. */
 export const VIEW_THROTTLE_MS = 150
-
-export interface DriverInit {
-  config: PeerConfig
-  /** plan records restored from storage */
-  records?: PlanRecord[]
-  model: ModelConfig
-  providerInit?: ProviderInit
-  /** records the core wants published (to sign and gossip); plan records are already applied */
-  publish: (records: WireRecord[]) => void
-  /**
-   * the core asks for an anti-entropy round with every linked peer; the host
-   * runs it and delivers { type: 'synced' } after the records it brought
-   */
-  requestSync?: () => void
-  onTree?: (tree: PlanTree) => void
-  onActivity?: (activity: RoleActivity) => void
-  /** each activity entry once, as it is recorded (RuntimeEvents.entry) */
-  onEntry?: (entry: ActivityEvent) => void
-  /** every finished LLM call, for this peer's call log (call-log.ts); without the API key */
-  onCall?: (call: CallEntry) => void
-  /**
-   * the text of running execute and roll-up calls as it arrives (throttled
-   * snapshots, live-text.ts); given, those calls stream. Absent: no streaming
-   */
-  onLive?: (live: LiveText[]) => void
-  /** caps on what this role spends (default DEFAULT_BUDGET) */
-  budget?: BudgetLimits
-  /** authors whose goals this role works on; null or absent: anyone in the room */
-  authors?: readonly string[] | null
-  /** executors: what their person lets them do with tools (default NO_TOOLS) */
-  tools?: ToolConsent
-  /**
-   * Makes this peer's code sandbox, in the worker the LLM calls run in. Called
-   * lazily, at the first program a model wants to run, and only with runCode
-   * on. Absent: no sandbox here, so can_run_code is not offered.
-   */
-  createSandbox?: () => CodeSandbox | Promise<CodeSandbox>
-  /**
-   * Where what this role spent is kept across reloads. The role takes no LLM
-   * work until it is loaded, so a reload cannot slip past a cap.
-   */
-  spending?: SpendingPersistence
-  /**
-   * One cheap call of a model, for checking a broken one again every
-   * MODEL_RECHECK_MS (model-recheck.ts): a headless agent's. Absent: the
-   * host checks it (a tab's page) and reports with modelChecked.
-   */
-  checkModel?: CheckModel
-  /** how often a broken model is checked again (default MODEL_RECHECK_MS) */
-  recheckMs?: number
-  now?: () => number
-  /** the tick while busy (default TICK_MS) */
-  tickMs?: number
-  /** the tick once quiet (default QUIET_TICK_MS) */
-  quietTickMs?: number
-  log?: (message: string) => void
-}
 
 export class CoreDriver {
   readonly peer: PeerState
@@ -130,6 +74,7 @@ export class CoreDriver {
   /** the capabilities the person chose and the tools it may use; the core advertises what they allow */
   private readonly tools: RoleTools
   private readonly recheck: ModelRecheck | null
+  private readonly offMcp: (() => void) | undefined
 
   constructor(private readonly init: DriverInit) {
     this.now = init.now ?? Date.now
@@ -141,6 +86,7 @@ export class CoreDriver {
       chosen: init.config.capabilities,
       ...(init.tools ? { consent: init.tools } : {}),
       ...(init.createSandbox ? { createSandbox: init.createSandbox } : {}),
+      ...(init.mcp ? { mcp: init.mcp } : {}),
       model: () => ({
         offline: this.model.provider === 'offline',
         tools: this.provider.toolSupport(),
@@ -154,10 +100,21 @@ export class CoreDriver {
     })
     const consent = this.consent()
     this.consentKey = JSON.stringify(consent)
+    const { tools } = this.tools.advertised()
     this.peer = createPeer(
-      { ...init.config, capabilities: this.tools.effective().capabilities, consent },
+      {
+        ...init.config,
+        capabilities: this.tools.effective().capabilities,
+        ...(tools.length > 0 ? { tools } : {}),
+        consent,
+      },
       this.now(),
     )
+    // a server connected or failed, a tool turned on or off, an approval asked: say so
+    this.offMcp = init.mcp?.listen(() => {
+      this.readvertise()
+      this.scheduleViews()
+    })
     for (const record of init.records ?? []) this.peer.plan.add(record)
     this.activityLog = new ActivityLog(this.peer, init.onEntry)
     this.lastBusyAt = this.now()
@@ -234,18 +191,28 @@ export class CoreDriver {
     this.scheduleViews()
   }
 
-  /** Tells the core when what it may advertise changed (consent, model, a model that refused tools). */
+  /** A tab's MCP servers and its person's consent per tool, from now on (issue 57). */
+  setMcp(settings: McpSettings): void {
+    this.tools.setMcp(settings)
+  }
+
+  /** Its person's answer to another member's call waiting for approval. */
+  answerToolCall(id: string, allow: boolean): void {
+    this.tools.answerToolCall(id, allow)
+  }
+
+  /** Tells the core when what it may advertise changed (consent, model, a model that refused tools, tool groups). */
   private readvertise(): void {
-    const { capabilities, writesUnrunCode } = this.tools.advertised()
+    const { capabilities, writesUnrunCode, tools } = this.tools.advertised()
     const config = this.peer.config
     if (
       JSON.stringify(capabilities) === JSON.stringify(config.capabilities) &&
-      writesUnrunCode === (config.writesUnrunCode ?? false)
+      writesUnrunCode === (config.writesUnrunCode ?? false) &&
+      JSON.stringify(tools) === JSON.stringify(config.tools ?? [])
     )
       return
-    this.deliver([
-      { type: 'command', command: { type: 'set-capabilities', capabilities, writesUnrunCode } },
-    ])
+    const command = { type: 'set-capabilities' as const, capabilities, writesUnrunCode, tools }
+    this.deliver([{ type: 'command', command }])
   }
 
   /**
@@ -291,7 +258,12 @@ export class CoreDriver {
     return projectTree(derived(this.peer), this.peer.plan, costUsd, {
       capabilities: roomCapabilities(this.peer, this.now()),
       working: workingRoomCapabilities(this.peer, this.now()),
+      tools: this.roomToolNames(),
     })
+  }
+
+  private roomToolNames(): string[] {
+    return offeredToolGroups(this.peer.view, this.peer.config, this.now()).map((g) => g.name)
   }
 
   activity(): RoleActivity {
@@ -337,6 +309,7 @@ export class CoreDriver {
     for (const controller of this.calls.values()) controller.abort()
     this.calls.clear()
     this.live?.stop()
+    this.offMcp?.()
     this.tools.close()
     this.recheck?.stop()
   }
@@ -396,7 +369,11 @@ export class CoreDriver {
   private call(id: string, task: Parameters<typeof runLlmTask>[0]): void {
     const controller = new AbortController()
     this.calls.set(id, controller)
-    const tools = this.tools.forTask(task, (spent) => this.capReachedBy(id, spent))
+    const tools = this.tools.forTask(
+      task,
+      (spent) => this.capReachedBy(id, spent),
+      goalContext(this.peer, id, this.init.member),
+    )
     const secrets = [this.model.apiKey]
     const live = STREAMED_KINDS.includes(task.kind) ? this.live : null
     const work = this.peer.work.get(id)
@@ -487,7 +464,7 @@ export class CoreDriver {
     this.viewTimer = setTimeout(() => {
       this.viewTimer = null
       if (this.stopped) return
-      const offered = `${roomCapabilities(this.peer, this.now()).join(',')}/${workingRoomCapabilities(this.peer, this.now()).join(',')}`
+      const offered = `${roomCapabilities(this.peer, this.now()).join(',')}/${workingRoomCapabilities(this.peer, this.now()).join(',')};${this.roomToolNames().join(',')}`
       if (
         this.init.onTree &&
         (this.peer.plan.version !== this.lastTreeVersion || offered !== this.lastTreeOffered)

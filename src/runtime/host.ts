@@ -14,6 +14,8 @@ import type { CallEntry } from './call-log'
 import { CoreDriver } from './driver'
 import type { LiveText } from './live-text'
 import type { CheckModel } from './model-recheck'
+import type { McpHub } from './mcp/hub'
+import type { McpSettings } from './mcp/types'
 import type { ActivityEvent, RoleActivity, ToolConsent } from './types'
 
 export interface CoreHostInit {
@@ -25,6 +27,10 @@ export interface CoreHostInit {
   authors: string[] | null
   /** executors: the tool consent (config.capabilities is the person's choice, before it) */
   tools: ToolConsent
+  /** executors in a tab: its person's MCP servers and consent, as that browser keeps them */
+  mcpSettings?: McpSettings
+  /** this peer's member (version 7): its person's own goals, for tool consent */
+  member?: string
   /** records the core wants published */
   publish: (records: WireRecord[]) => void
   /** the core asks for an anti-entropy round now (see Effects.sync) */
@@ -50,6 +56,10 @@ export interface CoreHost {
   /** the capabilities the person offers (the core advertises those its tools allow) */
   setCapabilities(capabilities: Capability[]): void
   setTools(consent: ToolConsent): void
+  /** executors: MCP servers and consent per tool, from now on (issue 57) */
+  setMcp(settings: McpSettings): void
+  /** executors: its person's answer to a tool call waiting for approval */
+  answerToolCall(id: string, allow: boolean): void
   /** drops archived records from the core's plan (see src/plan/archive.ts) */
   archive(ids: string[]): void
   /** the latest tree and activity (a worker host answers with the last it received) */
@@ -68,6 +78,8 @@ export interface InProcessInit {
   spending?: SpendingPersistence
   /** checks a broken model again now and then (a headless agent's start-up check; model-recheck.ts) */
   checkModel?: CheckModel
+  /** executors: their person's MCP servers, already connected (an agent's --mcp); closed on stop */
+  mcp?: McpHub
   /**
    * stream execute and roll-up calls and report their text as it arrives
    * (default false: nobody watches a headless agent's text)
@@ -79,8 +91,9 @@ export interface InProcessInit {
 export function inProcessCore(options: InProcessInit = {}): StartCore {
   return (init) => {
     const { liveText, ...rest } = options
-    const { onLive, ...core } = init
+    const { onLive, mcpSettings, ...core } = init
     const driver = new CoreDriver({ ...core, ...rest, ...(liveText ? { onLive } : {}) })
+    if (mcpSettings) driver.setMcp(mcpSettings)
     return {
       deliver: (inputs) => driver.deliver(inputs),
       setModel: (model) => driver.setModel(model),
@@ -89,6 +102,8 @@ export function inProcessCore(options: InProcessInit = {}): StartCore {
       setAuthors: (authors) => driver.setAuthors(authors),
       setCapabilities: (capabilities) => driver.setCapabilities(capabilities),
       setTools: (consent) => driver.setTools(consent),
+      setMcp: (settings) => driver.setMcp(settings),
+      answerToolCall: (id, allow) => driver.answerToolCall(id, allow),
       archive: (ids) => driver.archive(ids),
       tree: () => driver.tree(),
       activity: () => driver.activity(),

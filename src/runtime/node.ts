@@ -22,6 +22,7 @@ import { filePersistence, fileSpending } from './persist.node.js'
 import { fileMembers } from './members-persist.node.js'
 import { stableRoomId } from '../protocol/room-key'
 import { createRuntime } from './runtime'
+import type { McpHub } from './mcp/hub'
 import type { PeerRuntime, RuntimeInit } from './types'
 
 export interface NodeRuntimeInit extends RuntimeInit {
@@ -42,6 +43,8 @@ export interface NodeRuntimeInit extends RuntimeInit {
   log?: (message: string) => void
   /** the network layer's logger (default: lineLogger(log), or its console logger without log) */
   netLogger?: NetLogger
+  /** executors: their person's MCP servers, connected (the agent's --mcp, --mcp-url); closed on stop */
+  mcpHub?: McpHub
 }
 
 export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRuntime> {
@@ -68,6 +71,7 @@ export async function createNodeRuntime(init: NodeRuntimeInit): Promise<PeerRunt
       ...(init.dataDir ? { spending: fileSpending(join(init.dataDir, 'spending.json')) } : {}),
       // a model known broken is checked again now and then: nobody clicks "check" on an agent
       checkModel: (model, signal) => modelVerdict(model, init.providerInit ?? {}, signal),
+      ...(init.mcpHub ? { mcp: init.mcpHub } : {}),
     }),
     createNode: (nodeInit) =>
       createSwarmNode({

@@ -44,6 +44,7 @@ import { startMembers, type MemberParts, type StartedMembers } from './runtime-m
 import { NotOwnerError } from './members'
 import { membersView, type MembersView } from './members-view'
 import { stableRoomId, type RoomKey } from '../protocol/room-key'
+import { deriveMemberKey } from '../protocol/member-key'
 import {
   NO_TOOLS,
   type GoalSource,
@@ -254,6 +255,9 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     budget: init.budget ?? DEFAULT_BUDGET,
     authors: goalsFrom === 'anyone' ? null : [peerId],
     tools: { ...(init.tools ?? NO_TOOLS) },
+    ...(role === 'executor' && init.mcp ? { mcpSettings: init.mcp } : {}),
+    // its person's own goals are its member's (any of their tabs and agents), for tool consent
+    ...(init.member ? { member: deriveMemberKey(init.member.seed).id } : {}),
     publish,
     requestSync: () => checkSync(),
     onTree: (tree) => {
@@ -491,6 +495,12 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     },
     setCapabilities(capabilities) {
       core.setCapabilities(capabilities)
+    },
+    setMcp(settings) {
+      core.setMcp(settings)
+    },
+    answerToolCall(id, allow) {
+      core.answerToolCall(id, allow)
     },
     setTools(consent) {
       core.setTools(consent)

@@ -15,8 +15,12 @@ import type { CallEntry } from './call-log'
 import type { LiveText } from './live-text'
 import type { MemberInit, PersonInvite } from './members'
 import type { MembersView, MemberView, Removed } from './members-view'
+import type { McpSettings, McpStatus } from './mcp/types'
+import type { ToolGroup } from '../protocol/tool-groups'
 
 export type { MemberInit, PersonInvite, MembersView, MemberView, Removed }
+
+export type { McpSettings, McpStatus }
 
 export type {
   ConnectionSummary,
@@ -67,6 +71,8 @@ export interface SwarmMember {
   model: string
   offline: boolean
   capabilities: Capability[]
+  /** the tool groups it announces (names and annotations only, issue 57); absent or empty: none */
+  tools?: ToolGroup[]
   healthy: boolean
   load: number
   capacity: number
@@ -126,6 +132,8 @@ export interface ToolStatus {
   withheld: Partial<Record<Capability, string>>
   /** what the current model does with tools (false after it rejected them) */
   model: { code: boolean; search: boolean }
+  /** its person's MCP servers, their tools and consent, and calls waiting for approval (issue 57) */
+  mcp?: McpStatus
 }
 
 /** What the budget and the goal filter are doing, for the UI's notice and settings. */
@@ -185,6 +193,8 @@ export interface RuntimeInit {
   goalsFrom?: GoalSource
   /** executors: what they may do with tools (default NO_TOOLS: nothing) */
   tools?: ToolConsent
+  /** executors in a tab: its person's MCP servers (URLs) and consent per tool (default none) */
+  mcp?: McpSettings
 }
 
 /**
@@ -263,6 +273,10 @@ export interface PeerRuntime {
   setCapabilities(capabilities: Capability[]): void
   /** executors: new tool consent, at once (capabilities re-advertised in the next presence beat) */
   setTools(consent: ToolConsent): void
+  /** executors: their person's MCP servers and consent per tool, from now on (issue 57) */
+  setMcp(settings: McpSettings): void
+  /** executors: their person's answer to another member's tool call waiting for approval */
+  answerToolCall(id: string, allow: boolean): void
   /** changes this role's model (and key) from now on; the key stays in this process */
   setModel(model: ModelConfig): void
   /**

@@ -63,6 +63,8 @@ export const workerCore: StartCore = (init) => {
     budget: init.budget,
     authors: init.authors,
     tools: init.tools,
+    ...(init.mcpSettings ? { mcp: init.mcpSettings } : {}),
+    ...(init.member ? { member: init.member } : {}),
   })
   const host: CoreHost = {
     deliver: (inputs) => send({ type: 'deliver', inputs }),
@@ -72,6 +74,8 @@ export const workerCore: StartCore = (init) => {
     setAuthors: (authors) => send({ type: 'set-authors', authors }),
     setCapabilities: (capabilities) => send({ type: 'set-capabilities', capabilities }),
     setTools: (consent) => send({ type: 'set-tools', consent }),
+    setMcp: (settings) => send({ type: 'set-mcp', settings }),
+    answerToolCall: (id, allow) => send({ type: 'answer-tool', id, allow }),
     archive: (ids) => send({ type: 'archive', ids }),
     tree: () => tree,
     activity: () =>

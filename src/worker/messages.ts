@@ -11,6 +11,7 @@ import type { ModelVerdict, PeerConfig } from '../roles/types'
 import type { BudgetLimits } from '../runtime/budget'
 import type { CallEntry } from '../runtime/call-log'
 import type { LiveText } from '../runtime/live-text'
+import type { McpSettings } from '../runtime/mcp/types'
 import type { ActivityEvent, RoleActivity, ToolConsent } from '../runtime/types'
 
 export type ToWorker =
@@ -22,6 +23,10 @@ export type ToWorker =
       budget: BudgetLimits
       authors: string[] | null
       tools: ToolConsent
+      /** executors: MCP servers (URLs) and consent per tool, as this browser keeps them */
+      mcp?: McpSettings
+      /** this tab's member: a goal by any of its person's tabs is their own */
+      member?: string
     }
   | { type: 'deliver'; inputs: PeerInput[] }
   | { type: 'set-model'; model: ModelConfig }
@@ -31,6 +36,9 @@ export type ToWorker =
   | { type: 'set-authors'; authors: string[] | null }
   | { type: 'set-capabilities'; capabilities: Capability[] }
   | { type: 'set-tools'; consent: ToolConsent }
+  | { type: 'set-mcp'; settings: McpSettings }
+  /** the person's answer to another member's tool call waiting for approval */
+  | { type: 'answer-tool'; id: string; allow: boolean }
   | { type: 'archive'; ids: string[] }
   | { type: 'stop' }
 

@@ -6,6 +6,7 @@
 // first: zod's JIT probe off in this realm before anything parses (protocol/zod.ts)
 import '../protocol/zod'
 import { CoreDriver } from '../runtime/driver'
+import { McpHub } from '../runtime/mcp/hub'
 import { indexedDbSpending } from '../runtime/persist.browser'
 import type { CodeSandbox } from '../sandbox/types'
 import type { FromWorker, ToWorker } from './messages'
@@ -29,7 +30,9 @@ let driver: CoreDriver | null = null
 
 scope.onmessage = ({ data }) => {
   switch (data.type) {
-    case 'start':
+    case 'start': {
+      // an executor's MCP servers live here, beside its LLM calls: URLs only, and its person is here to ask
+      const mcp = data.config.role === 'executor' ? new McpHub({ canAsk: true }) : undefined
       driver = new CoreDriver({
         config: data.config,
         records: data.records,
@@ -38,6 +41,8 @@ scope.onmessage = ({ data }) => {
         authors: data.authors,
         tools: data.tools,
         createSandbox: browserSandbox,
+        ...(mcp ? { mcp } : {}),
+        ...(data.member ? { member: data.member } : {}),
         // what this tab spent survives a reload (IndexedDB, under the tab's identity)
         spending: indexedDbSpending(data.config.peerId),
         publish: (records) => post({ type: 'publish', records }),
@@ -50,9 +55,11 @@ scope.onmessage = ({ data }) => {
         onLive: (live) => post({ type: 'live', live }),
         log: (message) => post({ type: 'log', message }),
       })
+      if (data.mcp) driver.setMcp(data.mcp)
       post({ type: 'tree', tree: driver.tree() })
       post({ type: 'activity', activity: driver.activity() })
       break
+    }
     case 'deliver':
       driver?.deliver(data.inputs)
       break
@@ -73,6 +80,12 @@ scope.onmessage = ({ data }) => {
       break
     case 'set-tools':
       driver?.setTools(data.consent)
+      break
+    case 'set-mcp':
+      driver?.setMcp(data.settings)
+      break
+    case 'answer-tool':
+      driver?.answerToolCall(data.id, data.allow)
       break
     case 'archive':
       driver?.archive(data.ids)

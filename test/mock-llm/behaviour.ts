@@ -72,8 +72,11 @@ export interface MockRequestLog {
   body: unknown
   api?: ToolApi
   taskKind?: LlmTaskKind
-  /** what this reply did with tools: called run_javascript, searched, or answered after tool results */
-  tool?: 'code-call' | 'search' | 'answer-after-code'
+  /**
+   * what this reply did with tools: called run_javascript, searched, called
+   * a person's own (MCP) tools on cue, or answered after tool results
+   */
+  tool?: 'code-call' | 'search' | 'answer-after-code' | 'function-call' | 'answer-after-tools'
   /** how the request asked for JSON, hence how it was answered */
   form?: ParsedRequest['form']
   status: number

@@ -45,6 +45,12 @@ import {
   type ToolApi,
 } from './tools'
 import { replyText, sendStream, streamEvents, sseText } from './stream'
+import {
+  answerWithToolResults,
+  cuedCalls,
+  functionCallsReply,
+  functionToolState,
+} from './mcp-tools'
 import { codeAnswer, offlineProgram } from '../../src/llm/offline-model/code-model'
 import { estimateTokens } from '../../src/llm/tokens'
 import { PersonaDesk, personaCompletion, type PersonaTurn } from './persona-desk'
@@ -147,6 +153,10 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
       return send(res, 401, errorBody(api, 'auth'))
     }
     const tools = toolState(route, body)
+    // a person's own tools (MCP servers, issue 57): function tools other than run_javascript
+    const functions =
+      route === 'responses' ? { offered: [], answered: [] } : functionToolState(api, body)
+    const anyTools = tools.any || functions.offered.length > 0
     const chosen = personaFor(
       log.headers[PERSONA_HEADER],
       typeof body.model === 'string' ? body.model : '',
@@ -162,12 +172,12 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
     }
     const persona = chosen.persona
     log.persona = persona?.name
-    const refusal = persona && desk.refuseTools(persona, api, String(body.model ?? ''), tools.any)
+    const refusal = persona && desk.refuseTools(persona, api, String(body.model ?? ''), anyTools)
     if (refusal) {
       log.status = refusal.status
       return send(res, refusal.status, refusal.body, refusal.headers)
     }
-    if (tools.any && behaviour.tools === 'reject') {
+    if (anyTools && behaviour.tools === 'reject') {
       log.status = 400
       return send(res, 400, errorBody(api, 'bad-request', 'mock-model does not support tools'))
     }
@@ -250,6 +260,19 @@ export async function createMockLlmServer(init: MockLlmServerInit = {}): Promise
     const inputTokens = estimateTokens(`${parsed.system}${parsed.prompt}${tools.results.join('')}`)
     const output = (value as { output?: unknown }).output
     if (task.kind === 'execute' && behaviour.tools === 'use' && typeof output === 'string') {
+      const cued = cuedCalls(task, functions.offered)
+      if (functions.answered.length === 0 && cued.length > 0) {
+        log.tool = 'function-call'
+        return reply(res, log, parsed, functionCallsReply(api, parsed.model, cued, inputTokens))
+      }
+      if (functions.answered.length > 0) {
+        log.tool = 'answer-after-tools'
+        // the answer quotes what the tools REALLY returned, as their results came back
+        return answerAs(
+          { ...parsed, form: 'json' },
+          { output: answerWithToolResults(output, functions.answered) },
+        )
+      }
       if (tools.code && tools.results.length < behaviour.codeRounds) {
         log.tool = 'code-call'
         const code = behaviour.toolCode ?? offlineProgram(task)

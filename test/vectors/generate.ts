@@ -42,6 +42,7 @@ import { roomTopics } from '../../src/protocol/topics'
 import { syncFrameVectors } from './sync-frames'
 import { steeringVectors } from './steering'
 import { classificationVectors } from './classification'
+import { toolGroupVectors } from './tool-groups'
 import { GOSSIP_LIMITS, messageCost, RateLimiter } from '../../src/net/rate-limit'
 
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex')
@@ -272,6 +273,11 @@ export function generateVectors() {
     // §5.1 (since version 7): an accepted split classified by its voters' judgements
     classification: classificationVectors(room, peerId, [
       peerId,
+      '12D3KooWGzh9h1oUqPixbMU3hS6jCeLBVBHnRDEpNv1mtx3PDmF8',
+      '12D3KooWDpJ7As7BWAwRMfu1VU2WCqNjvq387JEYKDBj4kx6nXTN',
+    ]),
+    // §3.3, §3.4, §5.1, §5.4 (since version 8): tool groups, a leaf that needs one, tool steps
+    toolGroups: toolGroupVectors(room, peerId, [
       '12D3KooWGzh9h1oUqPixbMU3hS6jCeLBVBHnRDEpNv1mtx3PDmF8',
       '12D3KooWDpJ7As7BWAwRMfu1VU2WCqNjvq387JEYKDBj4kx6nXTN',
     ]),

@@ -272,6 +272,34 @@ describe('test vectors (docs/test-vectors.json)', () => {
     expect(room).not.toBe(vectors.room.transportId)
   })
 
+  it('§3.3, §3.4, §5.1 (since version 8): tool groups in presence, a judgement’s group, tool steps', () => {
+    const t = vectors.toolGroups
+    for (const spelled of [t.presence, t.result]) {
+      const record = spelled.record as WireRecord
+      expect(validateRecord(record, { room: record.room, sender: record.from }).ok).toBe(true)
+      expect(canonicalJson(record)).toBe(spelled.body)
+      expect(recordId(record)).toBe(spelled.id)
+    }
+    for (const record of t.records as WireRecord[])
+      expect(validateRecord(record, { room: record.room, sender: record.from }).ok).toBe(true)
+    // the group each subgoal needs, recomputed: most named among the cited voters, ties to the better score
+    const scores = (t.records as WireRecord[]).filter((r) => r.kind === 'score')
+    const byScore = [...scores].sort((a, b) =>
+      b.kind === 'score' && a.kind === 'score' ? b.score - a.score : 0,
+    )
+    for (const slot of t.slots) {
+      const named = byScore.map((s) =>
+        s.kind === 'score' ? (s.judgements[slot.index]!.tool ?? null) : null,
+      )
+      const count = (v: string | null) => named.filter((n) => n === v).length
+      const most = Math.max(...named.map(count))
+      expect(slot.tool).toBe(named.find((n) => count(n) === most))
+    }
+    expect(t.slots.map((s) => s.tool)).toEqual(['files', null])
+    const steps = (t.result.record as { steps: { status: string }[] }).steps
+    expect(steps.map((s) => s.status)).toEqual(['ok', 'refused'])
+  })
+
   it('topics', () => {
     expect(roomTopics(vectors.topics.transportId)).toEqual({
       plan: vectors.topics.plan,

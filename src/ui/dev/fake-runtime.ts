@@ -238,6 +238,8 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
       capabilities = [...next]
     },
     setTools() {},
+    setMcp() {},
+    answerToolCall() {},
     setModel(next) {
       model = next
     },

@@ -142,8 +142,10 @@ function leaf(parent: string, index: number, text: string, budget: Budget): Slot
     capped: false,
     capability,
     reason: 'one concrete deliverable',
+    tool: null,
     capabilityGap: null,
     noWorker: null,
+    toolGap: null,
     blocked: false,
     why: status === 'failed' ? { kind: 'attempts', detail: 'the provider timed out' } : null,
     leaf: task(
@@ -220,6 +222,7 @@ function goal(
     failedParts: 0,
     usage: zeroRoleUsage(),
     missingCapabilities: [],
+    missingTools: [],
     proposals: slots.length === 0 ? [] : proposals(id, text, slots.length, i),
     accepted:
       slots.length === 0

@@ -6,6 +6,7 @@
 import { CAPABILITIES, type Capability } from '../../llm/types'
 import type { RoleActivity, SwarmMember } from '../../runtime/types'
 import { CAPABILITY_VERBS } from './status'
+import { mergeToolGroups, type ToolGroup } from '../../protocol/tool-groups'
 
 export interface Roster {
   decomposers: number
@@ -15,6 +16,8 @@ export interface Roster {
   missing: Capability[]
   /** peers in the room that this tab cannot reach: their roles are unknown here */
   outOfReach: number
+  /** the tool groups its executors announce, merged (issue 57): what the room learns of them */
+  tools: ToolGroup[]
   /** what cannot happen until someone joins, in words; empty when the swarm is complete */
   problems: string[]
 }
@@ -63,6 +66,7 @@ export function rosterOf(activity: RoleActivity, reach: Reach = NO_TROUBLE): Ros
     executors: executors.length,
     missing,
     outOfReach: reach.outOfReach,
+    tools: mergeToolGroups(executors.map((m) => m.tools ?? [])),
     problems: [] as string[],
   }
   // a tab that hears nobody knows nothing of the others' roles: "no scorer" would be false

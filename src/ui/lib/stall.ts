@@ -100,3 +100,12 @@ export function gapWords(capability: Capability, here: boolean): string {
     ? `${lead} This tab is an executor: turn it on here.`
     : `${lead} Turn it on in an executor tab (“What this executor does”), or open one:`
 }
+
+/** A leaf needs a person's tool group nobody in the room offers (issue 57): what to do about it. */
+export function toolGapWords(tool: string): string {
+  return (
+    `Nobody in the room offers the tools of “${tool}”: only its person's executor can ` +
+    '(their MCP server, turned on under “Your tools (MCP servers)”, or an agent’s --mcp), ' +
+    'and it waits until one does.'
+  )
+}

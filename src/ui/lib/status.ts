@@ -64,6 +64,14 @@ export function goalLook(goal: GoalView, self = ''): StatusLook {
 }
 
 /** A leaf that waits for a capability no executor of the room offers: said at once, not after minutes. */
+function toolGapLook(tool: string): StatusLook {
+  return {
+    icon: 'warning',
+    label: `Waiting: nobody in the room offers the tools of ${tool}`,
+    tone: 'bad',
+  }
+}
+
 function gapLook(capability: Capability): StatusLook {
   return {
     icon: 'warning',
@@ -107,12 +115,14 @@ export function slotLook(slot: SlotView, self = '', writer: string | null = null
     case 'waiting':
       if (slot.capabilityGap) return gapLook(slot.capabilityGap.capability)
       if (slot.noWorker) return noWorkerLook(slot.noWorker.capability)
+      if (slot.toolGap) return toolGapLook(slot.toolGap.tool)
       return { icon: 'pause', label: 'Atomic, waiting for earlier steps', tone: 'idle' }
     case 'approval':
       return { icon: 'pause', label: "Waiting for the author's approval", tone: 'idle' }
     case 'open':
       if (slot.capabilityGap) return gapLook(slot.capabilityGap.capability)
       if (slot.noWorker) return noWorkerLook(slot.noWorker.capability)
+      if (slot.toolGap) return toolGapLook(slot.toolGap.tool)
       return { icon: 'open', label: 'Atomic, open for executors', tone: 'idle' }
     case 'claimed':
       return {

@@ -4,7 +4,7 @@
  * becomes a link only when its address is http(s).
  */
 import { LANGUAGE_NAMES } from '../../plan/export'
-import type { CodeStep, Source, Step } from '../../protocol/steps'
+import type { CodeStep, Source, Step, ToolStep } from '../../protocol/steps'
 
 export interface SourceLink {
   /** the address to link to; null when it is not http(s) (then shown as text only) */
@@ -32,6 +32,14 @@ export function codeRunSummary(step: CodeStep): string {
     step.durationMs < 1000 ? `${step.durationMs} ms` : `${(step.durationMs / 1000).toFixed(1)} s`
   const ended = step.timedOut ? `timed out after ${took}` : `exit code ${step.exit}, ${took}`
   return `${LANGUAGE_NAMES[step.language]}, ${ended}`
+}
+
+/** "answered in 12 ms" / "refused by its person's consent: not run" / "failed after 3.2 s" */
+export function toolCallSummary(step: ToolStep): string {
+  const took =
+    step.durationMs < 1000 ? `${step.durationMs} ms` : `${(step.durationMs / 1000).toFixed(1)} s`
+  if (step.status === 'refused') return 'refused by its person’s consent: not run'
+  return step.status === 'ok' ? `answered in ${took}` : `failed after ${took}`
 }
 
 /** The result was answered from the model's knowledge, as its executor says: not checked live. */

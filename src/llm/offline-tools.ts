@@ -50,12 +50,14 @@ function decomposeWithCue(
 ): LlmOutputs['decompose'] {
   const cued = groupCues(task.path.at(-1) ?? '', task.roomTools ?? [])[0]
   if (!cued) return answer
-  if (answer.subgoals.some((s) => s.text.includes(cued.cue.text))) return answer
   const text = cueSubgoal(cued.group, cued.cue)
   if (text.length > MAX_SUBGOAL_TEXT) return answer
-  // the cue's subgoal first; the others keep their order (and dependencies, one further on)
+  // the cue's subgoal first; the others keep their order (and dependencies,
+  // one further on) and name the tool's answer instead of the cue, since the
+  // offline titles repeat the goal's words and only one subgoal should call it
+  const mention = `what ${cued.cue.name} returns`
   const kept = answer.subgoals.slice(0, MAX_SUBGOALS - 1).map((s) => ({
-    text: s.text,
+    text: s.text.split(cued.cue.text).join(mention),
     dependsOn: s.dependsOn.filter((d) => d < MAX_SUBGOALS - 1).map((d) => d + 1),
   }))
   return { ...answer, subgoals: [{ text, dependsOn: [] }, ...kept] }

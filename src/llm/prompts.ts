@@ -84,7 +84,7 @@ function instructions(task: LlmTask, tag: TagName): string[] {
             ]
           : []),
         ...(room ? [`Prefer subgoals that the executors in ${tag('room')} can do.`] : []),
-        ...(tools ? [`A subgoal that needs a tool of ${tag('tools')} names that tool.`] : []),
+        ...(tools ? [`A subgoal needing a ${tag('tools')} tool names it.`] : []),
       ]
     case 'score':
       return [
@@ -98,9 +98,7 @@ function instructions(task: LlmTask, tag: TagName): string[] {
         '(document, list, table, code file); false if it needs splitting (atomic at max_depth).',
         'capability: can_run_code (code or a computation), can_query_api (live data: prices,',
         `news), can_write_text (prose from general knowledge)${room ? `; one ${tag('room')} offers if any fits` : ''}.`,
-        ...(tools
-          ? [`tool: the group of ${tag('tools')} whose tools the subgoal needs, else null.`]
-          : []),
+        ...(tools ? [`tool: its ${tag('tools')} group, or null.`] : []),
       ]
     case 'execute':
       return [

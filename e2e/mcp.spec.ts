@@ -23,9 +23,10 @@ import { expectJoined, submitGoal, useModel, waitForPeers } from './fixtures/ui-
 /** Offline planners and one executor on 2 cores: a plan of a few leaves. */
 const DONE_TIMEOUT_MS = 60_000
 
-/** The owner opens the Invite panel and reads the first guest's own link (made as it opens). */
+/** The owner opens the Invite panel, invites a first guest and reads their own link. */
 async function invite(owner: Page): Promise<string> {
   await owner.getByRole('button', { name: 'Invite', exact: true }).click()
+  await owner.getByRole('button', { name: 'Invite someone' }).click()
   await expect(owner.getByText('A new link for Guest 1:')).toBeVisible()
   const link = await owner.getByRole('textbox', { name: /^Share link/ }).inputValue()
   await owner.getByRole('button', { name: 'Invite', exact: true }).click()

@@ -69,6 +69,8 @@ test('the Invite panel fits its box at 1400 px, and is out of the way of Submit 
 
   await page.getByRole('button', { name: 'Invite' }).click()
   const panel = page.getByRole('region', { name: 'Invite', exact: true })
+  // opening the panel makes no link: asking for one does (issue 55)
+  await panel.getByRole('button', { name: 'Invite someone' }).click()
   const link = panel.getByRole('textbox', { name: 'Share link' })
   await expect(link).toHaveValue(/#/)
   const copy = panel.getByRole('button', { name: 'Copy the share link' })

@@ -136,3 +136,24 @@ export const AUTHOR_QUOTA = {
   // an owner's rekeys: one per removal or reset
   rekey: 256,
 } as const satisfies Record<string, number>
+
+/*
+ * Tool groups (since version 8, issue 57; tool-groups.ts has their schemas).
+ * Here, without zod, so that a page's settings can check a name without
+ * loading the schemas.
+ */
+/** A group's name: a short word people and planners read, safe in a prompt and a URL. */
+export const MAX_TOOL_GROUP_NAME = 32
+/** An MCP tool's name as announced (MCP allows 128; a longer one is not offered). */
+export const MAX_TOOL_NAME = 64
+/**
+ * Groups one executor announces: a person's few servers (files, a browser, a
+ * database…). Each beat carries them, so the list stays small.
+ */
+export const MAX_TOOL_GROUPS = 4
+/** Tools announced per group: the reference servers have 9 to 20. */
+export const MAX_GROUP_TOOLS = 24
+
+export const TOOL_GROUP_NAME = /^[a-z0-9][a-z0-9-]*$/
+/** MCP's tool-name alphabet (2025-11-25 spec: letters, digits, `_`, `-`, `.`). */
+export const TOOL_NAME = /^[A-Za-z0-9_.-]+$/

@@ -11,23 +11,24 @@
  * A leaf whose voters judged it to need a group (a judgement's `tool`) goes
  * only to an executor that announces that group (docs/PROTOCOL.md §5.4).
  */
+import {
+  MAX_GROUP_TOOLS,
+  MAX_TOOL_GROUP_NAME,
+  MAX_TOOL_GROUPS,
+  MAX_TOOL_NAME,
+  TOOL_GROUP_NAME,
+  TOOL_NAME,
+} from './limits'
 import { z } from './zod'
 
-/** A group's name: a short word people and planners read, safe in a prompt and a URL. */
-export const MAX_TOOL_GROUP_NAME = 32
-/** An MCP tool's name as announced (MCP allows 128; a longer one is not offered). */
-export const MAX_TOOL_NAME = 64
-/**
- * Groups one executor announces: a person's few servers (files, a browser, a
- * database…). Each beat carries them, so the list stays small.
- */
-export const MAX_TOOL_GROUPS = 4
-/** Tools announced per group: the reference servers have 9 to 20. */
-export const MAX_GROUP_TOOLS = 24
-
-export const TOOL_GROUP_NAME = /^[a-z0-9][a-z0-9-]*$/
-/** MCP's tool-name alphabet (2025-11-25 spec: letters, digits, `_`, `-`, `.`). */
-export const TOOL_NAME = /^[A-Za-z0-9_.-]+$/
+export {
+  MAX_GROUP_TOOLS,
+  MAX_TOOL_GROUP_NAME,
+  MAX_TOOL_GROUPS,
+  MAX_TOOL_NAME,
+  TOOL_GROUP_NAME,
+  TOOL_NAME,
+}
 
 export const toolGroupNameSchema = z
   .string()

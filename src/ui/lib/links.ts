@@ -23,18 +23,39 @@ export const LINK_WORDS: Record<LinkWay, string> = {
   relayed: 'via the relay only, no plan traffic yet',
 }
 
+/**
+ * The same, short, for the top bar's one line; each count there carries its
+ * way's whole words (LINK_WORDS) as a tooltip, and the Links list says them.
+ */
+export const LINK_SHORT: Record<LinkWay, string> = {
+  lan: 'direct on the LAN',
+  nat: 'direct through NAT',
+  direct: 'direct (way hidden)',
+  unknown: 'direct (checking)',
+  other: 'direct (WebSocket or TCP)',
+  turn: 'through TURN',
+  'via-relay': 'through the relay',
+  relayed: 'relay only, no traffic yet',
+}
+
 export function linkWay(link: PeerLink): LinkWay {
   if (link.kind === 'direct-webrtc') return link.path ?? 'unknown'
   return link.kind
 }
 
-/** "2 direct on the LAN, 1 relayed through TURN": the kinds present, with their counts. */
-export function linkCounts(summary: ConnectionSummary): string {
+/** The ways present, best first, with how many links go each way. */
+export function linkWayCounts(summary: ConnectionSummary): { way: LinkWay; count: number }[] {
   const counts = new Map<LinkWay, number>()
   for (const p of summary.peers) counts.set(linkWay(p), (counts.get(linkWay(p)) ?? 0) + 1)
   return (Object.keys(LINK_WORDS) as LinkWay[])
     .filter((way) => counts.has(way))
-    .map((way) => `${counts.get(way)} ${LINK_WORDS[way]}`)
+    .map((way) => ({ way, count: counts.get(way)! }))
+}
+
+/** "2 direct on the LAN, 1 relayed through TURN": the kinds present, with their counts. */
+export function linkCounts(summary: ConnectionSummary, words = LINK_WORDS): string {
+  return linkWayCounts(summary)
+    .map(({ way, count }) => `${count} ${words[way]}`)
     .join(', ')
 }
 

@@ -5,7 +5,7 @@
  * Every tool is off until its person picks who may use it.
  */
 import type { McpConsent, McpServerSpec, McpSettings, ToolAccess } from '../../runtime/mcp/types'
-import { TOOL_GROUP_NAME, MAX_TOOL_GROUP_NAME } from '../../protocol/tool-groups'
+import { TOOL_GROUP_NAME, MAX_TOOL_GROUP_NAME } from '../../protocol/limits'
 
 const KEY = 'murmuration:mcp'
 const ACCESS: readonly ToolAccess[] = ['off', 'own', 'anyone']

@@ -46,7 +46,7 @@ function causeAdvice(cause: DirectCause, host: boolean): string {
     return 'For direct links, turn WebRTC on again (Firefox: media.peerconnection.enabled in about:config; or the extension or policy that blocks it), or open this link in another browser.'
   return host
     ? 'Browsers link the tabs of one computer over its network, never over loopback alone: connect it to a network (any Wi-Fi, even without internet), and check that no firewall drops UDP on it.'
-    : 'A firewall or router between you and the others drops direct (UDP) links: ask whoever sent you this link to add a TURN server (their README: “Invite a friend anywhere”), or join from their network.'
+    : 'A firewall or router between you and the others drops direct (UDP) links: ask whoever sent you this link to add a TURN server (the Murmuration guide, “Invite a friend anywhere”), or join from their network.'
 }
 
 /** What to do about a refusal, for the one who reads it. */

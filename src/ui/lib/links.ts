@@ -33,7 +33,7 @@ export const LINK_SHORT: Record<LinkWay, string> = {
   direct: 'direct (way hidden)',
   unknown: 'direct (checking)',
   other: 'direct (WebSocket or TCP)',
-  turn: 'through TURN',
+  turn: 'relayed through TURN',
   'via-relay': 'through the relay',
   relayed: 'relay only, no traffic yet',
 }

@@ -162,11 +162,16 @@ export const QUIET_LINKS_AFTER_MS = 60_000
  * GossipSub's heartbeat (GOSSIP_HEARTBEAT_MS: mesh upkeep, IHAVE gossip)
  * run this often instead of every second. Nothing is published, so there is
  * nothing to gossip about and the mesh does not change; a profile of an
- * idle tab put these two at a sixth of its main thread. Waking (a record,
- * a newcomer) brings both back to their busy cadence at once; a relay that
- * went down in a quiet room is re-dialled up to this much later.
+ * idle tab put these two at a sixth of its main thread. At 5 s, Firefox
+ * still spent 0.65 to 0.77% of a core a tab in the minutes after a plan
+ * (each wake of a content process costs it more than the JavaScript it
+ * runs); 15 s brought a quiet room of three Firefox tabs from 0.58–0.67%
+ * to 0.45–0.48% a tab, with the core's ticks (runtime/cadence.ts).
+ * Waking (a record, a newcomer: both arrive as events, not on this
+ * ticker) brings both back to their busy cadence at once; a relay that went
+ * down in a quiet room is re-dialled up to this much later.
  */
-export const QUIET_TICK_MS = 5_000
+export const QUIET_TICK_MS = 15_000
 
 /**
  * A direct link to a peer that is no longer one of our link targets (the

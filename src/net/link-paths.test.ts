@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { classifyStats, isLocalAddress, LinkPaths } from './link-paths'
+import {
+  classifyStats,
+  isLocalAddress,
+  LINK_PROBE_MAX_MS,
+  LinkPaths,
+  QUIET_LINK_PROBE_MS,
+} from './link-paths'
 import type { Connection } from '@libp2p/interface'
 
 /** a Chromium-shaped report: a transport naming its selected pair, and the two candidates */
@@ -148,6 +154,45 @@ describe('LinkPaths', () => {
     const tcp = {} as Connection
     paths.tick([tcp])
     expect(paths.path(tcp)).toBeUndefined()
+  })
+
+  it('a quiet room looks at a link every QUIET_LINK_PROBE_MS; waking brings the busy wait back', async () => {
+    let now = 0
+    let calls = 0
+    const conn = {
+      maConn: {
+        peerConnection: {
+          getStats: async () => {
+            calls++
+            return new Map(report('host', 'host', 'a.local').map((e) => [e.id, e]))
+          },
+        },
+      },
+    } as unknown as Connection
+    const paths = new LinkPaths({
+      onChange: () => {},
+      logger: { debug() {}, info() {}, warn() {}, error() {} },
+      now: () => now,
+    })
+    const settle = () => new Promise((ok) => setTimeout(ok, 0))
+    const tickAt = async (t: number, quiet: boolean) => {
+      now = t
+      paths.tick([conn], quiet)
+      await settle()
+    }
+    await tickAt(0, true)
+    expect(calls).toBe(1)
+    // quiet: not again within QUIET_LINK_PROBE_MS, however short the busy wait
+    await tickAt(LINK_PROBE_MAX_MS, true)
+    await tickAt(QUIET_LINK_PROBE_MS - 1, true)
+    expect(calls).toBe(1)
+    await tickAt(QUIET_LINK_PROBE_MS, true)
+    expect(calls).toBe(2)
+    // awake: the next look is at most LINK_PROBE_MAX_MS away again
+    await tickAt(QUIET_LINK_PROBE_MS + 1, false)
+    expect(calls).toBe(2)
+    await tickAt(QUIET_LINK_PROBE_MS + 1 + LINK_PROBE_MAX_MS, false)
+    expect(calls).toBe(3)
   })
 })
 

@@ -99,6 +99,13 @@ export const LINK_PROBE_FIRST_MS = 500
  * call per link every half minute costs an idle tab nothing worth counting.
  */
 export const LINK_PROBE_MAX_MS = 30_000
+/**
+ * In a quiet room (topology.ts quietAfterMs) a link is looked at this often:
+ * its path has long settled, and in Firefox each getStats is a round trip to
+ * the socket process that an idle tab paid every half minute per link
+ * (bench:idle). Waking brings LINK_PROBE_MAX_MS back at once.
+ */
+export const QUIET_LINK_PROBE_MS = 5 * 60_000
 
 interface Probe {
   path: LinkPath | undefined
@@ -118,6 +125,7 @@ export class LinkPaths {
   private readonly probes = new WeakMap<Connection, Probe>()
   private readonly carried = new WeakSet<Connection>()
   private readonly now: () => number
+  private quiet = false
 
   constructor(private readonly init: LinkPathsInit) {
     this.now = init.now ?? Date.now
@@ -126,7 +134,7 @@ export class LinkPaths {
   /** Identify ran over this link: it carries data; look at its path now. */
   identified(conn: Connection): void {
     this.carried.add(conn)
-    this.tick([conn])
+    this.tick([conn], this.quiet)
   }
 
   /**
@@ -146,9 +154,10 @@ export class LinkPaths {
     return this.probes.get(conn)?.path
   }
 
-  /** Looks at the links whose turn it is. */
-  tick(conns: Iterable<Connection>): void {
+  /** Looks at the links whose turn it is; `quiet`: the room is quiet (QUIET_LINK_PROBE_MS). */
+  tick(conns: Iterable<Connection>, quiet = false): void {
     const now = this.now()
+    this.quiet = quiet
     for (const conn of conns) {
       const pc = peerConnectionOf(conn)
       if (pc === undefined) continue
@@ -157,6 +166,8 @@ export class LinkPaths {
         probe = { path: undefined, due: now, wait: LINK_PROBE_FIRST_MS, busy: false }
         this.probes.set(conn, probe)
       }
+      // awake again: a quiet room's long wait is cut back to the busy one
+      if (!quiet) probe.due = Math.min(probe.due, now + LINK_PROBE_MAX_MS)
       if (probe.busy || now < probe.due) continue
       probe.busy = true
       const p = probe
@@ -172,7 +183,7 @@ export class LinkPaths {
         .catch((err) => this.init.logger.info('link stats failed', { error: errMsg(err) }))
         .finally(() => {
           p.busy = false
-          p.due = this.now() + p.wait
+          p.due = this.now() + (this.quiet ? Math.max(p.wait, QUIET_LINK_PROBE_MS) : p.wait)
           p.wait = Math.min(p.wait * 2, LINK_PROBE_MAX_MS)
         })
     }

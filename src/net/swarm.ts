@@ -431,7 +431,7 @@ export async function createSwarm(
       relayClient.askRelaying('ice-failed')
     setQuiet(Date.now() - activeAt >= quietAfterMs(planOver, init.quietLinksAfterMs))
     dialer.tick()
-    linkPaths.tick(directConnections())
+    linkPaths.tick(directConnections(), quiet)
     linkMonitor.tick(quiet)
     summaryChanged()
     scheduleTick(quiet ? QUIET_TICK_MS : DIAL_RECHECK_MS)

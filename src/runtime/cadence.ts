@@ -27,10 +27,14 @@ export const QUIET_AFTER_MS = 5_000
 /**
  * The tick of a quiet core in a quiet room (peer.ts roomQuiet): its own
  * keepalives are a minute apart then, and others' keepalives live 181 s, so a
- * tick 5 s late delays nothing anyone sees. The first record makes the core
- * busy, and the tick fast, at once.
+ * tick 15 s late delays nothing anyone sees but the takeover of a lease
+ * whose holder died in a room quiet for a minute (by that much). Each tick
+ * wakes the tab's worker, and Firefox collects its garbage after each wake
+ * (about 5 ms): at 5 s that was most of the worker's 0.1% of a core in an
+ * idle Firefox tab (bench:idle). The first record makes the core busy, and
+ * the tick fast, at once.
  */
-export const QUIET_ROOM_TICK_MS = 5_000
+export const QUIET_ROOM_TICK_MS = 15_000
 
 /**
  * The delay to the next tick: tickMs while the core has calls in flight or

@@ -40,9 +40,13 @@ import { lostRekeys, removalRekey, type OwnRekey } from './members-rekey'
 export { DEFAULT_OWNER_NAME, NotOwnerError, UnknownMemberError }
 
 /**
- * How often a peer publishes its bind again: the presence cadence of a
- * quiet room. A bind is a plan record (stored, synced), so this only
- * reaches peers that missed it; the same bytes, the same id, nothing stored twice.
+ * How often a peer publishes its bind again while its room is awake: the
+ * presence cadence of a quiet room. A bind is a plan record (stored,
+ * synced), so this only reaches peers that missed it; the same bytes, the
+ * same id, nothing stored twice. A quiet room skips it (sync on every new
+ * link and anti-entropy carry binds as any record): each one was two
+ * signatures here and a check on every peer, a minute apart for as long as
+ * tabs stay open after their plan (bench:idle).
  */
 export const BIND_REPUBLISH_MS = 60_000
 /**
@@ -168,9 +172,10 @@ export class RoomMembers {
     return newBind(this.init.stable, this.init.peerId, this.me)
   }
 
-  startRepublishing(): void {
+  /** `quiet`: is the room quiet now (no republishing then)? */
+  startRepublishing(quiet: () => boolean = () => false): void {
     this.bindTimer = setInterval(() => {
-      if (!this.removedFlag) void this.init.publish([this.bind()])
+      if (!this.removedFlag && !quiet()) void this.init.publish([this.bind()])
     }, BIND_REPUBLISH_MS)
   }
 

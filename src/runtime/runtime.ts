@@ -403,7 +403,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   // a removed member (a reload after its removal) stays off the network
   if (!members?.members.removed) await connect(keyOf(members?.members.current ?? roomKey))
   if (members) {
-    members.members.startRepublishing()
+    members.members.startRepublishing(() => node?.connections().quiet ?? false)
     members.forwarders.set(members.members.previousKeys())
   }
   const antiEntropy = new AntiEntropyClock({

@@ -456,11 +456,13 @@ export const STRIKE_SCORE_WEIGHT = 5
 export const INVALID_MESSAGE_WEIGHT = -4
 export const INVALID_MESSAGE_DECAY = 0.99
 /**
- * How often GossipSub's peer score decays its counters: every 10 s instead
+ * How often GossipSub's peer score decays its counters: every 30 s instead
  * of the library's every second. That timer runs whether or not anything
  * happens, and in a quiet tab it was a sixth of its main thread's tasks (a
- * Chromium trace of bench:idle). Decays are stated per second (as above) and
- * raised to this interval in seconds (gossip.ts perInterval), so a score
- * fades as fast as before, in coarser steps.
+ * Chromium trace of bench:idle); at 10 s it was still the page's most
+ * frequent timer in a quiet room, each turn a wake that costs Firefox more
+ * than the work. Decays are stated per second (as above) and raised to this
+ * interval in seconds (gossip.ts perInterval), so a score fades as fast as
+ * before, in coarser steps.
  */
-export const GOSSIP_SCORE_DECAY_MS = 10_000
+export const GOSSIP_SCORE_DECAY_MS = 30_000

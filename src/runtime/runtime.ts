@@ -426,10 +426,17 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     }
     if (goalsFrom === 'this-browser') core.setAuthors(authors)
   }
-  void refreshAuthors()
-  const authorsTimer = setInterval(() => {
-    if (goalsFrom === 'this-browser') void refreshAuthors()
-  }, LOCAL_AUTHORS_REFRESH_MS)
+  // the timer runs only while it is needed: each turn wakes the page
+  let authorsTimer: ReturnType<typeof setInterval> | undefined
+  const followAuthors = () => {
+    void refreshAuthors()
+    clearInterval(authorsTimer)
+    authorsTimer =
+      goalsFrom === 'this-browser'
+        ? setInterval(() => void refreshAuthors(), LOCAL_AUTHORS_REFRESH_MS)
+        : undefined
+  }
+  followAuthors()
 
   // a person's record (goal, cancel) gets the checks every receiver applies
   // (the core checks its own): an invalid one is refused here, not published
@@ -516,7 +523,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     },
     setGoalsFrom(source) {
       goalsFrom = source
-      void refreshAuthors()
+      followAuthors()
     },
     exportPlan(goalId, format) {
       return format === 'json'

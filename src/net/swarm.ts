@@ -14,7 +14,6 @@ import type { Connection, ConnectionGater, Libp2p, PrivateKey } from '@libp2p/in
 import { multiaddr, type Multiaddr } from '@multiformats/multiaddr'
 import {
   DEFAULT_ROOM,
-  DIAL_RECHECK_MS,
   GOSSIP_HEARTBEAT_MS,
   INBOUND_CONNECTION_THRESHOLD,
   MAX_RECORD_BYTES,
@@ -26,7 +25,8 @@ import {
 } from './constants'
 import { checkRoom } from './discovery-wire'
 import { Dialer } from './dialer'
-import { quietAfterMs } from './topology'
+import { QuietRoom } from './quiet-room'
+import { connectionSummary, summaryNotifier } from './connection-summary'
 import { InvalidInitError, InvalidRoomError, NodeStoppedError } from './errors'
 import { GossipAdapter, guardInbound, swarmGossipsub } from './gossip'
 import { RateLimiter } from './rate-limit'
@@ -39,20 +39,10 @@ import { circuitListen, RelayClient } from './relay-client'
 import { Strikes } from './strikes'
 import { banGater } from './ban-gater'
 import { abortLink } from './hang-up'
-import { Syncer } from './sync'
-import { syncAgain } from './sync-session'
-import { firstEnough } from './enough'
+import { SyncRounds } from './sync-rounds'
 import { LinkPaths } from './link-paths'
-import { iceFailed, unreachable, type DirectCause } from './fallback'
-import type {
-  ConnectionSummary,
-  LinkKind,
-  PeerLink,
-  SwarmEvents,
-  SwarmNode,
-  SwarmNodeInitBase,
-  SyncReport,
-} from './types'
+import { iceFailed, type DirectCause } from './fallback'
+import type { ConnectionSummary, SwarmEvents, SwarmNode, SwarmNodeInitBase } from './types'
 
 /** What a platform variant supplies. */
 export interface PlatformParts {
@@ -83,21 +73,6 @@ export interface PlatformParts {
 }
 
 type Services = { identify: Identify; pubsub: GossipSub }
-
-const LINK_RANK: Record<LinkKind, number> = {
-  'direct-webrtc': 4,
-  other: 3,
-  'via-relay': 2,
-  relayed: 1,
-}
-
-/** How a connection links us; `viaRelay`: a limited one that carries our traffic (fallback.ts). */
-export function linkKind(conn: Connection, viaRelay = false): LinkKind {
-  if (conn.limits != null) return viaRelay ? 'via-relay' : 'relayed'
-  return conn.remoteAddr.getComponents().some((c) => c.name === 'webrtc')
-    ? 'direct-webrtc'
-    : 'other'
-}
 
 function parseRelays(relays: string[]): Multiaddr[] {
   return relays.map((r) => {
@@ -184,21 +159,13 @@ export async function createSwarm(
       }
     }
   }
-  let lastSummary = ''
-  let summaryQueued = false
-  const summaryChanged = () => {
-    if (summaryQueued || stopSignal.aborted) return
-    summaryQueued = true
-    setTimeout(() => {
-      summaryQueued = false
-      if (stopSignal.aborted) return
-      const s = summary()
-      const key = JSON.stringify(s)
-      if (key === lastSummary) return
-      lastSummary = key
-      emit('connections', s)
-    }, 0)
-  }
+  const summary = (): ConnectionSummary =>
+    connectionSummary({ libp2p, self, relayClient, dialer, linkPaths, quiet: quietRoom.quiet })
+  const summaryChanged = summaryNotifier({
+    summary,
+    emit: (s) => emit('connections', s),
+    signal: stopSignal,
+  })
 
   // --- parts ----------------------------------------------------------------
   const gossip = new GossipAdapter({
@@ -231,23 +198,17 @@ export async function createSwarm(
 
   // a quiet room (topology.ts quietAfterMs) keeps ring links only and slows its
   // timers (QUIET_TICK_MS); activity wakes it at once
-  let ticker: ReturnType<typeof setTimeout> | undefined
-  let activeAt = Date.now()
-  let quiet = false
-  let planOver = false
-  const setQuiet = (q: boolean) => {
-    if (q === quiet) return
-    quiet = q
-    dialer.setQuiet(q)
-    gossip.setHeartbeat(q ? QUIET_TICK_MS : GOSSIP_HEARTBEAT_MS)
-    // awake, the ticker's next turn is a busy one (it may be QUIET_TICK_MS away)
-    if (!q) scheduleTick(DIAL_RECHECK_MS)
-    summaryChanged()
-  }
-  function roomActive(): void {
-    activeAt = Date.now()
-    setQuiet(false)
-  }
+  const quietRoom = new QuietRoom({
+    signal: stopSignal,
+    tick,
+    onSwitch: (quiet) => {
+      dialer.setQuiet(quiet)
+      gossip.setHeartbeat(quiet ? QUIET_TICK_MS : GOSSIP_HEARTBEAT_MS)
+    },
+    onChange: summaryChanged,
+    quietLinksAfterMs: init.quietLinksAfterMs,
+  })
+  const roomActive = (): void => quietRoom.active()
 
   const relayClient = new RelayClient({
     libp2p,
@@ -267,38 +228,14 @@ export async function createSwarm(
     },
   })
 
-  let syncRetries = 0
-  let syncRetryTimer: ReturnType<typeof setTimeout> | undefined
-  const syncer = new Syncer({
+  const syncRounds = new SyncRounds({
     room,
     store: init.store,
     logger,
     signal: stopSignal,
     onStrike: (peer, reason) => strikes.strike(peer, reason, SYNC_STRIKE_WEIGHT),
-    // a session whose link a newer one replaced (relink.ts) resumes on the newest
-    linkTo: (peer) =>
-      directConnections()
-        .filter((c) => c.remotePeer.toString() === peer)
-        .sort((a, b) => b.timeline.open - a.timeline.open)[0],
-    onSession: (report) => {
-      if (report.accepted > 0 || report.sent > 0 || report.error !== undefined) {
-        logger.info('sync session', { ...report })
-      }
-      emit('sync', report)
-      // a big late join takes one session per SYNC_MAX_WANT_PER_SESSION
-      // records, back to back (sync-session.ts: syncAgain)
-      const again = syncAgain(report, syncRetries)
-      syncRetries = again.retries
-      if (again.delayMs !== undefined && !stopSignal.aborted && syncRetryTimer === undefined) {
-        syncRetries++
-        syncRetryTimer = setTimeout(() => {
-          syncRetryTimer = undefined
-          // a session can end after stop() began; a retry then has nothing to do
-          if (stopSignal.aborted) return
-          syncNow().catch((err) => logger.info('sync retry failed', { error: errMsg(err) }))
-        }, again.delayMs)
-      }
-    },
+    links: directConnections,
+    onReport: (report) => emit('sync', report),
   })
 
   ref.relayClient = relayClient
@@ -311,59 +248,6 @@ export async function createSwarm(
 
   function directConnections(): Connection[] {
     return libp2p.getConnections().filter((c) => c.status === 'open' && isLink(c))
-  }
-
-  async function syncNow(options: { enough?: number; peers?: number } = {}): Promise<SyncReport[]> {
-    if (stopSignal.aborted) throw new NodeStoppedError('node stopped')
-    // one session per peer, even if a peer has two direct connections
-    const byPeer = new Map<string, Connection>()
-    for (const c of directConnections()) byPeer.set(c.remotePeer.toString(), c)
-    const links = [...byPeer.values()]
-    // a random few (Fisher–Yates, the first `peers` places)
-    const count = Math.min(options.peers ?? links.length, links.length)
-    for (let i = 0; i < count; i++) {
-      const j = i + Math.floor(Math.random() * (links.length - i))
-      ;[links[i], links[j]] = [links[j]!, links[i]!]
-    }
-    const sessions = links.slice(0, count).map((c) => syncer.syncWith(c))
-    return firstEnough(sessions, options.enough ?? sessions.length, (r) => r.error === undefined)
-  }
-
-  function summary(): ConnectionSummary {
-    const best = new Map<string, PeerLink>()
-    for (const c of libp2p.getConnections()) {
-      if (c.status !== 'open') continue
-      const peer = c.remotePeer.toString()
-      if (relayClient.isRelay(peer)) continue
-      const kind = linkKind(c, dialer.isFallbackLink(c))
-      // a WebRTC link counts once data went both ways over it
-      if (kind === 'direct-webrtc' && !linkPaths.carries(c)) continue
-      const prev = best.get(peer)
-      if (prev === undefined || LINK_RANK[kind] > LINK_RANK[prev.kind]) {
-        const path = kind === 'direct-webrtc' ? linkPaths.path(c) : undefined
-        best.set(peer, { peerId: peer, kind, ...(path ? { path } : {}) })
-      }
-    }
-    const peers: PeerLink[] = [...best.values()].sort((a, b) => (a.peerId < b.peerId ? -1 : 1))
-    const relaysStatus = relayClient.status()
-    const cannotLink = dialer.selfFallback()
-    const unreachablePeers = [...dialer.fallbackStates()]
-      .filter(([peer, state]) => peer !== self && unreachable(state))
-      .map(([peerId, state]) => ({ peerId, ...state }))
-      .sort((a, b) => (a.peerId < b.peerId ? -1 : 1))
-    return {
-      relay: relaysStatus.some((r) => r.connected && r.reserved) ? 'up' : 'down',
-      relays: relaysStatus,
-      peers,
-      direct: peers.filter((p) => p.kind === 'direct-webrtc').length,
-      relayed: peers.filter((p) => p.kind === 'relayed').length,
-      other: peers.filter((p) => p.kind === 'other').length,
-      viaRelay: peers.filter((p) => p.kind === 'via-relay').length,
-      known: dialer.known,
-      quiet,
-      ...(cannotLink ? { cannotLink: { ...cannotLink } } : {}),
-      unreachable: unreachablePeers,
-    }
   }
 
   // --- link paths: LAN, NAT or TURN (link-paths.ts) --------------------------
@@ -379,7 +263,7 @@ export async function createSwarm(
   await libp2p.handle(
     SYNC_PROTOCOL,
     (stream, conn) => {
-      if (isLink(conn)) syncer.handle(stream, conn)
+      if (isLink(conn)) syncRounds.handle(stream, conn)
       else stream.abort(new Error('sync runs on links only'))
     },
     { runOnLimitedConnection: true, maxInboundStreams: SYNC_MAX_INBOUND_STREAMS },
@@ -402,7 +286,7 @@ export async function createSwarm(
     relinker.linkOpened(conn)
     // the dialing side starts the session; the other side answers it
     if (isLink(conn) && conn.direction === 'outbound') {
-      void syncer.syncWith(conn)
+      void syncRounds.syncWith(conn)
     }
   })
   libp2p.addEventListener('connection:close', (evt) => {
@@ -429,25 +313,20 @@ export async function createSwarm(
     // a tab with WebRTC whose every direct attempt failed asks to be relayed
     if (relayClient.fallback === undefined && iceFailed(dialer.directAttempts(), Date.now()))
       relayClient.askRelaying('ice-failed')
-    setQuiet(Date.now() - activeAt >= quietAfterMs(planOver, init.quietLinksAfterMs))
+    quietRoom.check()
     dialer.tick()
-    linkPaths.tick(directConnections(), quiet)
-    linkMonitor.tick(quiet)
+    linkPaths.tick(directConnections(), quietRoom.quiet)
+    linkMonitor.tick(quietRoom.quiet)
     summaryChanged()
-    scheduleTick(quiet ? QUIET_TICK_MS : DIAL_RECHECK_MS)
   }
-  function scheduleTick(ms: number): void {
-    clearTimeout(ticker)
-    if (!stopSignal.aborted) ticker = setTimeout(tick, ms)
-  }
-  scheduleTick(DIAL_RECHECK_MS)
+  quietRoom.start()
 
   let stopping: Promise<void> | undefined
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       stopController.abort(new NodeStoppedError('node stopped'))
-      clearTimeout(ticker)
-      if (syncRetryTimer !== undefined) clearTimeout(syncRetryTimer)
+      quietRoom.stop()
+      syncRounds.stop()
       try {
         await libp2p.stop()
       } catch (err) {
@@ -482,11 +361,9 @@ export async function createSwarm(
       set.add(cb)
       return () => void set.delete(cb)
     },
-    syncNow,
+    syncNow: (options) => syncRounds.syncNow(options),
     roomActive,
-    setPlanOver: (over: boolean) => {
-      planOver = over
-    },
+    setPlanOver: (over: boolean) => quietRoom.setPlanOver(over),
     multiaddrs: () => libp2p.getMultiaddrs().map((ma) => ma.toString()),
     stop,
   }

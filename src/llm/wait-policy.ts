@@ -16,7 +16,7 @@ import { LlmOverloadedError } from './errors'
  * The most one call waits for rate limits and overloads, in all. Hosted
  * providers' per-minute windows reset within 60 s, so two minutes rides out
  * a full window twice; a longer wait (a daily quota, a server down for
- * good) is reported as a rate limit, and the peer pauses (src/roles/peer.ts).
+ * good) is reported as a rate limit, and the peer pauses (src/roles/model-health.ts).
  */
 export const MAX_TOTAL_WAIT_MS = 120_000
 

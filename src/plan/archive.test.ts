@@ -1,7 +1,7 @@
 /** Archiving settled trees: they partition the plan, and dropping one changes no other goal. */
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_SWARM, Swarm } from '../sim/swarm'
-import { derived } from '../roles/peer'
+import { derived } from '../roles/room-view'
 import { derivePlan } from './derive'
 import { archiveIds, settledRoots, treeRecordIds, withoutRecords } from './archive'
 import { projectTree } from './tree'

@@ -10,7 +10,7 @@ import { createRng } from '../sim/rng'
 import { fakePeerId } from '../sim/swarm'
 import { createPeer, type Effects } from './index'
 import { executorWithRival, startedOn, T0, testConfig } from './leaf.test-support'
-import { emit } from './peer'
+import { emit } from './emit'
 import { failureFields } from './text'
 
 const rng = createRng('claims-test')

@@ -38,17 +38,12 @@ import {
 import type { TaskState } from '../plan/tasks'
 import { holdingCounts } from '../plan/authority'
 import { goalOfTask, mayWorkOn } from './consent'
-import {
-  abortWork,
-  derived,
-  emit,
-  failedHere,
-  freeSlots,
-  isWarm,
-  since,
-  type PeerState,
-  type Work,
-} from './peer'
+import { abortWork, freeSlots } from './work'
+import { derived } from './room-view'
+import { emit } from './emit'
+import { failedHere } from './retry'
+import { isWarm } from './warmth'
+import { since, type PeerState, type Work } from './peer'
 import { askedSince, requestSync, syncedSince } from './neighbours'
 import { mayPublish } from './lapse'
 import type { Effects } from './types'

@@ -9,7 +9,8 @@
  */
 import type { DerivedPlan, DerivedGoal } from '../plan/derive'
 import type { TaskState } from '../plan/tasks'
-import { derived, type PeerState, type Work } from './peer'
+import { derived } from './room-view'
+import type { PeerState, Work } from './peer'
 
 export interface Consent {
   /** authors (root goals' `from`) whose goals this peer works on; null: anyone in the room */

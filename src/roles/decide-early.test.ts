@@ -13,7 +13,8 @@ import { finishedRun, planWithout } from '../sim/finished.test-support'
 import { createRng } from '../sim/rng'
 import { fakePeerId } from '../sim/swarm'
 import { createPeer, step, type Effects, type PeerInput } from './index'
-import { derived, freeSlots } from './peer'
+import { derived } from './room-view'
+import { freeSlots } from './work'
 import { testConfig } from './leaf.test-support'
 
 const rng = createRng('decide-early-test')

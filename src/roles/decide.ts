@@ -20,7 +20,9 @@ import {
 import { acceptCandidate, type Outlook } from '../plan/acceptance'
 import type { DerivedGoal } from '../plan/derive'
 import type { TaskState } from '../plan/tasks'
-import { derived, emit, since, type PeerState, type Work } from './peer'
+import { derived } from './room-view'
+import { emit } from './emit'
+import { since, type PeerState, type Work } from './peer'
 import type { Effects } from './types'
 import { eligiblePeers } from './view'
 

@@ -12,20 +12,12 @@ import { pendingProposals } from '../plan/acceptance'
 import type { DerivedGoal } from '../plan/derive'
 import { clip, failureFields, isPeerTrouble } from './text'
 import { mayWorkOn } from './consent'
-import {
-  abortWork,
-  derived,
-  emit,
-  mayTry,
-  freeSlots,
-  roomCapabilities,
-  roomTools,
-  isWarm,
-  since,
-  startLlm,
-  type PeerState,
-  type RoleLogic,
-} from './peer'
+import { abortWork, freeSlots, startLlm } from './work'
+import { derived, roomCapabilities, roomTools } from './room-view'
+import { emit } from './emit'
+import { mayTry } from './retry'
+import { isWarm } from './warmth'
+import { since, type PeerState, type RoleLogic } from './peer'
 import type { Effects } from './types'
 import { eligiblePeers, rankFor } from './view'
 

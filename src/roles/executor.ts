@@ -15,15 +15,10 @@ import { isHolder, maybeClaim, reviewClaims } from './claims'
 import type { LlmOutcome } from './llm-contract'
 import { clip, failureFields } from './text'
 import { fitSteps } from './steps'
-import {
-  derived,
-  emit,
-  roomCapabilities,
-  startLlm,
-  type PeerState,
-  type RoleLogic,
-  type Work,
-} from './peer'
+import { derived, roomCapabilities } from './room-view'
+import { emit } from './emit'
+import { startLlm } from './work'
+import type { PeerState, RoleLogic, Work } from './peer'
 import { clearedAnswers, mayPublish } from './lapse'
 import type { Effects } from './types'
 

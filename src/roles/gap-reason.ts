@@ -17,7 +17,8 @@
 import type { Capability } from '../protocol/capabilities'
 import type { FailureRecord } from '../protocol/records'
 import type { TaskState } from '../plan/tasks'
-import { derived, type PeerState } from './peer'
+import { derived } from './room-view'
+import type { PeerState } from './peer'
 import { fresh } from './view'
 
 export const GAP_NOBODY =

@@ -1,5 +1,5 @@
 /**
- * A peer whose own records count for nothing takes no work (roles/peer.ts
+ * A peer whose own records count for nothing takes no work (roles/warmth.ts
  * isWarm, PROTOCOL.md §0.1, §5.4): before its member's admit reaches it, and
  * once its member is removed. Its claims would not count even in its own
  * view, so it would take the same task again and again on its person's key.

@@ -21,6 +21,9 @@
  * Each beat says `every`: the most it will wait before the next one. A
  * receiver takes the peer for gone after three such gaps unheard (view.ts).
  * A peer that lengthens its gap still keeps the promise of its last beat.
+ *
+ * `shouldBeat` decides from plain facts; `maybeBeat` gathers them from the
+ * peer's state and publishes the beat.
  */
 import {
   keepaliveMs,
@@ -29,6 +32,14 @@ import {
   NEWCOMER_ANSWER_PER_PEER_MS,
   PRESENCE_INTERVAL_MS,
 } from '../protocol/rules'
+import type { Presence } from '../protocol/records'
+import type { ToolGroup } from '../protocol/tool-groups'
+import { emit } from './emit'
+import type { PeerState } from './peer'
+import { roomQuiet } from './room-view'
+import type { Effects } from './types'
+import { liveCount } from './view'
+import { heldTasks, usedSlots } from './work'
 
 export interface BeatInput {
   now: number
@@ -86,4 +97,61 @@ export function beatKey(parts: {
   const key: unknown[] = [parts.healthy, parts.capabilities, parts.model, parts.offline]
   if (parts.tools?.length) key.push(parts.tools)
   return JSON.stringify(key)
+}
+
+/** What an executor announces of its tool groups: absent when none (and for every other role). */
+function announcedTools(peer: PeerState): { tools?: ToolGroup[] } {
+  const tools = peer.config.role === 'executor' ? (peer.config.tools ?? []) : []
+  return tools.length > 0 ? { tools } : {}
+}
+
+function currentBeatKey(peer: PeerState): string {
+  return beatKey({
+    healthy: peer.healthy,
+    capabilities: peer.config.role === 'executor' ? peer.config.capabilities : [],
+    tools: announcedTools(peer).tools ?? [],
+    model: peer.config.model,
+    offline: peer.config.offline,
+  })
+}
+
+/** Beat if shouldBeat says so. */
+export function maybeBeat(peer: PeerState, fx: Effects, now: number): void {
+  const holding = heldTasks(peer)
+  const key = currentBeatKey(peer)
+  const known = liveCount(peer.view, now)
+  const quiet = holding.length === 0 && roomQuiet(peer, now)
+  const due = shouldBeat({
+    now,
+    lastBeatAt: peer.lastBeatAt,
+    lastEvery: peer.lastEvery,
+    holding: holding.length > 0,
+    known,
+    changed: peer.beatDue || key !== peer.lastBeatKey,
+    newcomer: peer.newcomerHeard,
+    quiet,
+  })
+  if (!due) return
+  const every = beatEvery(holding.length > 0, known, quiet)
+  peer.seq++
+  peer.lastBeatAt = now
+  peer.lastEvery = every
+  peer.lastBeatKey = key
+  peer.beatDue = false
+  peer.newcomerHeard = false
+  emit<Presence>(peer, fx, {
+    kind: 'presence',
+    role: peer.config.role,
+    capabilities: peer.config.role === 'executor' ? peer.config.capabilities : [],
+    ...announcedTools(peer),
+    holding,
+    load: usedSlots(peer),
+    capacity: peer.config.capacity,
+    healthy: peer.healthy && peer.config.consent?.paused !== true,
+    model: peer.config.model,
+    offline: peer.config.offline,
+    boot: peer.startedAt,
+    seq: peer.seq,
+    every,
+  })
 }

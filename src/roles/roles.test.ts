@@ -19,7 +19,7 @@ import { fakePeerId } from '../sim/swarm'
 import { testBeat } from './beat.test-support'
 import { WARMUP_MS } from '../protocol/rules'
 import { createPeer, step } from './index'
-import { derived } from './peer'
+import { derived } from './room-view'
 import { acceptCandidate } from '../plan/acceptance'
 
 const rng = createRng('roles-test')

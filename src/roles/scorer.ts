@@ -20,21 +20,12 @@ import { leaseExpired, maybeClaim, reviewClaims } from './claims'
 import { clip, failureFields, isPeerTrouble } from './text'
 import { mayWorkOn } from './consent'
 import { beginDecide, decideIncomplete, outlook } from './decide'
-import {
-  abortWork,
-  derived,
-  emit,
-  freeSlots,
-  isWarm,
-  mayTry,
-  roomCapabilities,
-  roomTools,
-  since,
-  startLlm,
-  type PeerState,
-  type RoleLogic,
-  type Work,
-} from './peer'
+import { abortWork, freeSlots, startLlm } from './work'
+import { derived, roomCapabilities, roomTools } from './room-view'
+import { emit } from './emit'
+import { isWarm } from './warmth'
+import { mayTry } from './retry'
+import { since, type PeerState, type RoleLogic, type Work } from './peer'
 import type { LlmOutputs } from './llm-contract'
 import type { Effects } from './types'
 import { eligiblePeers, rankFor } from './view'

@@ -7,7 +7,8 @@
 import type { PlanRecord } from '../protocol/records'
 import type { PeerEvent } from './types'
 import { goalAuthors } from '../plan/authority'
-import { derived, roomMembership, type PeerState } from './peer'
+import { derived, roomMembership } from './room-view'
+import type { PeerState } from './peer'
 
 /** The author whose steering of `record`'s goal counts, or null while its goal is unknown. */
 function authorOf(peer: PeerState, record: PlanRecord): string | null {

@@ -46,7 +46,7 @@ export function archiveJson(
 /**
  * `membership`: the room's, when the peer has a member (version 7): the goals
  * settled are those of the plan its tree shows, which counts only members'
- * records (as roles/peer.ts derives it); without one, every record counts.
+ * records (as roles/room-view.ts derives it); without one, every record counts.
  */
 export async function archiveFinished(
   room: string,

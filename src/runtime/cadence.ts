@@ -25,7 +25,7 @@ export const QUIET_TICK_MS = 1_000
 /** How long after the last input that is not a tick or a beat the core is taken for quiet. */
 export const QUIET_AFTER_MS = 5_000
 /**
- * The tick of a quiet core in a quiet room (peer.ts roomQuiet): its own
+ * The tick of a quiet core in a quiet room (roles/room-view.ts roomQuiet): its own
  * keepalives are a minute apart then, and others' keepalives live 181 s, so a
  * tick 15 s late delays nothing anyone sees but the takeover of a lease
  * whose holder died in a room quiet for a minute (by that much). Each tick
@@ -40,14 +40,14 @@ export const QUIET_ROOM_TICK_MS = 15_000
  * The delay to the next tick: tickMs while the core has calls in flight or
  * work held, or had an input other than a tick or a beat in the last
  * QUIET_AFTER_MS; quietTickMs (never shorter) once it is quiet; and
- * QUIET_ROOM_TICK_MS (never shorter) once its room is quiet too (peer.ts
+ * QUIET_ROOM_TICK_MS (never shorter) once its room is quiet too (roles/room-view.ts
  * roomQuiet: no plan record for a minute, or for OVER_ROOM_AFTER_MS once the
  * plan is over).
  */
 export function tickDelay(state: {
   busy: boolean
   sinceInputMs: number
-  /** the room is quiet (peer.ts roomQuiet); default false */
+  /** the room is quiet (roles/room-view.ts roomQuiet); default false */
   roomQuiet?: boolean
   tickMs: number
   quietTickMs: number

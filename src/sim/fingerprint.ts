@@ -4,7 +4,7 @@
  */
 import { contentId } from '../protocol/hash'
 import { projectTree } from '../plan/tree'
-import { derived } from '../roles/peer'
+import { derived } from '../roles/room-view'
 import type { SimPeer } from './swarm'
 
 /** A replica's record set as one content id. */

@@ -6,7 +6,7 @@
 import type { PlanRecord } from '../protocol/records'
 import type { DerivedPlan } from '../plan/derive'
 import { PlanState } from '../plan/state'
-import { derived } from '../roles/peer'
+import { derived } from '../roles/room-view'
 import { runSeed } from './run'
 import { DEFAULT_SWARM, type Swarm } from './swarm'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { derived } from '../roles/peer'
+import { derived } from '../roles/room-view'
 import { membershipIn, removalViolations } from './removal'
 import { runSeed } from './run'
 import { DEFAULT_SWARM, type Swarm } from './swarm'

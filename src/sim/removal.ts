@@ -22,7 +22,7 @@ import {
 } from '../protocol/records'
 import type { PlanState } from '../plan/state'
 import type { Rng } from './rng'
-import { derived } from '../roles/peer'
+import { derived } from '../roles/room-view'
 import { SIM_CLOCK_ORIGIN, type SimPeer, type Swarm } from './swarm'
 
 /** The virtual owner's PeerId: it admits everyone, removes, and does no work. */

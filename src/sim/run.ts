@@ -6,7 +6,7 @@
 import type { DerivedPlan } from '../plan/derive'
 import type { PlanRecord } from '../protocol/records'
 import { LEASE_TIMEOUT_MS, QUORUM_VOTES } from '../protocol/rules'
-import { derived } from '../roles/peer'
+import { derived } from '../roles/room-view'
 import { ATTACK_EVERY_MS, attackRecords, hostileViolations } from './hostile'
 import { STEER_EVERY_MS, steerMemory, steerRecords } from './steer'
 import { runWithRemovals, simOwner } from './removal'

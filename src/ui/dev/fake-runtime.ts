@@ -12,7 +12,7 @@
 import type { PlanTree } from '../../plan/tree'
 import { costUsd } from '../../llm/pricing'
 import { projectTree, zeroRoleUsage } from '../../plan/tree'
-import { derived } from '../../roles/peer'
+import { derived } from '../../roles/room-view'
 import { ActivityLog } from '../../runtime/activity'
 import type {
   Capability,

@@ -34,6 +34,7 @@ describe('RoomMembers.startRepublishing', () => {
       forward: () => {},
       onRemoved: () => {},
       onChange: () => {},
+      now: () => Date.now(),
       log: () => {},
     })
     await members.start()

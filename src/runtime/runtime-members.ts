@@ -3,15 +3,28 @@
  * with the network switch and the forwarding nodes of previous epochs
  * (forwarders.ts). Kept apart from runtime.ts, which calls it only when the
  * peer has a member (a version-7 invite); bare peers (tests, benchmarks)
- * run without one, as before.
+ * run without one, as before. Here too: the runtime's member calls
+ * (memberApi), the members as people see them (viewOfMembers) and the
+ * bounded sync round before a rekey.
  */
+import type { SwarmNode } from '../net/types'
 import { deriveMemberKey } from '../protocol/member-key'
-import type { PlanRecord, WireRecord } from '../protocol/records'
+import type { PlanRecord, Role, WireRecord } from '../protocol/records'
 import type { RoomKey } from '../protocol/room-key'
 import { Forwarders, type ForwarderInit } from './forwarders'
-import { RoomMembers, type MemberInit } from './members'
+import { NotOwnerError, RoomMembers, type MemberInit } from './members'
 import { memoryMembersPersistence, type MembersPersistence } from './members-persist'
+import { membersView, type MembersView } from './members-view'
 import type { PlanStore } from './store'
+import type { PeerRuntime, RoleActivity } from './types'
+
+/**
+ * How long an owner's removal waits for its sync round with its neighbours
+ * (so the rekey keeps the removed member's records they hold and it has not
+ * seen yet): a session with a linked peer takes well under a second; a
+ * slow one is not worth holding the removal for.
+ */
+export const REKEY_SYNC_MAX_MS = 5_000
 
 export interface MemberParts {
   /** the room's member data, by stable room id (IndexedDB in a tab, a file in an agent) */
@@ -43,6 +56,8 @@ export interface StartMembersInit {
 export interface StartedMembers {
   members: RoomMembers
   forwarders: Forwarders
+  /** once the room's network is up (or stays off): binds republished, previous epochs forwarded */
+  republishAndForward(quiet: () => boolean): void
   stop(): Promise<void>
 }
 
@@ -85,6 +100,10 @@ export async function startMembers(init: StartMembersInit): Promise<StartedMembe
   return {
     members,
     forwarders,
+    republishAndForward(quiet) {
+      members.startRepublishing(quiet)
+      forwarders?.set(members.previousKeys())
+    },
     async stop() {
       members.stop()
       await forwarders?.stop()
@@ -94,4 +113,63 @@ export async function startMembers(init: StartMembersInit): Promise<StartedMembe
 
 function isMemberRecord(record: PlanRecord): boolean {
   return record.kind === 'bind' || record.kind === 'admit' || record.kind === 'rekey'
+}
+
+/** before a removal: what the neighbours hold of the member is kept too (members.ts) */
+export async function syncBeforeRekey(
+  node: SwarmNode | null,
+  log: (message: string) => void,
+): Promise<void> {
+  if (!node) return
+  let timer: ReturnType<typeof setTimeout> | undefined
+  await Promise.race([
+    node.syncNow().catch((err: Error) => log(`sync before a rekey failed: ${err.message}`)),
+    new Promise((resolve) => (timer = setTimeout(resolve, REKEY_SYNC_MAX_MS))),
+  ])
+  clearTimeout(timer)
+}
+
+/** The room's members as people see them, with this member's tabs and agents heard alive now. */
+export function viewOfMembers(
+  started: StartedMembers,
+  activity: RoleActivity,
+  self: { peerId: string; role: Role },
+): MembersView {
+  const live = activity.swarm.map((p) => ({ peerId: p.peerId, role: p.role }))
+  return membersView(started.members.membership(), started.members.me.id, self, live)
+}
+
+export type MemberApi = Pick<
+  PeerRuntime,
+  | 'members'
+  | 'roomKey'
+  | 'member'
+  | 'invites'
+  | 'invitePerson'
+  | 'makeCoOwner'
+  | 'removeMember'
+  | 'resetInvite'
+>
+
+/** The runtime's member calls; a peer without a member answers an owner's call with NotOwnerError. */
+export function memberApi(
+  started: StartedMembers | null,
+  own: MemberInit | undefined,
+  link: RoomKey,
+  view: () => MembersView | null,
+): MemberApi {
+  const managing = () => {
+    if (!started) throw new NotOwnerError('manage members (this peer has no member)')
+    return started.members
+  }
+  return {
+    members: () => view(),
+    roomKey: () => started?.members.current ?? link,
+    member: () => (own ? { owner: own.owner, seed: own.seed } : null),
+    invites: () => started?.members.savedInvites() ?? [],
+    invitePerson: (name, coOwner) => managing().invite(name, coOwner),
+    makeCoOwner: (member) => managing().makeCoOwner(member),
+    removeMember: (member) => managing().remove(member),
+    resetInvite: (member) => managing().reset(member),
+  }
 }

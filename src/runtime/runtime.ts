@@ -3,75 +3,67 @@
  * network are validated once (GossipSub validator, or sync), land in the
  * plan store, go to the role core; what the core publishes is signed here
  * and gossiped. The platform supplies the node, the identity, storage and
- * where the core runs.
+ * where the core runs. This file puts one peer together from parts kept in
+ * modules of their own: the epoch's network (room-node.ts), the core's
+ * inputs (core-inputs.ts), the outbox that signs (outbox.ts), the join
+ * (join.ts), the person's own records (person-records.ts), the members
+ * (runtime-members.ts), the call log (runtime-calls.ts), whose goals the
+ * role works on (goal-authors.ts), the traffic counts (traffic.ts) and the
+ * events (runtime-events.ts).
  */
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import type { PrivateKey } from '@libp2p/interface'
 import type { Capability, ModelConfig } from '../llm/types'
 import { debugLog } from '../net/log'
 import type { NetLogger, SwarmNode, SwarmNodeInitBase } from '../net/types'
-import { encodeRecord, type Ed25519Verify, type Signer } from '../protocol/codec'
-import {
-  newCancel,
-  newGoal,
-  newRedo,
-  newSteer,
-  newVerdict,
-  type PlanRecord,
-  type WireRecord,
-} from '../protocol/records'
-import { DEFAULT_MAX_DEPTH } from '../protocol/limits'
-import { SYNC_CHECK_PEERS, SYNC_CHECK_SESSIONS } from '../protocol/rules'
-import { validateRecord } from '../protocol/validate'
+import type { Ed25519Verify, Signer } from '../protocol/codec'
+import type { PlanRecord, WireRecord } from '../protocol/records'
 import { exportJson, exportMarkdown } from '../plan/export'
 import type { PlanTree } from '../plan/tree'
-import type { PeerInput } from '../roles/index'
 import { modelLabel } from './model-config'
 import type { StartCore } from './host'
 import type { RecordPersistence } from './persist'
-import { isPlanRecord, PlanStore } from './store'
+import { PlanStore } from './store'
 import type { BatchDecoder } from '../protocol/batch-verify'
 import { archiveFinished } from './archive'
+import { CoreInputs } from './core-inputs'
 import { AntiEntropyClock } from './anti-entropy'
-import { JOIN_FALLBACK_MS, JOIN_RECHECK_MS, JOIN_ROUND_MAX_MS, joinsWithoutSync } from './join'
+import { Join } from './join'
 import type { LiveText } from './live-text'
-import { addCall, EMPTY_CALL_LOG, restoreCallLog, type CallStore } from './call-log'
+import type { CallStore } from './call-log'
+import { loadCalls } from './runtime-calls'
 import { DEFAULT_BUDGET } from './budget'
-import { AuthorQuotaError, GoalLimitError, ownGoalWouldWait } from './goal-limit'
+import { authorsAtStart, GoalAuthors } from './goal-authors'
 import type { OpenKey } from './opener'
+import { Outbox } from './outbox'
+import { personRecords } from './person-records'
 import { createRoomNode, type GossipOpener, type RoomNode } from './room-node'
-import { startMembers, type MemberParts, type StartedMembers } from './runtime-members'
-import { NotOwnerError } from './members'
-import { membersView, type MembersView } from './members-view'
+import {
+  memberApi,
+  startMembers,
+  syncBeforeRekey,
+  viewOfMembers,
+  type MemberParts,
+  type StartedMembers,
+} from './runtime-members'
+import type { MembersView } from './members-view'
 import { stableRoomId, type RoomKey } from '../protocol/room-key'
 import { deriveMemberKey } from '../protocol/member-key'
+import { RuntimeEmitter } from './runtime-events'
+import { emptyTraffic, trafficNow } from './traffic'
 import {
   NO_TOOLS,
   type GoalSource,
   type PeerRuntime,
   type RoleActivity,
-  type RuntimeEvents,
   type RuntimeInit,
-  type TrafficStats,
 } from './types'
 
 export const DEFAULT_CAPACITY = 4
-/**
- * How long an owner's removal waits for its sync round with its neighbours
- * (so the rekey keeps the removed member's records they hold and it has not
- * seen yet): a session with a linked peer takes well under a second; a
- * slow one is not worth holding the removal for.
- */
-export const REKEY_SYNC_MAX_MS = 5_000
 export { ANTI_ENTROPY_INTERVAL_MS } from './anti-entropy'
+export { LOCAL_AUTHORS_REFRESH_MS } from './goal-authors'
 export { JOIN_FALLBACK_MS } from './join'
-/**
- * How often a role that works only on this browser's tabs' goals looks again
- * at which tabs those are: a tab opened since is heard of within this. The
- * role is level-triggered, so a goal written by that tab meanwhile is only
- * delayed, not lost; reading the slots is one small IndexedDB read.
- */
-export const LOCAL_AUTHORS_REFRESH_MS = 5_000
+export { REKEY_SYNC_MAX_MS } from './runtime-members'
 const ALL_CAPABILITIES: Capability[] = ['can_write_text', 'can_run_code', 'can_query_api']
 
 export interface RuntimeParts {
@@ -101,8 +93,6 @@ export interface RuntimeParts {
   openerFor?: (key: OpenKey) => GossipOpener | null
 }
 
-type Listener<E extends keyof RuntimeEvents> = (detail: RuntimeEvents[E]) => void
-
 export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   const { init } = parts
   // default: murmuration:runtime (dropped records, publish failures), off unless enabled
@@ -119,19 +109,10 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   const peerId = peerIdFromPrivateKey(parts.privateKey).toString()
   const signer: Signer = { peerId, sign: (data) => parts.privateKey.sign(data) }
   const model: ModelConfig = init.model ?? { provider: 'offline', model: 'offline-v1' }
-  const listeners = new Map<keyof RuntimeEvents, Set<Listener<keyof RuntimeEvents>>>()
-  const emit = <E extends keyof RuntimeEvents>(event: E, detail: RuntimeEvents[E]) => {
-    for (const cb of listeners.get(event) ?? []) (cb as Listener<E>)(detail)
-  }
+  const events = new RuntimeEmitter()
 
-  const traffic: TrafficStats = {
-    published: 0,
-    publishedBytes: 0,
-    received: 0,
-    receivedBytes: 0,
-    synced: 0,
-    syncedBytes: 0,
-  }
+  // gossip counted by the room's network, across its epochs (traffic.ts)
+  const traffic = emptyTraffic()
 
   // records restored from storage go to the core when it starts; later ones as they come
   const restored: PlanRecord[] = []
@@ -162,48 +143,21 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   if (dropped > 0) log(`dropped ${dropped} stored records that failed verification`)
 
   // this peer's own LLM calls, for the person whose key paid (never gossiped)
-  const callStore = parts.callStore
-  const keepCalls = (what: string, work: Promise<void> | undefined) =>
-    work?.catch((err: Error) => log(`could not ${what} the call log: ${err.message}`))
+  const calls = await loadCalls(parts.callStore, log)
   // the text of this peer's running execute and roll-up calls (live-text.ts); never gossiped
   let live: LiveText[] = []
-  let callLog = EMPTY_CALL_LOG
-  if (callStore) {
-    try {
-      const restoredCalls = restoreCallLog(await callStore.load())
-      callLog = restoredCalls.log
-      if (restoredCalls.evicted.length)
-        void keepCalls('trim', callStore.remove(restoredCalls.evicted))
-    } catch (err) {
-      log(`could not load the call log: ${(err as Error).message}`)
-    }
-  }
 
-  let outbox = Promise.resolve()
-  const publish = (records: WireRecord[]) => {
-    outbox = outbox.then(async () => {
-      for (const record of records) {
-        const plain = await encodeRecord(record, signer)
-        try {
-          await net?.publish(record, plain)
-        } catch (err) {
-          log(`could not publish a ${record.kind}: ${(err as Error).message}`)
-        }
-        if (isPlanRecord(record)) store.addVerified(record, plain)
-      }
-    })
-  }
+  // signed here, gossiped on the current epoch's network (outbox.ts)
+  const outbox = new Outbox({
+    signer,
+    send: (record, plain) => net?.publish(record, plain),
+    store,
+    log,
+  })
+  const publish = (records: WireRecord[]) => outbox.publish(records)
 
-  const memberView = (): MembersView | null => {
-    if (!members) return null
-    const live = core.activity().swarm.map((p) => ({ peerId: p.peerId, role: p.role }))
-    return membersView(members.members.membership(), members.members.me.id, { peerId, role }, live)
-  }
-  // publishes and resolves once sent (members.ts waits for its admits and rekeys)
-  const publishNow = async (records: WireRecord[]) => {
-    publish(records)
-    await outbox
-  }
+  const memberView = (): MembersView | null =>
+    members ? viewOfMembers(members, core.activity(), { peerId, role }) : null
   if (init.member) {
     members = await startMembers({
       member: init.member,
@@ -212,9 +166,9 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       peerId,
       parts: { ...(parts.members ? { persistence: parts.members } : {}) },
       store,
-      publish: publishNow,
+      publish: (records) => outbox.publishNow(records),
       connect: (key) => connect(keyOf(key)),
-      syncFirst: () => syncBeforeRekey(),
+      syncFirst: () => syncBeforeRekey(node, log),
       disconnect: async () => {
         for (const off of offNode.splice(0)) off()
         await net?.stop()
@@ -227,7 +181,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       },
       onChange: () => {
         const view = memberView()
-        if (view) emit('members', view)
+        if (view) events.emit('members', view)
       },
       now,
       log,
@@ -237,7 +191,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   }
 
   const role = init.role
-  let goalsFrom: GoalSource = init.goalsFrom ?? 'anyone'
+  const goalsFrom: GoalSource = init.goalsFrom ?? 'anyone'
   const core = parts.startCore({
     config: {
       peerId,
@@ -253,74 +207,33 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     records: restored,
     model,
     budget: init.budget ?? DEFAULT_BUDGET,
-    authors: goalsFrom === 'anyone' ? null : [peerId],
+    authors: authorsAtStart(goalsFrom, peerId),
     tools: { ...(init.tools ?? NO_TOOLS) },
     ...(role === 'executor' && init.mcp ? { mcpSettings: init.mcp } : {}),
     // its person's own goals are its member's (any of their tabs and agents), for tool consent
     ...(init.member ? { member: deriveMemberKey(init.member.seed).id } : {}),
     publish,
-    requestSync: () => checkSync(),
+    requestSync: () => inputs.checkSync(),
     onTree: (tree) => {
       planOver = tree.over
       node?.setPlanOver(planOver)
-      emit('tree', tree)
+      events.emit('tree', tree)
     },
-    onActivity: (activity) => emit('activity', activity),
-    onEntry: (entry) => emit('entry', entry),
+    onActivity: (activity) => events.emit('activity', activity),
+    onEntry: (entry) => events.emit('entry', entry),
     onCall: (call) => {
-      const added = addCall(callLog, call)
-      callLog = added.log
-      void keepCalls('save', callStore?.save(call))
-      if (added.evicted.length) void keepCalls('trim', callStore?.remove(added.evicted))
-      emit('call', call)
+      calls.add(call)
+      events.emit('call', call)
     },
     onLive: (next) => {
       live = next
-      emit('live', next)
+      events.emit('live', next)
     },
     log,
   })
-  // records come in bursts (a sync brings hundreds): hand them over in one batch, one step
-  let batch: PeerInput[] = []
-  const queueInput = (input: PeerInput) => {
-    batch.push(input)
-    if (batch.length === 1) {
-      queueMicrotask(() => {
-        const inputs = batch
-        batch = []
-        core.deliver(inputs)
-      })
-    }
-  }
-  deliver = (record) => queueInput({ type: 'record', record })
-
-  // The core's check with its neighbours before a contested claim starts:
-  // anti-entropy with SYNC_CHECK_SESSIONS linked peers, 'synced' once
-  // SYNC_CHECK_PEERS of them have answered, queued behind the records they
-  // brought so the core sees them first.
-  const checkSync = () => {
-    const done = (answered: boolean) => queueInput({ type: 'synced', answered })
-    if (!node) return done(false)
-    const round = { enough: SYNC_CHECK_PEERS, peers: SYNC_CHECK_SESSIONS }
-    node.syncNow(round).then(
-      (reports) => done(reports.some((report) => report.error === undefined)),
-      (err: Error) => {
-        log(`anti-entropy before a contested claim failed: ${err.message}`)
-        done(false)
-      },
-    )
-  }
-
-  // before a removal: what the neighbours hold of the member is kept too (members.ts)
-  const syncBeforeRekey = async () => {
-    if (!node) return
-    let timer: ReturnType<typeof setTimeout> | undefined
-    await Promise.race([
-      node.syncNow().catch((err: Error) => log(`sync before a rekey failed: ${err.message}`)),
-      new Promise((resolve) => (timer = setTimeout(resolve, REKEY_SYNC_MAX_MS))),
-    ])
-    clearTimeout(timer)
-  }
+  // records in batches, and the answers of the core's sync checks (core-inputs.ts)
+  const inputs = new CoreInputs({ core, node: () => node, log })
+  deliver = (record) => inputs.record(record)
 
   // the room-scoped network of the current epoch (room-node.ts): rebuilt when the room moves on
   let net: RoomNode | null = null
@@ -348,64 +261,31 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     node = next.node
     node.setPlanOver(planOver)
     offNode.push(
-      node.on('connections', (summary) => emit('connections', summary)),
+      node.on('connections', (summary) => events.emit('connections', summary)),
       node.on('sync', (report) => {
-        if (report.error === undefined) joinAfterRound()
+        if (report.error === undefined) join.sessionEnded()
       }),
     )
-    emit('connections', node.connections())
+    events.emit('connections', node.connections())
     await old?.stop()
   }
-  // the role starts warming up once it has caught up with the swarm: after its
-  // first session, one round with every peer linked by then (join.ts)
-  let joinRound = false
-  const joinAfterRound = () => {
-    if (joined || joinRound || !node) return
-    joinRound = true
-    let timer: ReturnType<typeof setTimeout> | undefined
-    void Promise.race([
-      node.syncNow().catch((err: Error) => log(`the join's sync round failed: ${err.message}`)),
-      new Promise((resolve) => (timer = setTimeout(resolve, JOIN_ROUND_MAX_MS))),
-    ]).then(() => {
-      clearTimeout(timer)
-      join()
-    })
-  }
-  let joined = false
-  const join = () => {
-    if (joined) return
-    joined = true
-    clearTimeout(joinFallback)
-    core.deliver([{ type: 'command', command: { type: 'joined' } }])
-    members?.members
-      .joined()
-      .catch((err: Error) => log(`could not admit the owner: ${err.message}`))
-  }
-  // no sync yet: start alone after a while, longer if this peer has reason
-  // to expect company (join.ts)
-  const joinStarted = now()
-  let othersStored: boolean | undefined // looked up once: the store only grows
-  const expectsPeers = () => {
-    othersStored ??= store.records().some((r) => r.from !== peerId)
-    return othersStored || (node?.connections().known ?? 0) > 0
-  }
-  const joinUnlessExpected = () => {
-    if (joined) return
-    const expected = expectsPeers()
-    if (!joinsWithoutSync(now() - joinStarted, expected)) {
-      joinFallback = setTimeout(joinUnlessExpected, JOIN_RECHECK_MS)
-      return
-    }
-    if (expected) log('no sync with any peer yet: working with the plan this peer has')
-    join()
-  }
-  let joinFallback = setTimeout(joinUnlessExpected, JOIN_FALLBACK_MS)
+  // the role starts warming up once it has caught up with the swarm (join.ts)
+  const join = new Join({
+    node: () => node,
+    store,
+    peerId,
+    onJoined: () => {
+      core.deliver([{ type: 'command', command: { type: 'joined' } }])
+      members?.members
+        .joined()
+        .catch((err: Error) => log(`could not admit the owner: ${err.message}`))
+    },
+    now,
+    log,
+  })
   // a removed member (a reload after its removal) stays off the network
   if (!members?.members.removed) await connect(keyOf(members?.members.current ?? roomKey))
-  if (members) {
-    members.members.startRepublishing(() => node?.connections().quiet ?? false)
-    members.forwarders.set(members.members.previousKeys())
-  }
+  members?.republishAndForward(() => node?.connections().quiet ?? false)
   const antiEntropy = new AntiEntropyClock({
     round: () => {
       node?.syncNow().catch((err: Error) => log(`anti-entropy failed: ${err.message}`))
@@ -414,41 +294,23 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
   })
   recordArrived = () => antiEntropy.recordArrived()
 
-  // "this browser's tabs": who they are changes as tabs open, so ask again now and then
-  const localAuthors = parts.localAuthors ?? (async () => [])
-  const refreshAuthors = async () => {
-    if (goalsFrom === 'anyone') return core.setAuthors(null)
-    let authors = [peerId]
-    try {
-      authors = [...new Set([peerId, ...(await localAuthors())])].sort()
-    } catch (err) {
-      log(`could not list this browser's tabs: ${(err as Error).message}`)
-    }
-    if (goalsFrom === 'this-browser') core.setAuthors(authors)
-  }
-  // the timer runs only while it is needed: each turn wakes the page
-  let authorsTimer: ReturnType<typeof setInterval> | undefined
-  const followAuthors = () => {
-    void refreshAuthors()
-    clearInterval(authorsTimer)
-    authorsTimer =
-      goalsFrom === 'this-browser'
-        ? setInterval(() => void refreshAuthors(), LOCAL_AUTHORS_REFRESH_MS)
-        : undefined
-  }
-  followAuthors()
+  const authors = new GoalAuthors({
+    source: goalsFrom,
+    peerId,
+    ...(parts.localAuthors ? { localAuthors: parts.localAuthors } : {}),
+    setAuthors: (next) => core.setAuthors(next),
+    log,
+  })
 
-  // a person's record (goal, cancel) gets the checks every receiver applies
-  // (the core checks its own): an invalid one is refused here, not published
-  const ownRecord = <R extends WireRecord>(record: R): R => {
-    const valid = validateRecord(record, { room, sender: peerId })
-    if (!valid.ok) throw new Error(`invalid ${record.kind}: ${valid.detail}`)
-    return record
-  }
-  const managing = () => {
-    if (!members) throw new NotOwnerError('manage members (this peer has no member)')
-    return members.members
-  }
+  const person = personRecords({
+    room,
+    peerId,
+    role,
+    store,
+    outbox,
+    membership: () => members?.members.membership(),
+    now,
+  })
   const runtime: PeerRuntime = {
     peerId,
     room: roomKey.name,
@@ -457,49 +319,12 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
     tree: (): PlanTree => core.tree(),
     activity: (): RoleActivity => core.activity(),
     connections: () => node!.connections(),
-    traffic: () => ({ ...traffic, synced: store.synced, syncedBytes: store.syncedBytes }),
+    traffic: () => trafficNow(traffic, store),
     records: () => store.records(),
-    calls: () => [...callLog.entries],
+    calls: () => calls.entries(),
     live: () => live,
-    on(event, cb) {
-      let set = listeners.get(event)
-      if (!set) listeners.set(event, (set = new Set()))
-      set.add(cb as Listener<keyof RuntimeEvents>)
-      return () => set.delete(cb as Listener<keyof RuntimeEvents>)
-    },
-    async submitGoal(text, maxDepth = DEFAULT_MAX_DEPTH, approve = 'none') {
-      // any role's person may write a goal (a headless observer's --goal): the
-      // observer's role still publishes nothing of its own
-      const goal = ownRecord(newGoal(room, peerId, text, now(), maxDepth, approve))
-      // a goal over the limits per author would wait unseen: refuse it, saying why
-      if (ownGoalWouldWait(store.records(), goal, members?.members.membership()))
-        throw new GoalLimitError()
-      if (!store.wouldKeep(goal)) throw new AuthorQuotaError('goal')
-      publish([goal])
-      await outbox
-      return goal.id
-    },
-    async cancelGoal(goalId, reason) {
-      if (role === 'observer') throw new Error('an observer publishes nothing')
-      const cancel = ownRecord(newCancel(room, peerId, goalId, now(), reason))
-      if (!store.wouldKeep(cancel)) throw new AuthorQuotaError('cancel')
-      publish([cancel])
-      await outbox
-    },
-    async steerGoal(action) {
-      if (role === 'observer') throw new Error('an observer publishes nothing')
-      // only the goal's author's steering counts (plan/steering.ts): others' would be ignored
-      const record = ownRecord(
-        action.kind === 'settings'
-          ? newSteer(room, peerId, action.goal, action.paused, action.approve, now())
-          : action.kind === 'verdict'
-            ? newVerdict(room, peerId, action, now())
-            : newRedo(room, peerId, action.task, action.note, now()),
-      )
-      if (!store.wouldKeep(record)) throw new AuthorQuotaError(record.kind)
-      publish([record])
-      await outbox
-    },
+    on: (event, cb) => events.on(event, cb),
+    ...person,
     setCapabilities(capabilities) {
       core.setCapabilities(capabilities)
     },
@@ -522,8 +347,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       core.setBudget(limits)
     },
     setGoalsFrom(source) {
-      goalsFrom = source
-      followAuthors()
+      authors.set(source)
     },
     exportPlan(goalId, format) {
       return format === 'json'
@@ -536,20 +360,13 @@ export async function createRuntime(parts: RuntimeParts): Promise<PeerRuntime> {
       const reports = await node.syncNow().catch(() => [])
       return reports.filter((report) => report.error === undefined).length
     },
-    members: () => memberView(),
-    roomKey: () => members?.members.current ?? roomKey,
-    member: () => (init.member ? { owner: init.member.owner, seed: init.member.seed } : null),
-    invites: () => members?.members.savedInvites() ?? [],
-    invitePerson: (name, coOwner) => managing().invite(name, coOwner),
-    makeCoOwner: (member) => managing().makeCoOwner(member),
-    removeMember: (member) => managing().remove(member),
-    resetInvite: (member) => managing().reset(member),
+    ...memberApi(members, init.member, roomKey, memberView),
     async stop() {
       antiEntropy.stop()
-      clearInterval(authorsTimer)
-      clearTimeout(joinFallback)
+      authors.stop()
+      join.stop()
       core.stop()
-      await outbox.catch(() => {})
+      await outbox.sent().catch(() => {})
       for (const off of offNode.splice(0)) off()
       await members?.stop()
       await net?.stop()

@@ -39,6 +39,8 @@ function overflowing(page: Page): Promise<string[]> {
     for (const el of document.body.querySelectorAll('*')) {
       const r = el.getBoundingClientRect()
       if (r.width === 0 || r.height === 0 || getComputedStyle(el).visibility === 'hidden') continue
+      // the content of a closed <details> has a layout but is not shown
+      if (el.closest('details:not([open]) > :not(summary)')) continue
       if ((r.right > width + 1 || r.left < -1) && !clipped(el)) {
         const name = (el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)
         out.push(
@@ -106,6 +108,13 @@ test('a phone joins from the share link, picks a role by tap, and follows the pl
     await expect(finalPlan).toBeVisible({ timeout: FINISH_TIMEOUT_MS })
     await expect(page.getByRole('heading', { name: /^Your results \([1-9]\d*\)$/ })).toBeVisible()
     expect(await overflowing(page)).toEqual([])
+    // the list of links opens by tap, within the screen, and closes again
+    const links = bar.getByText('Links', { exact: true })
+    await links.tap()
+    await expectWithinWidth(bar.getByRole('list', { name: 'How each link goes' }))
+    expect(await overflowing(page)).toEqual([])
+    await links.tap()
+    await expect(bar.getByRole('list', { name: 'How each link goes' })).toBeHidden()
     // a leaf of the plan opens by tap, and its result fits the screen
     const leaf = page.getByRole('treeitem').filter({ hasText: /done/i }).last()
     await leaf.scrollIntoViewIfNeeded()

@@ -31,6 +31,7 @@ import {
 import { RemoteHost } from './remote'
 import type { TabHost } from './tabs'
 import { roleList, splitRoles, tabPeers, type RoleSplit } from './split'
+import { emptyTraffic } from '../src/runtime/traffic'
 
 export interface SwarmOptions {
   peers: number
@@ -99,14 +100,7 @@ const SETTLE_MS = PRESENCE_INTERVAL_MS + 1_000
 const MESH_POLL_MS = 100
 
 function diffTraffic(a: TrafficStats, b: TrafficStats | undefined): TrafficStats {
-  const base = b ?? {
-    published: 0,
-    publishedBytes: 0,
-    received: 0,
-    receivedBytes: 0,
-    synced: 0,
-    syncedBytes: 0,
-  }
+  const base = b ?? emptyTraffic()
   return {
     published: a.published - base.published,
     publishedBytes: a.publishedBytes - base.publishedBytes,

@@ -111,21 +111,24 @@ describe('isLocalAddress', () => {
   })
 })
 
+/** A WebRTC link whose getStats answers `stats()` at each call. */
+function webrtcLink(stats: () => ReturnType<typeof report>): Connection {
+  return {
+    maConn: {
+      peerConnection: { getStats: async () => new Map(stats().map((e) => [e.id, e])) },
+    },
+  } as unknown as Connection
+}
+
 describe('LinkPaths', () => {
   it('looks at a link at once, then less and less often, and says when its path changes', async () => {
     let now = 0
     let stats = report('host', 'srflx')
     let calls = 0
-    const conn = {
-      maConn: {
-        peerConnection: {
-          getStats: async () => {
-            calls++
-            return new Map(stats.map((e) => [e.id, e]))
-          },
-        },
-      },
-    } as unknown as Connection
+    const conn = webrtcLink(() => {
+      calls++
+      return stats
+    })
     let changes = 0
     const paths = new LinkPaths({
       onChange: () => changes++,
@@ -159,16 +162,10 @@ describe('LinkPaths', () => {
   it('a quiet room looks at a link every QUIET_LINK_PROBE_MS; waking brings the busy wait back', async () => {
     let now = 0
     let calls = 0
-    const conn = {
-      maConn: {
-        peerConnection: {
-          getStats: async () => {
-            calls++
-            return new Map(report('host', 'host', 'a.local').map((e) => [e.id, e]))
-          },
-        },
-      },
-    } as unknown as Connection
+    const conn = webrtcLink(() => {
+      calls++
+      return report('host', 'host', 'a.local')
+    })
     const paths = new LinkPaths({
       onChange: () => {},
       logger: { debug() {}, info() {}, warn() {}, error() {} },

@@ -25,6 +25,7 @@ import type {
 } from '../../runtime/types'
 import { runSeed } from '../../sim/run'
 import { DEFAULT_SWARM } from '../../sim/swarm'
+import { emptyTraffic } from '../../runtime/traffic'
 
 const FRAME_MS = 500
 const SPEED = 4
@@ -214,14 +215,7 @@ export async function createFakeRuntime(init: RuntimeInit): Promise<PeerRuntime>
     connections: () => connections,
     calls: () => [],
     live: () => [],
-    traffic: () => ({
-      published: 0,
-      publishedBytes: 0,
-      received: 0,
-      receivedBytes: 0,
-      synced: 0,
-      syncedBytes: 0,
-    }),
+    traffic: emptyTraffic,
     records: () => [],
     on(event, cb) {
       listeners[event].add(cb as never)

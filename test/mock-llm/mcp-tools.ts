@@ -10,7 +10,7 @@
 import { estimateTokens } from '../../src/llm/tokens'
 import { toolCues, type ToolCue } from '../../src/llm/tool-cues'
 import type { LlmTask } from '../../src/llm/types'
-import { RUN_JAVASCRIPT } from './tools'
+import { RUN_JAVASCRIPT, toolCallsReply } from './tools'
 
 type Json = Record<string, unknown>
 const isObj = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v)
@@ -87,10 +87,6 @@ export function cuedCalls(
   return toolCues([task.task, ...task.path].join('\n'), offered)
 }
 
-let counter = 0
-const nextId = (prefix: string): string =>
-  `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}`
-
 /** A reply that calls every cued tool at once, in the api's wire format. */
 export function functionCallsReply(
   api: 'anthropic' | 'openai',
@@ -99,55 +95,8 @@ export function functionCallsReply(
   inputTokens: number,
 ): Json {
   const outputTokens = estimateTokens(JSON.stringify(calls))
-  if (api === 'anthropic') {
-    return {
-      id: nextId('msg_mock_'),
-      type: 'message',
-      role: 'assistant',
-      model,
-      content: [
-        { type: 'text', text: 'Let me look that up with your tools.' },
-        ...calls.map((call) => ({
-          type: 'tool_use',
-          id: nextId('toolu_mock_'),
-          name: call.name,
-          input: call.input,
-        })),
-      ],
-      stop_reason: 'tool_use',
-      stop_sequence: null,
-      usage: { input_tokens: inputTokens, output_tokens: outputTokens },
-    }
-  }
-  return {
-    id: nextId('chatcmpl-mock'),
-    object: 'chat.completion',
-    created: Math.floor(Date.now() / 1000),
-    model,
-    choices: [
-      {
-        index: 0,
-        message: {
-          role: 'assistant',
-          content: null,
-          tool_calls: calls.map((call) => ({
-            id: nextId('call_mock_'),
-            type: 'function',
-            function: { name: call.name, arguments: JSON.stringify(call.input) },
-          })),
-          refusal: null,
-          annotations: [],
-        },
-        logprobs: null,
-        finish_reason: 'tool_calls',
-      },
-    ],
-    usage: {
-      prompt_tokens: inputTokens,
-      completion_tokens: outputTokens,
-      total_tokens: inputTokens + outputTokens,
-    },
-  }
+  const lead = 'Let me look that up with your tools.'
+  return toolCallsReply(api, model, calls, lead, inputTokens, outputTokens)
 }
 
 /** The deliverable after the tools answered: the task's answer, then what each really returned. */

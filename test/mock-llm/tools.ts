@@ -128,21 +128,6 @@ export function codeCallReply(
 ): Json {
   const args = JSON.stringify({ code })
   const outputTokens = estimateTokens(args)
-  if (api === 'anthropic') {
-    return {
-      id: nextId('msg_mock_'),
-      type: 'message',
-      role: 'assistant',
-      model,
-      content: [
-        { type: 'text', text: 'Let me compute that.' },
-        { type: 'tool_use', id: nextId('toolu_mock_'), name: RUN_JAVASCRIPT, input: { code } },
-      ],
-      stop_reason: 'tool_use',
-      stop_sequence: null,
-      usage: { input_tokens: inputTokens, output_tokens: outputTokens },
-    }
-  }
   if (api === 'responses') {
     return responsesEnvelope(
       model,
@@ -160,6 +145,43 @@ export function codeCallReply(
       outputTokens,
     )
   }
+  const calls = [{ name: RUN_JAVASCRIPT, input: { code } }]
+  return toolCallsReply(api, model, calls, 'Let me compute that.', inputTokens, outputTokens)
+}
+
+/**
+ * A reply that calls each of `calls` at once, on Anthropic's Messages or
+ * Chat Completions wire (the code tool's and a person's MCP tools' alike),
+ * `lead` being the text an Anthropic model says before its calls.
+ */
+export function toolCallsReply(
+  api: Api,
+  model: string,
+  calls: readonly { name: string; input: unknown }[],
+  lead: string,
+  inputTokens: number,
+  outputTokens: number,
+): Json {
+  if (api === 'anthropic') {
+    return {
+      id: nextId('msg_mock_'),
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [
+        { type: 'text', text: lead },
+        ...calls.map((call) => ({
+          type: 'tool_use',
+          id: nextId('toolu_mock_'),
+          name: call.name,
+          input: call.input,
+        })),
+      ],
+      stop_reason: 'tool_use',
+      stop_sequence: null,
+      usage: { input_tokens: inputTokens, output_tokens: outputTokens },
+    }
+  }
   return {
     id: nextId('chatcmpl-mock'),
     object: 'chat.completion',
@@ -171,13 +193,11 @@ export function codeCallReply(
         message: {
           role: 'assistant',
           content: null,
-          tool_calls: [
-            {
-              id: nextId('call_mock_'),
-              type: 'function',
-              function: { name: RUN_JAVASCRIPT, arguments: args },
-            },
-          ],
+          tool_calls: calls.map((call) => ({
+            id: nextId('call_mock_'),
+            type: 'function',
+            function: { name: call.name, arguments: JSON.stringify(call.input) },
+          })),
           refusal: null,
           annotations: [],
         },

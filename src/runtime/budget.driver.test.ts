@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { BudgetLimits } from './budget'
 import { CoreDriver } from './driver'
+import { until } from './driver.test-support'
 import { memorySpending, type SpendingPersistence } from './persist'
 import { fileSpending } from './persist.node'
 
@@ -33,14 +34,6 @@ afterEach(() => driver?.stop())
 
 const goal = (text: string) =>
   stamp<GoalRecord>({ kind: 'goal', room: 'r', from: author, text, createdAt: 0, maxDepth: 2 })
-
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 
 describe('budget in the driver', () => {
   it('pauses the role at its hourly token cap with real counts, and resumes when raised', async () => {

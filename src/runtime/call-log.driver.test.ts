@@ -6,6 +6,7 @@ import { fakePeerId } from '../sim/swarm'
 import { createMockLlmServer, type MockLlmServer } from '../../test/mock-llm/server'
 import { REDACTED, type CallEntry } from './call-log'
 import { CoreDriver } from './driver'
+import { until } from './driver.test-support'
 
 // The wiring: a role's real LLM call (OpenAI's wire format, over HTTP, with a key) reaches
 // the call log with the exact prompts and reply the server saw, and without the key.
@@ -20,14 +21,6 @@ beforeAll(async () => {
 })
 afterAll(() => mock.close())
 afterEach(() => driver?.stop())
-
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 
 describe('the call log in the driver', () => {
   it('gets each call as the server saw it, with its goal, and never the key', async () => {

@@ -13,6 +13,7 @@ import { HEALTH_RETRY_MS } from '../roles/model-health'
 import { createRng } from '../sim/rng'
 import { fakePeerId } from '../sim/swarm'
 import { CoreDriver } from './driver'
+import { until } from './driver.test-support'
 
 const KEY = 'sk-recheck-right'
 const WRONG = 'sk-recheck-wrong'
@@ -26,14 +27,6 @@ beforeAll(async () => {
 })
 afterAll(() => mock.close())
 afterEach(() => driver?.stop())
-
-async function until(check: () => boolean, what: string, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 
 describe('a broken model in a headless role', () => {
   it('claims no work with a rejected key however long it waits, and resumes once a re-check finds the key works', async () => {

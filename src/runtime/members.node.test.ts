@@ -15,7 +15,7 @@ import { createRelay } from '../../relay/relay'
 import { silentLogger } from '../net/log'
 import { deriveMemberKey, newMemberSeed } from '../protocol/member-key'
 import { deriveRoomKey, newRoomSecret, type RoomKey } from '../protocol/room-key'
-import { createNodeRuntime } from './node'
+import { memberPeer, waitFor } from './member-peers.test-support'
 import { removedSentence } from './members-view'
 import type { PeerRuntime, Role } from './types'
 
@@ -24,35 +24,14 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((r) => r.stop()))
 })
 
-async function waitFor(cond: () => boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
-
-async function peer(
+const peer = (
   relays: string[],
   role: Role,
   room: RoomKey,
   owner: string,
   seed: Uint8Array,
   dataDir?: string,
-): Promise<PeerRuntime> {
-  const runtime = await createNodeRuntime({
-    room,
-    role,
-    relays,
-    member: { owner, seed },
-    ...(dataDir ? { dataDir } : {}),
-    rtcBindAddress: '127.0.0.1',
-    providerInit: { latencyMs: 20 },
-    log: () => {},
-  })
-  running.push(runtime)
-  return runtime
-}
+) => memberPeer(running, relays, role, room, owner, seed, dataDir)
 
 const goalTexts = (p: PeerRuntime) =>
   p.records().flatMap((r) => (r.kind === 'goal' ? [r.text] : []))

@@ -22,7 +22,7 @@ import { deriveMemberKey, newMemberSeed } from '../protocol/member-key'
 import { newGoal, stamp, type PlanRecord, type ResultRecord } from '../protocol/records'
 import { deriveRoomKey, newRoomSecret, stableRoomId, type RoomKey } from '../protocol/room-key'
 import type { GoalView } from '../plan/tree'
-import { createNodeRuntime } from './node'
+import { memberPeer, waitFor } from './member-peers.test-support'
 import { memoryPersistence } from './persist'
 import { filePersistence } from './persist.node'
 import { createRoomNode } from './room-node'
@@ -34,35 +34,14 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((r) => r.stop()))
 })
 
-async function waitFor(cond: () => boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
-
-async function peer(
+const peer = (
   relays: string[],
   role: Role,
   room: RoomKey,
   owner: string,
   seed: Uint8Array,
   dataDir?: string,
-): Promise<PeerRuntime & { stop(): Promise<void> }> {
-  const runtime = await createNodeRuntime({
-    room,
-    role,
-    relays,
-    member: { owner, seed },
-    ...(dataDir ? { dataDir } : {}),
-    rtcBindAddress: '127.0.0.1',
-    providerInit: { latencyMs: 20 },
-    log: () => {},
-  })
-  running.push(runtime)
-  return runtime
-}
+) => memberPeer(running, relays, role, room, owner, seed, dataDir)
 
 const rootOf = (p: PeerRuntime, id: string) => p.tree().goals.find((g) => g.id === id)
 /** What a finished goal is: its status and each leaf's output and who wrote it. */

@@ -10,7 +10,7 @@
 import type { Page } from '@playwright/test'
 import type { GoalView, PlanTree } from '../src/plan/tree'
 import { FRIEND_KEY, MOCK_KEY, expect, screenshot, test } from './fixtures/ui-app'
-import { expectJoined, submitGoal, useModel, waitForPeers } from './fixtures/ui-steps'
+import { mockModel, openModelTabs, submitGoal, useModel, waitForPeers } from './fixtures/ui-steps'
 
 const FIRST = 'Plan a reading corner'
 const SECOND = 'Plan a tool shed'
@@ -43,24 +43,18 @@ test('a switch to a rejected key: no green badge, no claim, the room told; fixed
 }) => {
   test.setTimeout(300_000)
   mockLlm.setBehaviour({ mode: 'shape', branching: 2, capability: 'can_write_text' })
-  const mock = {
-    provider: 'OpenAI-compatible server' as const,
-    model: 'mock-model',
-    baseUrl: `${mockLlm.url}/v1`,
-    key: MOCK_KEY,
-  }
+  const mock = mockModel(mockLlm.url)
   const mine = await browse.machine('mine')
-  const tabs: Record<string, Page> = {}
-  for (const [name, role] of [
-    ['author', 'decomposer'],
-    ['scorer', 'scorer'],
-    ['scorer2', 'scorer'],
-    ['executor', 'executor'],
-  ] as const) {
-    tabs[name] = await browse.tab(mine, name, room.link(app.origin, role))
-    await expectJoined(tabs[name], role)
-    await useModel(tabs[name], mock)
-  }
+  const tabs = await openModelTabs(
+    (name, role) => browse.tab(mine, name, room.link(app.origin, role)),
+    [
+      ['author', 'decomposer'],
+      ['scorer', 'scorer'],
+      ['scorer2', 'scorer'],
+      ['executor', 'executor'],
+    ],
+    mock,
+  )
   const { author, executor } = tabs as Record<string, Page>
   await waitForPeers(author!, 3)
   const panel = executor!.getByRole('region', { name: 'This tab: executor' })

@@ -13,8 +13,8 @@
 import type { Page } from '@playwright/test'
 import type { MockLlmServer } from '../test/mock-llm/server'
 import type { GoalView, PlanTree } from '../src/plan/tree'
-import { MOCK_KEY, expect, screenshot, test } from './fixtures/ui-app'
-import { expectJoined, submitGoal, useModel, waitForPeers } from './fixtures/ui-steps'
+import { expect, screenshot, test } from './fixtures/ui-app'
+import { mockModel, openModelTabs, submitGoal, waitForPeers } from './fixtures/ui-steps'
 
 const GOAL = 'Plan a small herb garden'
 // no quotes or markup: the mock's log holds the prompts as JSON
@@ -52,24 +52,18 @@ test('the author approves, vetoes with a note, redoes a leaf with a note, pauses
 }) => {
   test.setTimeout(180_000)
   mockLlm.setBehaviour({ mode: 'shape', branching: 2, capability: 'can_write_text' })
-  const mock = {
-    provider: 'OpenAI-compatible server' as const,
-    model: 'mock-model',
-    baseUrl: `${mockLlm.url}/v1`,
-    key: MOCK_KEY,
-  }
+  const mock = mockModel(mockLlm.url)
   const mine = await browse.machine('mine')
-  const tabs: Record<string, Page> = {}
-  for (const [name, role] of [
-    ['author', 'decomposer'],
-    ['scorer', 'scorer'],
-    ['scorer2', 'scorer'],
-    ['executor', 'executor'],
-  ] as const) {
-    tabs[name] = await browse.tab(mine, name, room.link(app.origin, role))
-    await expectJoined(tabs[name], role)
-    await useModel(tabs[name], mock)
-  }
+  const tabs = await openModelTabs(
+    (name, role) => browse.tab(mine, name, room.link(app.origin, role)),
+    [
+      ['author', 'decomposer'],
+      ['scorer', 'scorer'],
+      ['scorer2', 'scorer'],
+      ['executor', 'executor'],
+    ],
+    mock,
+  )
   const { author, scorer, executor } = tabs as Record<string, Page>
   await waitForPeers(author!, 3)
 

@@ -17,6 +17,12 @@ import type { McpServerSpec, McpToolInfo } from './types'
 export const MCP_CONNECT_TIMEOUT_MS = 60_000
 /** How long one tool call may take before it counts as failed. */
 export const MCP_CALL_TIMEOUT_MS = 120_000
+/**
+ * After a call that threw, how long the server has to list its tools again:
+ * a server that still answers only refused that call (bad arguments, its own
+ * error); one that does not is gone, and its badge must not say connected.
+ */
+export const MCP_PROBE_TIMEOUT_MS = 5_000
 /** Tools read from one server: a page or two; more are left out (and said so). */
 export const MAX_SERVER_TOOLS = 64
 
@@ -33,6 +39,8 @@ export interface McpConnection {
   readonly serverName: string
   readonly tools: readonly McpToolInfo[]
   call(name: string, input: unknown, signal?: AbortSignal): Promise<ToolCallOutcome>
+  /** why the server stopped answering (found after a call that failed), or null */
+  readonly lost: string | null
   close(): Promise<void>
 }
 
@@ -131,6 +139,7 @@ export async function connectMcp(
     const kept = defs.slice(0, MAX_SERVER_TOOLS)
     const callable = client.toolsFromDefinitions({ tools: kept })
     const info = client.serverInfo
+    let lost: string | null = null
     return {
       server: `${info.name} ${info.version}`.trim(),
       serverName: info.name,
@@ -152,8 +161,15 @@ export async function connectMcp(
           const why = limit.aborted
             ? `no answer in ${MCP_CALL_TIMEOUT_MS / 1000} s`
             : errorText(error)
+          if (!limit.aborted) {
+            const probe = { signal: AbortSignal.timeout(MCP_PROBE_TIMEOUT_MS) }
+            await client.listTools({ options: probe }).catch((gone) => (lost = errorText(gone)))
+          }
           return { status: 'error', text: `the call failed: ${why}` }
         }
+      },
+      get lost() {
+        return lost
       },
       close: () => client.close(),
     }

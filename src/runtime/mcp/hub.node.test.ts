@@ -185,6 +185,33 @@ describe('a Streamable HTTP server (server-memory on 127.0.0.1)', () => {
     await hub.close()
   }, 60_000)
 
+  it('a server that stops answering is not connected any more, and its tools are not offered', async () => {
+    const own = await startMcpHttpBridge({
+      command: process.execPath,
+      args: [serverEntry('server-memory')],
+      env: { MEMORY_FILE_PATH: memoryFile },
+    })
+    const hub = new McpHub({ canAsk: false })
+    try {
+      await hub.setServers([{ kind: 'http', url: own.url, name: 'notes' }])
+      hub.setConsent({ notes: { search_nodes: 'anyone' } })
+      expect(hub.status().servers[0]).toMatchObject({ state: 'ready' })
+      expect(hub.offered().map((g) => g.name)).toEqual(['notes'])
+      const box = hub.toolbox('notes', theirs)!
+      expect((await box.call('search_nodes', { query: 'Garden' })).status).toBe('ok')
+
+      await own.close()
+      expect((await box.call('search_nodes', { query: 'Garden' })).status).toBe('error')
+      expect(hub.status().servers[0]).toMatchObject({ state: 'failed' })
+      expect(hub.status().servers[0]!.error).toMatch(/^it stopped answering/)
+      expect(hub.offered()).toEqual([])
+      expect(hub.toolbox('notes', theirs)).toBeUndefined()
+    } finally {
+      await hub.close()
+      await own.close()
+    }
+  }, 60_000)
+
   it('tells a dead address from a page’s CORS refusal', async () => {
     const spec = { kind: 'http' as const, url: 'http://127.0.0.1:9/mcp' }
     const failed = new TypeError('Failed to fetch')

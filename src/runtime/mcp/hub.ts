@@ -215,7 +215,20 @@ export class McpHub {
     if (decision.kind === 'refuse') return this.refuse(decision.why, context)
     if (decision.kind === 'ask' && !(await this.ask(group, tool, input, context, signal)))
       return this.refuse(`its person did not allow ${group}/${tool} for this goal`, context)
-    return connection.call(tool, input, signal)
+    const outcome = await connection.call(tool, input, signal)
+    if (connection.lost !== null) this.lost(connection)
+    return outcome
+  }
+
+  /** A server that stopped answering: not connected, and its tools no longer offered. */
+  private lost(connection: McpConnection): void {
+    const server = this.servers.find((s) => s.connection === connection)
+    if (!server || server.state === 'failed') return
+    server.state = 'failed'
+    server.error = `it stopped answering (${connection.lost}); remove it and add it again once it runs`
+    delete server.connection
+    void connection.close().catch(() => {})
+    this.changed()
   }
 
   private refuse(why: string, context: GoalContext): ToolCallOutcome {

@@ -20,8 +20,9 @@ test('a rejected key shows an alert by the role panel, and it clears when the ro
     baseUrl: `${mockLlm.url}/v1`,
     key: 'sk-this-key-is-wrong',
   })
+  // (no check that the alert is absent before a task: a tab's model check may
+  // already have found the key rejected, and saying so at once is true)
   const alert = decomposer.getByRole('alert').filter({ hasText: 'The API key was rejected.' })
-  await expect(alert).toHaveCount(0)
 
   await submitGoal(decomposer, 'Write a packing list for a weekend hike', 1)
   await expect(alert).toBeVisible({ timeout: 30_000 })
